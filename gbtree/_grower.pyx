@@ -1,0 +1,309 @@
+"""Grow one regression tree on the binned matrix, entirely without the GIL.
+
+Nodes are expanded one at a time from a list of open leaves: depthwise takes
+them first-in first-out (which yields the level-by-level tree), lossguide takes
+the one with the largest gain (ties: the oldest). For each split the rows are
+partitioned in place, the smaller child's histogram is built and the larger
+child's is derived from the parent's by subtraction. When the tree is done the
+raw predictions of the training rows are updated leaf by leaf from the
+partition, without walking the tree again.
+"""
+import numpy as np
+
+from cython.parallel cimport prange
+from libc.stdlib cimport malloc, free
+from libcpp.vector cimport vector
+
+from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct
+from ._histogram cimport hist_plan, make_plan, build_histogram, subtract_histograms
+from ._splitting cimport (split_params, split_info, find_best_split, partition,
+                          leaf_weight)
+from ._typedefs import NODE_DTYPE
+
+
+cdef struct node_state:
+    Py_ssize_t start      # the node's rows are rows[start:end]
+    Py_ssize_t end
+    SUM_C sum_g
+    SUM_C sum_h
+    int depth
+    int slot              # histogram slot, -1 when the node has none
+    split_info split      # split.feature == -1: the node stays a leaf
+
+
+cdef class TreeGrower:
+    """Buffers for growing trees on one binned matrix; ``grow`` builds one tree.
+
+    Parameters
+    ----------
+    X_binned : uint8 array (n_rows, n_features), C order
+    n_bins, bin_offsets : int32 arrays from ``BinMapper``
+    bin_thresholds : float64 array from ``BinMapper.bin_thresholds()``
+    max_depth, max_leaves : int (0 = no limit)
+    lossguide : bool
+    reg_lambda, reg_alpha, min_child_weight, max_delta_step, gamma : float
+    n_threads : int
+    """
+    cdef const X_BINNED_C[:, ::1] X_binned
+    cdef const int[::1] n_bins
+    cdef const int[::1] bin_offsets
+    cdef const double[::1] bin_thresholds
+    cdef int n_features
+    cdef Py_ssize_t n_rows, n_entries
+    cdef IDX_C[::1] rows
+    cdef IDX_C[::1] buffer
+    cdef Py_ssize_t[::1] chunk_counts
+    cdef vector[hist_entry*] slots
+    cdef vector[int] free_slots
+    cdef hist_entry* scratch
+    cdef split_info* per_feature
+    cdef int max_chunks
+    cdef int max_depth, max_leaves
+    cdef bint lossguide
+    cdef split_params params
+    cdef public int n_threads
+    cdef vector[node_struct] nodes
+    cdef vector[node_state] states
+
+    def __cinit__(self, const X_BINNED_C[:, ::1] X_binned, const int[::1] n_bins,
+                  const int[::1] bin_offsets, const double[::1] bin_thresholds,
+                  int max_depth, int max_leaves, bint lossguide,
+                  double reg_lambda, double reg_alpha, double min_child_weight,
+                  double max_delta_step, double gamma, int n_threads, int max_chunks=16):
+        cdef hist_plan plan
+        self.X_binned = X_binned
+        self.n_bins = n_bins
+        self.bin_offsets = bin_offsets
+        self.bin_thresholds = bin_thresholds
+        self.n_rows = X_binned.shape[0]
+        self.n_features = X_binned.shape[1]
+        self.n_entries = bin_offsets[self.n_features]
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+        self.lossguide = lossguide
+        self.params.reg_lambda = reg_lambda
+        self.params.reg_alpha = reg_alpha
+        self.params.min_child_weight = min_child_weight
+        self.params.max_delta_step = max_delta_step
+        self.params.gamma = gamma
+        self.n_threads = n_threads
+        self.rows = np.empty(self.n_rows, dtype=np.uint32)
+        self.buffer = np.empty(self.n_rows, dtype=np.uint32)
+        self.chunk_counts = np.empty(2 * (self.n_rows // 65536 + 1) + 1, dtype=np.intp)
+        plan = make_plan(self.n_rows, self.n_features, self.n_entries, max_chunks)
+        self.max_chunks = max_chunks
+        self.scratch = <hist_entry*>malloc(max(plan.n_chunks, 1) * self.n_entries * sizeof(hist_entry))
+        self.per_feature = <split_info*>malloc(self.n_features * sizeof(split_info))
+        if self.scratch == NULL or self.per_feature == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        cdef size_t i
+        for i in range(self.slots.size()):
+            free(self.slots[i])
+        free(self.scratch)
+        free(self.per_feature)
+
+    cdef int _acquire_slot(self) noexcept nogil:
+        cdef int s
+        cdef hist_entry* buf
+        if self.free_slots.size() > 0:
+            s = self.free_slots.back()
+            self.free_slots.pop_back()
+            return s
+        buf = <hist_entry*>malloc(self.n_entries * sizeof(hist_entry))
+        if buf == NULL:
+            return -1
+        self.slots.push_back(buf)
+        return <int>self.slots.size() - 1
+
+    cdef inline void _release_slot(self, int s) noexcept nogil:
+        if s >= 0:
+            self.free_slots.push_back(s)
+
+    cdef void _build(self, int node, const G_H_C* grad, const G_H_C* hess) noexcept nogil:
+        cdef node_state* st = &self.states[node]
+        cdef Py_ssize_t n = st.end - st.start
+        cdef hist_plan plan = make_plan(n, self.n_features, self.n_entries, self.max_chunks)
+        build_histogram(self.X_binned, &self.rows[st.start], n, grad, hess,
+                        &self.bin_offsets[0], self.n_features,
+                        self.slots[st.slot], self.scratch, plan, self.n_threads)
+
+    cdef bint _may_split(self, int node, int n_leaves) noexcept nogil:
+        cdef node_state* st = &self.states[node]
+        if self.max_depth > 0 and st.depth >= self.max_depth:
+            return False
+        if self.max_leaves > 0 and n_leaves >= self.max_leaves:
+            return False
+        return st.end - st.start >= 2
+
+    cdef void _evaluate(self, int node) noexcept nogil:
+        cdef node_state* st = &self.states[node]
+        st.split = find_best_split(self.slots[st.slot], &self.n_bins[0], &self.bin_offsets[0],
+                                   self.n_features, st.sum_g, st.sum_h, &self.params,
+                                   self.per_feature, self.n_threads)
+
+    cdef int _new_node(self, Py_ssize_t start, Py_ssize_t end, SUM_C sum_g, SUM_C sum_h,
+                       int depth, double learning_rate) noexcept nogil:
+        cdef node_state st
+        cdef node_struct rec
+        st.start = start
+        st.end = end
+        st.sum_g = sum_g
+        st.sum_h = sum_h
+        st.depth = depth
+        st.slot = -1
+        st.split.feature = -1
+        st.split.gain = 0.0
+        rec.value = learning_rate * leaf_weight(sum_g, sum_h, &self.params)
+        rec.threshold = 0.0
+        rec.gain = 0.0
+        rec.cover = sum_h
+        rec.feature = -1
+        rec.left = -1
+        rec.right = -1
+        rec.count = <int>(end - start)
+        rec.depth = depth
+        rec.bin_threshold = 0
+        rec.default_left = 0
+        rec.is_leaf = 1
+        self.states.push_back(st)
+        self.nodes.push_back(rec)
+        return <int>self.nodes.size() - 1
+
+    cdef int _grow(self, const G_H_C* grad, const G_H_C* hess, double learning_rate) noexcept nogil:
+        """Grow the tree into self.nodes; returns -1 on allocation failure."""
+        cdef vector[int] open_nodes
+        cdef Py_ssize_t i, n_left
+        cdef int n_leaves = 1, pick, k, p, left, right, small, large, f, slot
+        cdef SUM_C G = 0.0, H = 0.0
+        cdef bint may_l, may_r
+        cdef split_info s
+        cdef node_state* st
+        self.nodes.clear()
+        self.states.clear()
+        for i in range(self.n_rows):
+            self.rows[i] = <IDX_C>i
+        self._new_node(0, self.n_rows, 0.0, 0.0, 0, learning_rate)
+        # The root's histogram is built even when it cannot split: its sums
+        # come from it (feature 0's entries, the missing bin included).
+        slot = self._acquire_slot()
+        if slot < 0:
+            return -1
+        self.states[0].slot = slot
+        self._build(0, grad, hess)
+        for k in range(self.bin_offsets[1]):
+            G += self.slots[self.states[0].slot][k].sum_g
+            H += self.slots[self.states[0].slot][k].sum_h
+        self.states[0].sum_g = G
+        self.states[0].sum_h = H
+        self.nodes[0].value = learning_rate * leaf_weight(G, H, &self.params)
+        self.nodes[0].cover = H
+        if self._may_split(0, 1):
+            self._evaluate(0)
+        if self.states[0].split.feature >= 0:
+            open_nodes.push_back(0)
+        else:
+            self._release_slot(self.states[0].slot)
+            self.states[0].slot = -1
+
+        while open_nodes.size() > 0:
+            if self.max_leaves > 0 and n_leaves >= self.max_leaves:
+                break
+            pick = 0
+            if self.lossguide:
+                for k in range(1, <int>open_nodes.size()):
+                    if (self.states[open_nodes[k]].split.gain
+                            > self.states[open_nodes[pick]].split.gain):
+                        pick = k
+            p = open_nodes[pick]
+            open_nodes.erase(open_nodes.begin() + pick)
+            s = self.states[p].split
+            st = &self.states[p]
+            n_left = partition(self.X_binned, &self.rows[st.start], st.end - st.start,
+                               s.feature, s.bin, self.n_bins[s.feature], s.default_left,
+                               &self.buffer[0], &self.chunk_counts[0], self.n_threads)
+            left = self._new_node(st.start, st.start + n_left, s.sum_g_left, s.sum_h_left,
+                                  st.depth + 1, learning_rate)
+            st = &self.states[p]   # push_back may have moved the vector
+            right = self._new_node(st.start + n_left, st.end, st.sum_g - s.sum_g_left,
+                                   st.sum_h - s.sum_h_left, st.depth + 1, learning_rate)
+            st = &self.states[p]
+            n_leaves += 1
+            f = s.feature
+            self.nodes[p].is_leaf = 0
+            self.nodes[p].feature = f
+            self.nodes[p].bin_threshold = <unsigned short>s.bin
+            self.nodes[p].threshold = self.bin_thresholds[self.bin_offsets[f] + s.bin]
+            self.nodes[p].default_left = s.default_left
+            self.nodes[p].gain = s.gain
+            self.nodes[p].left = left
+            self.nodes[p].right = right
+
+            may_l = self._may_split(left, n_leaves)
+            may_r = self._may_split(right, n_leaves)
+            if not (may_l or may_r):
+                self._release_slot(st.slot)
+                st.slot = -1
+                continue
+            small = left
+            large = right
+            if n_left > st.end - st.start - n_left:
+                small = right
+                large = left
+            slot = self._acquire_slot()
+            if slot < 0:
+                return -1
+            self.states[small].slot = slot
+            self._build(small, grad, hess)
+            st = &self.states[p]
+            if (large == left and may_l) or (large == right and may_r):
+                subtract_histograms(self.slots[st.slot], self.slots[slot],
+                                    self.n_entries, self.n_threads)
+                self.states[large].slot = st.slot
+            else:
+                self._release_slot(st.slot)
+            st.slot = -1
+            for k in range(left, right + 1):
+                if (k == left and may_l) or (k == right and may_r):
+                    self._evaluate(k)
+                if self.states[k].split.feature >= 0:
+                    open_nodes.push_back(k)
+                else:
+                    self._release_slot(self.states[k].slot)
+                    self.states[k].slot = -1
+        for k in range(<int>open_nodes.size()):
+            self._release_slot(self.states[open_nodes[k]].slot)
+            self.states[open_nodes[k]].slot = -1
+        return 0
+
+    cdef void _update_raw(self, double[:, ::1] raw, int output) noexcept nogil:
+        cdef int k, n_nodes = <int>self.nodes.size()
+        cdef Py_ssize_t i
+        cdef double v
+        for k in prange(n_nodes, schedule='dynamic', num_threads=self.n_threads, nogil=True):
+            if self.nodes[k].is_leaf:
+                v = self.nodes[k].value
+                for i in range(self.states[k].start, self.states[k].end):
+                    raw[self.rows[i], output] += v
+
+    def grow(self, const G_H_C[::1] grad, const G_H_C[::1] hess, double learning_rate,
+             double[:, ::1] raw, int output):
+        """Grow one tree on (grad, hess); add its predictions to ``raw[:, output]``.
+
+        Returns the tree as a NODE_DTYPE array (node 0 is the root).
+        """
+        cdef int status
+        with nogil:
+            status = self._grow(&grad[0], &hess[0], learning_rate)
+            if status == 0:
+                self._update_raw(raw, output)
+        if status != 0:
+            raise MemoryError("could not allocate a histogram buffer")
+        return np.asarray(<node_struct[:self.nodes.size()]>self.nodes.data()).copy()
+
+    def leaf_rows(self):
+        """Partition array and (start, end) of each node of the last tree (for tests)."""
+        starts = np.array([self.states[k].start for k in range(self.nodes.size())], dtype=np.intp)
+        ends = np.array([self.states[k].end for k in range(self.nodes.size())], dtype=np.intp)
+        return np.asarray(self.rows).copy(), starts, ends

@@ -1,0 +1,30 @@
+from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry
+
+cdef struct split_params:
+    double reg_lambda
+    double reg_alpha
+    double min_child_weight
+    double max_delta_step
+    double gamma
+
+cdef struct split_info:
+    double gain          # score_left + score_right - score_parent (no 1/2, as XGBoost)
+    int feature          # -1 when the node has no valid split
+    int bin              # non-missing rows with bin <= bin go left
+    unsigned char default_left
+    SUM_C sum_g_left     # left child's sums, missing rows included when default_left
+    SUM_C sum_h_left
+    Py_ssize_t n_left    # filled by the partition, not by the scan
+
+cdef double leaf_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil
+cdef double node_score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil
+
+cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
+                                const int* bin_offsets, int n_features,
+                                SUM_C sum_g, SUM_C sum_h, const split_params* p,
+                                split_info* per_feature, int n_threads) noexcept nogil
+
+cdef Py_ssize_t partition(const X_BINNED_C[:, ::1] X_binned, IDX_C* rows, Py_ssize_t n_rows,
+                          int feature, int bin, int missing_bin, bint default_left,
+                          IDX_C* buffer, Py_ssize_t* chunk_counts,
+                          int n_threads) noexcept nogil

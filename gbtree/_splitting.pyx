@@ -1,0 +1,260 @@
+"""Split finding over histograms and the stable partition of a node's rows.
+
+For every feature the value bins are scanned left to right; at each edge the
+missing-value bin is tried on both sides (sparsity-aware split finding with a
+learned default direction). Gains and weights are those of the regularised
+objective (design.md): ``score(G, H) = -(2 G w + (H + lambda) w^2 + 2 alpha |w|)``
+at ``w = leaf_weight(G, H)``, which is ``T_alpha(G)^2 / (H + lambda)`` when
+``max_delta_step`` is 0.
+"""
+import numpy as np
+
+from cython.parallel cimport prange
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from libc.math cimport fabs, INFINITY
+
+from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry
+
+cdef enum:
+    # Rows per chunk of the parallel partition; fixed so that the result never
+    # depends on the thread count.
+    PARTITION_CHUNK = 65536
+    # Feature scans run in parallel only above this many histogram entries.
+    MIN_PARALLEL_ENTRIES = 16384
+
+# A split must improve the objective by more than this fraction of the
+# children's scores: rejects splits that only rearrange rounding noise.
+cdef double REL_EPS = 1e-10
+
+
+cdef inline double _threshold_l1(double g, double alpha) noexcept nogil:
+    if g > alpha:
+        return g - alpha
+    if g < -alpha:
+        return g + alpha
+    return 0.0
+
+
+cdef double leaf_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
+    """Optimal weight ``-T_alpha(G) / (H + lambda)``, clipped to max_delta_step."""
+    cdef double w
+    if sum_h <= 0.0 or sum_h < p.min_child_weight:
+        return 0.0
+    w = -_threshold_l1(sum_g, p.reg_alpha) / (sum_h + p.reg_lambda)
+    if p.max_delta_step > 0.0:
+        if w > p.max_delta_step:
+            w = p.max_delta_step
+        elif w < -p.max_delta_step:
+            w = -p.max_delta_step
+    return w
+
+
+cdef double node_score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
+    """``-2 x`` the node's minimal regularised loss (larger is better)."""
+    cdef double t, w
+    if sum_h <= 0.0 or sum_h < p.min_child_weight:
+        return 0.0
+    if p.max_delta_step <= 0.0:
+        t = _threshold_l1(sum_g, p.reg_alpha)
+        return t * t / (sum_h + p.reg_lambda)
+    w = leaf_weight(sum_g, sum_h, p)
+    return -(2.0 * sum_g * w + (sum_h + p.reg_lambda) * w * w + 2.0 * p.reg_alpha * fabs(w))
+
+
+cdef inline void _try(split_info* best, int f, int b, unsigned char default_left,
+                      double gl, double hl, double G, double H, double parent_score,
+                      const split_params* p) noexcept nogil:
+    cdef double gr = G - gl, hr = H - hl, sl, sr, gain
+    if hl < p.min_child_weight or hr < p.min_child_weight or hl <= 0.0 or hr <= 0.0:
+        return
+    sl = node_score(gl, hl, p)
+    sr = node_score(gr, hr, p)
+    gain = sl + sr - parent_score
+    if gain > best.gain and gain > REL_EPS * (sl + sr):
+        best.gain = gain
+        best.feature = f
+        best.bin = b
+        best.default_left = default_left
+        best.sum_g_left = gl
+        best.sum_h_left = hl
+
+
+cdef split_info _scan_feature(const hist_entry* h, int f, int nb, double G, double H,
+                              double parent_score, const split_params* p) noexcept nogil:
+    cdef split_info best
+    cdef double gl = 0.0, hl = 0.0
+    cdef double gm = h[nb].sum_g, hm = h[nb].sum_h
+    cdef bint has_missing = hm != 0.0 or gm != 0.0
+    cdef int b
+    best.gain = -INFINITY
+    best.feature = -1
+    best.bin = 0
+    best.default_left = 0
+    best.sum_g_left = 0.0
+    best.sum_h_left = 0.0
+    best.n_left = 0
+    for b in range(nb):
+        gl += h[b].sum_g
+        hl += h[b].sum_h
+        if b < nb - 1:
+            _try(&best, f, b, 0, gl, hl, G, H, parent_score, p)
+            if has_missing:
+                _try(&best, f, b, 1, gl + gm, hl + hm, G, H, parent_score, p)
+        elif has_missing:
+            # every non-missing row left, the missing ones right
+            _try(&best, f, b, 0, gl, hl, G, H, parent_score, p)
+    if best.feature >= 0 and not has_missing:
+        # No missing value reached this node: send future ones to the heavier child.
+        best.default_left = best.sum_h_left >= H - best.sum_h_left
+    return best
+
+
+cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
+                                const int* bin_offsets, int n_features,
+                                SUM_C sum_g, SUM_C sum_h, const split_params* p,
+                                split_info* per_feature, int n_threads) noexcept nogil:
+    """Best split of a node over all features (ties: lowest feature, then lowest bin).
+
+    A split is valid when both children have ``H >= min_child_weight`` and
+    ``H > 0`` and its gain is ``>= gamma`` and > 0. ``per_feature`` is a scratch
+    array of n_features entries. Returns ``feature == -1`` when nothing is valid.
+    """
+    cdef double parent_score = node_score(sum_g, sum_h, p)
+    cdef int f, best_f = -1
+    cdef split_info best
+    if bin_offsets[n_features] < MIN_PARALLEL_ENTRIES:
+        n_threads = 1
+    for f in prange(n_features, schedule='static', num_threads=n_threads, nogil=True):
+        per_feature[f] = _scan_feature(hist + bin_offsets[f], f, n_bins[f],
+                                       sum_g, sum_h, parent_score, p)
+    for f in range(n_features):
+        if per_feature[f].feature >= 0 and per_feature[f].gain >= p.gamma:
+            if best_f < 0 or per_feature[f].gain > per_feature[best_f].gain:
+                best_f = f
+    if best_f < 0:
+        best.feature = -1
+        best.gain = 0.0
+        return best
+    return per_feature[best_f]
+
+
+cdef inline bint _goes_left(X_BINNED_C b, int bin, int missing_bin, bint default_left) noexcept nogil:
+    if b == missing_bin:
+        return default_left
+    return b <= bin
+
+
+cdef Py_ssize_t partition(const X_BINNED_C[:, ::1] X_binned, IDX_C* rows, Py_ssize_t n_rows,
+                          int feature, int bin, int missing_bin, bint default_left,
+                          IDX_C* buffer, Py_ssize_t* chunk_counts,
+                          int n_threads) noexcept nogil:
+    """Stable in-place partition of ``rows[0:n_rows]``: left rows first, order kept.
+
+    Returns the number of left rows. ``buffer`` holds n_rows indices and
+    ``chunk_counts`` ``2 * ceil(n_rows / PARTITION_CHUNK) + 1`` counters.
+    """
+    cdef Py_ssize_t n_chunks = (n_rows + PARTITION_CHUNK - 1) // PARTITION_CHUNK
+    cdef Py_ssize_t c, i, lo, hi, nl, pl, pr, n_left = 0
+    cdef const X_BINNED_C* X = &X_binned[0, 0]
+    cdef Py_ssize_t stride = X_binned.shape[1]
+    cdef IDX_C r
+    if n_chunks < 2:
+        n_threads = 1
+    # 1. count left rows per chunk
+    for c in prange(n_chunks, schedule='static', num_threads=n_threads, nogil=True):
+        lo = c * PARTITION_CHUNK
+        hi = lo + PARTITION_CHUNK
+        if hi > n_rows:
+            hi = n_rows
+        nl = 0
+        for i in range(lo, hi):
+            if _goes_left(X[rows[i] * stride + feature], bin, missing_bin, default_left):
+                nl = nl + 1
+        chunk_counts[c] = nl
+    # 2. where each chunk writes its left rows and its right rows
+    for c in range(n_chunks):
+        n_left += chunk_counts[c]
+    pl = 0
+    pr = n_left
+    for c in range(n_chunks):
+        nl = chunk_counts[c]
+        hi = (c + 1) * PARTITION_CHUNK
+        if hi > n_rows:
+            hi = n_rows
+        chunk_counts[c] = pl
+        chunk_counts[n_chunks + c] = pr
+        pl += nl
+        pr += (hi - c * PARTITION_CHUNK) - nl
+    # 3. scatter into the buffer, then copy back
+    for c in prange(n_chunks, schedule='static', num_threads=n_threads, nogil=True):
+        lo = c * PARTITION_CHUNK
+        hi = lo + PARTITION_CHUNK
+        if hi > n_rows:
+            hi = n_rows
+        pl = chunk_counts[c]
+        pr = chunk_counts[n_chunks + c]
+        for i in range(lo, hi):
+            r = rows[i]
+            if _goes_left(X[r * stride + feature], bin, missing_bin, default_left):
+                buffer[pl] = r
+                pl = pl + 1
+            else:
+                buffer[pr] = r
+                pr = pr + 1
+    for i in prange(n_rows, schedule='static', num_threads=n_threads, nogil=True):
+        rows[i] = buffer[i]
+    return n_left
+
+
+# ---------------------------------------------------------------- Python wrappers
+# Used by the tests to compare the kernels with gbtree._reference.
+
+def py_find_best_split(const double[:, ::1] hist, const int[::1] n_bins,
+                       const int[::1] bin_offsets, double sum_g, double sum_h,
+                       double reg_lambda=1.0, double reg_alpha=0.0,
+                       double min_child_weight=1.0, double max_delta_step=0.0,
+                       double gamma=0.0, int n_threads=1):
+    """Best split as a dict (feature -1 when none) for an (n_entries, 2) histogram."""
+    cdef split_params p
+    cdef int n_features = n_bins.shape[0]
+    p.reg_lambda = reg_lambda
+    p.reg_alpha = reg_alpha
+    p.min_child_weight = min_child_weight
+    p.max_delta_step = max_delta_step
+    p.gamma = gamma
+    cdef split_info* scratch = <split_info*> PyMem_Malloc(max(n_features, 1) * sizeof(split_info))
+    cdef split_info s
+    try:
+        s = find_best_split(<const hist_entry*>&hist[0, 0], &n_bins[0], &bin_offsets[0],
+                            n_features, sum_g, sum_h, &p, scratch, n_threads)
+    finally:
+        PyMem_Free(scratch)
+    return dict(gain=s.gain, feature=s.feature, bin=s.bin,
+                default_left=bool(s.default_left),
+                sum_g_left=s.sum_g_left, sum_h_left=s.sum_h_left) if s.feature >= 0 \
+        else dict(gain=0.0, feature=-1)
+
+
+def py_leaf_weight(double sum_g, double sum_h, double reg_lambda=1.0, double reg_alpha=0.0,
+                   double min_child_weight=1.0, double max_delta_step=0.0):
+    cdef split_params p
+    p.reg_lambda = reg_lambda
+    p.reg_alpha = reg_alpha
+    p.min_child_weight = min_child_weight
+    p.max_delta_step = max_delta_step
+    p.gamma = 0.0
+    return leaf_weight(sum_g, sum_h, &p)
+
+
+def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature, int bin,
+                 int missing_bin, bint default_left, int n_threads=1):
+    """Stable partition of ``rows`` in place; returns the number of left rows."""
+    cdef Py_ssize_t n = rows.shape[0]
+    buffer = np.empty(max(n, 1), dtype=np.uint32)
+    counts = np.empty(2 * (n // PARTITION_CHUNK + 1) + 1, dtype=np.intp)
+    cdef IDX_C[::1] buf_v = buffer
+    cdef Py_ssize_t[::1] counts_v = counts
+    if n == 0:
+        return 0
+    return partition(X_binned, &rows[0], n, feature, bin, missing_bin, default_left,
+                     &buf_v[0], &counts_v[0], n_threads)

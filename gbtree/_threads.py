@@ -1,0 +1,30 @@
+"""Turn a user's ``n_jobs`` into the number of OpenMP threads for the kernels."""
+import numbers
+
+from joblib import cpu_count
+
+from ._openmp_helpers import omp_max_threads, openmp_enabled
+
+
+def effective_n_threads(n_jobs):
+    """Resolve ``n_jobs`` once per ``fit``/``predict``.
+
+    ``None`` and ``-1`` mean every core this process may use: the smaller of
+    the CPU count (``joblib.cpu_count``: affinity mask and cgroup quota) and
+    ``omp_get_max_threads()`` (which follows ``OMP_NUM_THREADS`` and
+    ``threadpoolctl.threadpool_limits``; joblib workers set it so nested
+    parallelism does not oversubscribe). ``-2`` means all but one, and so on.
+    A positive value is used as given.
+    """
+    if n_jobs is not None and (
+        isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0
+    ):
+        raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}")
+    if not openmp_enabled():
+        return 1
+    if n_jobs is not None and n_jobs > 0:
+        return int(n_jobs)
+    available = max(1, min(cpu_count(), omp_max_threads()))
+    if n_jobs is None:
+        return available
+    return max(1, available + 1 + int(n_jobs))

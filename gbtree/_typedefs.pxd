@@ -1,0 +1,31 @@
+# C types shared by every kernel; their NumPy twins live in _typedefs.pyx.
+from libc.stdint cimport uint8_t, uint16_t, int32_t, int64_t, uint32_t
+
+ctypedef uint8_t X_BINNED_C      # one bin index per (row, feature); the missing bin is n_bins[f]
+ctypedef float G_H_C             # gradients and hessians
+ctypedef double SUM_C            # histogram sums and everything accumulated
+ctypedef uint32_t IDX_C          # a row index inside the partition array
+ctypedef double X_DTYPE_C        # thresholds are stored in float64
+
+# A histogram is a flat array of hist_entry: feature f owns entries
+# bin_offsets[f] .. bin_offsets[f + 1] - 1, its last entry being the missing bin.
+cdef struct hist_entry:
+    SUM_C sum_g
+    SUM_C sum_h
+
+# One node of a fitted tree. Trees are stored as flat arrays of these records
+# (see tree.py). No padding anywhere (4 x 8 + 5 x 4 + 2 + 1 + 1 = 56 bytes):
+# NumPy drops padding when it concatenates structured arrays.
+cdef struct node_struct:
+    double value          # learning_rate * leaf weight (also filled for inner nodes)
+    double threshold      # raw-value threshold: x <= threshold goes left
+    double gain           # split gain (0 for leaves)
+    double cover          # sum of hessians of the training rows in the node
+    int32_t feature       # split feature (-1 for leaves)
+    int32_t left          # child indices, relative to the tree's first node
+    int32_t right
+    int32_t count         # number of training rows in the node
+    int32_t depth         # root = 0
+    uint16_t bin_threshold  # binned-value threshold: bin <= bin_threshold goes left
+    uint8_t default_left  # where missing values go
+    uint8_t is_leaf

@@ -1,0 +1,93 @@
+"""Build script: cythonizes every ``gbtree/*.pyx`` with -O3 and OpenMP.
+
+When the compiler cannot build an OpenMP program the extensions are built
+without it (the ``prange`` loops then run serially) and a warning is printed.
+"""
+import glob
+import os
+import shutil
+import sys
+import tempfile
+import textwrap
+import warnings
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+OPENMP_TEST = textwrap.dedent(
+    """
+    #include <omp.h>
+    int main(void) {
+        int n = 0;
+        #pragma omp parallel reduction(+:n)
+        n += 1;
+        return n > 0 ? 0 : 1;
+    }
+    """
+)
+
+
+def _openmp_flags(compiler):
+    """Return (compile_args, link_args) for OpenMP, or ([], []) if unsupported."""
+    if os.environ.get("GBTREE_NO_OPENMP"):
+        return [], []
+    if compiler.compiler_type == "msvc":
+        return ["/openmp"], []
+    flags = ["-fopenmp"]
+    tmp = tempfile.mkdtemp()
+    try:
+        src = os.path.join(tmp, "omp_test.c")
+        with open(src, "w") as f:
+            f.write(OPENMP_TEST)
+        objs = compiler.compile([src], output_dir=tmp, extra_postargs=flags)
+        compiler.link_executable(objs, os.path.join(tmp, "omp_test"), extra_postargs=flags)
+        return flags, flags
+    except Exception:  # any compiler or linker failure means no OpenMP
+        return [], []
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+class BuildExt(build_ext):
+    def build_extensions(self):
+        cflags, lflags = _openmp_flags(self.compiler)
+        if not cflags:
+            warnings.warn(
+                "gbtree: the C compiler has no OpenMP support; building the "
+                "kernels serially (n_jobs will have no effect)."
+            )
+            print("WARNING: gbtree built without OpenMP", file=sys.stderr)
+        opt = ["/O2"] if self.compiler.compiler_type == "msvc" else ["-O3", "-std=c++17"]
+        for ext in self.extensions:
+            ext.extra_compile_args = opt + cflags
+            ext.extra_link_args = lflags
+        super().build_extensions()
+
+
+extensions = [
+    Extension(
+        "gbtree." + os.path.splitext(os.path.basename(path))[0],
+        [path],
+        include_dirs=[np.get_include()],
+        language="c++",
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    )
+    for path in sorted(glob.glob(os.path.join("gbtree", "*.pyx")))
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={
+            "language_level": "3",
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+            "nonecheck": False,
+        },
+    ),
+    cmdclass={"build_ext": BuildExt},
+)
