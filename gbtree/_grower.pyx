@@ -90,7 +90,7 @@ cdef class TreeGrower:
         self.rows = np.empty(self.n_rows, dtype=np.uint32)
         self.buffer = np.empty(self.n_rows, dtype=np.uint32)
         self.chunk_counts = np.empty(2 * (self.n_rows // 65536 + 1) + 1, dtype=np.intp)
-        plan = make_plan(self.n_rows, self.n_features, self.n_entries, max_chunks)
+        plan = make_plan(self.n_rows, self.n_features, self.n_entries, max_chunks, n_threads)
         self.max_chunks = max_chunks
         self.scratch = <hist_entry*>malloc(max(plan.n_chunks, 1) * self.n_entries * sizeof(hist_entry))
         self.per_feature = <split_info*>malloc(self.n_features * sizeof(split_info))
@@ -124,7 +124,8 @@ cdef class TreeGrower:
     cdef void _build(self, int node, const G_H_C* grad, const G_H_C* hess) noexcept nogil:
         cdef node_state* st = &self.states[node]
         cdef Py_ssize_t n = st.end - st.start
-        cdef hist_plan plan = make_plan(n, self.n_features, self.n_entries, self.max_chunks)
+        cdef hist_plan plan = make_plan(n, self.n_features, self.n_entries, self.max_chunks,
+                                         self.n_threads)
         build_histogram(self.X_binned, &self.rows[st.start], n, grad, hess,
                         &self.bin_offsets[0], self.n_features,
                         self.slots[st.slot], self.scratch, plan, self.n_threads)

@@ -1,16 +1,16 @@
 from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry
 
 cdef struct hist_plan:
-    # How a histogram build is cut into tasks. The plan depends only on the
-    # data shape, never on the thread count, so sums are bit-for-bit the same
-    # at any n_jobs (each task sums its rows in order; chunks are reduced in
-    # chunk order).
+    # How a histogram build is cut into tasks (row chunk x feature block).
+    # The row chunks depend only on the data shape, never on the thread count,
+    # so sums are bit-for-bit the same at any n_jobs: each task sums its rows
+    # in order and chunks are reduced in chunk order.
     int n_chunks        # row chunks; each chunk > 1 gets a private buffer
     int n_fblocks       # feature blocks per chunk
     Py_ssize_t chunk_rows
 
 cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries,
-                         int max_chunks) noexcept nogil
+                         int max_chunks, int n_threads) noexcept nogil
 
 cdef void build_histogram(const X_BINNED_C[:, ::1] X_binned,
                           const IDX_C* rows, Py_ssize_t n_rows,

@@ -15,8 +15,6 @@ from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry
 cdef enum:
     # Rows per chunk below which splitting rows across buffers does not pay.
     MIN_CHUNK_ROWS = 16384
-    # Target number of independent tasks per build (chunks x feature blocks).
-    TARGET_TASKS = 32
     # Memory cap for the per-chunk private histograms, in entries.
     MAX_SCRATCH_ENTRIES = 4 * 1024 * 1024
     # Below this many (row, feature) pairs a build runs on one thread.
@@ -24,7 +22,7 @@ cdef enum:
 
 
 cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries,
-                         int max_chunks) noexcept nogil:
+                         int max_chunks, int n_threads) noexcept nogil:
     cdef hist_plan plan
     cdef Py_ssize_t n_chunks = n_rows // MIN_CHUNK_ROWS
     if n_chunks > max_chunks:
@@ -35,7 +33,9 @@ cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries
         n_chunks = 1
     plan.n_chunks = <int>n_chunks
     plan.chunk_rows = (n_rows + n_chunks - 1) // n_chunks
-    plan.n_fblocks = TARGET_TASKS // plan.n_chunks
+    # Feature blocks never change the order in which a bin's sums are
+    # accumulated, so their number may follow the thread count.
+    plan.n_fblocks = (n_threads + plan.n_chunks - 1) // plan.n_chunks
     if plan.n_fblocks > n_features:
         plan.n_fblocks = n_features
     if plan.n_fblocks < 1:
@@ -132,7 +132,7 @@ def py_build_histogram(const X_BINNED_C[:, ::1] X_binned, const IDX_C[::1] rows,
     """Histogram of the given rows as an (n_entries, 2) float64 array [sum_g, sum_h]."""
     cdef int n_features = bin_offsets.shape[0] - 1
     cdef Py_ssize_t n_entries = bin_offsets[n_features]
-    cdef hist_plan plan = make_plan(rows.shape[0], n_features, n_entries, max_chunks)
+    cdef hist_plan plan = make_plan(rows.shape[0], n_features, n_entries, max_chunks, n_threads)
     out = np.zeros((n_entries, 2), dtype=np.float64)
     scratch = np.zeros((max(plan.n_chunks, 1) * n_entries, 2), dtype=np.float64)
     cdef double[:, ::1] out_v = out
@@ -147,8 +147,9 @@ def py_build_histogram(const X_BINNED_C[:, ::1] X_binned, const IDX_C[::1] rows,
     return out
 
 
-def py_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries, int max_chunks=16):
-    cdef hist_plan plan = make_plan(n_rows, n_features, n_entries, max_chunks)
+def py_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries, int max_chunks=16,
+            int n_threads=1):
+    cdef hist_plan plan = make_plan(n_rows, n_features, n_entries, max_chunks, n_threads)
     return plan.n_chunks, plan.n_fblocks, plan.chunk_rows
 
 

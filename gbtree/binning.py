@@ -93,8 +93,9 @@ class BinMapper:
         cuts = []
         for f in range(n_features):
             col = np.asarray(X[:, f], dtype=np.float64)
-            finite = np.isfinite(col)
-            cuts.append(_weighted_cuts(col[finite], sample_weight[finite], max_value_bins))
+            # zero-weight rows carry no information: they do not place edges
+            keep = np.isfinite(col) & (sample_weight > 0)
+            cuts.append(_weighted_cuts(col[keep], sample_weight[keep], max_value_bins))
         lengths = np.array([c.size for c in cuts], dtype=np.int32)
         self.cut_ptr_ = np.zeros(n_features + 1, dtype=np.int32)
         np.cumsum(lengths, out=self.cut_ptr_[1:])

@@ -1,0 +1,106 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+from gbtree import _reference as ref
+from gbtree.binning import BinMapper
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    X=hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=60),
+                 elements=st.one_of(st.floats(-1e6, 1e6), st.just(np.nan), st.just(np.inf),
+                                    st.just(-np.inf), st.integers(-3, 3).map(float))),
+    max_bin=st.integers(2, 256),
+    n_threads=st.sampled_from([1, 2]),
+)
+def test_map_to_bins_matches_reference(X, max_bin, n_threads):
+    mapper = BinMapper(max_bin=max_bin).fit(X)
+    got = mapper.transform(X, n_threads)
+    expected = ref.map_to_bins(X, mapper.cuts_, mapper.cut_ptr_)
+    np.testing.assert_array_equal(got, expected)
+    assert (mapper.n_bins_ <= max_bin - 1).all()
+    # the missing bin is n_bins_ and only NaN goes there
+    np.testing.assert_array_equal(got == mapper.n_bins_[None, :], np.isnan(X))
+
+
+def test_float32_and_fortran_input_bin_like_float64(rng):
+    X = rng.normal(size=(500, 7))
+    X[rng.rand(*X.shape) < 0.1] = np.nan
+    mapper = BinMapper(max_bin=32).fit(X)
+    expected = mapper.transform(X)
+    np.testing.assert_array_equal(mapper.transform(np.asfortranarray(X), 2), expected)
+    X32 = X.astype(np.float32)
+    m32 = BinMapper(max_bin=32).fit(X32)
+    np.testing.assert_array_equal(m32.transform(X32), ref.map_to_bins(X32, m32.cuts_, m32.cut_ptr_))
+
+
+def test_few_distinct_values_get_one_bin_each():
+    X = np.array([[0.0], [1.0], [1.0], [5.0], [np.nan]])
+    mapper = BinMapper(max_bin=256).fit(X)
+    np.testing.assert_allclose(mapper.cuts_, [0.5, 3.0])
+    np.testing.assert_array_equal(mapper.transform(X)[:, 0], [0, 1, 1, 2, 3])
+
+
+def test_constant_and_all_missing_features_have_one_value_bin():
+    X = np.array([[1.0, np.nan], [1.0, np.nan], [1.0, np.nan]])
+    mapper = BinMapper().fit(X)
+    np.testing.assert_array_equal(mapper.n_bins_, [1, 1])
+    np.testing.assert_array_equal(mapper.transform(X), [[0, 1]] * 3)
+
+
+def test_quantile_bins_hold_equal_weight(rng):
+    x = rng.exponential(size=(100_000, 1))
+    mapper = BinMapper(max_bin=11).fit(x)
+    counts = np.bincount(mapper.transform(x)[:, 0])
+    assert counts.size == 10
+    np.testing.assert_allclose(counts / x.shape[0], 0.1, atol=0.002)
+
+
+def test_sample_weight_moves_the_quantiles(rng):
+    x = rng.uniform(size=(50_000, 1))
+    w = np.where(x[:, 0] < 0.5, 9.0, 1.0)   # 90% of the weight below 0.5
+    mapper = BinMapper(max_bin=11).fit(x, w)
+    cuts = mapper.cuts_
+    assert cuts.size == 9 and (cuts < 0.45).sum() == 8
+    assert (BinMapper(max_bin=11).fit(x).cuts_ < 0.45).sum() == 4   # unweighted
+    weight_per_bin = np.bincount(mapper.transform(x)[:, 0], weights=w)
+    np.testing.assert_allclose(weight_per_bin / w.sum(), 0.1, atol=0.01)
+
+
+def test_zero_weight_rows_do_not_shape_the_bins():
+    x = np.array([[0.0], [1.0], [2.0], [3.0]])
+    w = np.array([1.0, 0.0, 1.0, 1.0])
+    mapper = BinMapper().fit(x, w)
+    expected = BinMapper().fit(x[w > 0]).cuts_
+    np.testing.assert_array_equal(mapper.cuts_, expected)
+
+
+def test_infinities_fall_in_the_outer_bins():
+    x = np.array([[-np.inf], [0.0], [1.0], [2.0], [np.inf]])
+    mapper = BinMapper().fit(x)
+    b = mapper.transform(x)[:, 0]
+    assert b[0] == 0 and b[-1] == mapper.n_bins_[0] - 1
+    assert np.isfinite(mapper.cuts_).all()
+
+
+def test_subsample_is_seeded(rng):
+    X = rng.normal(size=(3000, 3))
+    a = BinMapper(max_bin=64, subsample=1000, random_state=1).fit(X).cuts_
+    b = BinMapper(max_bin=64, subsample=1000, random_state=1).fit(X).cuts_
+    c = BinMapper(max_bin=64, subsample=1000, random_state=2).fit(X).cuts_
+    np.testing.assert_array_equal(a, b)
+    assert a.shape != c.shape or not np.array_equal(a, c)
+
+
+def test_bin_thresholds_translate_bins_to_raw_values(rng):
+    X = rng.normal(size=(1000, 3))
+    mapper = BinMapper(max_bin=16).fit(X)
+    thr = mapper.bin_thresholds()
+    Xb = mapper.transform(X)
+    for f in range(3):
+        for b in range(mapper.n_bins_[f]):
+            t = thr[mapper.bin_offsets_[f] + b]
+            np.testing.assert_array_equal(Xb[:, f] <= b, X[:, f] <= t)
+        assert np.isnan(thr[mapper.bin_offsets_[f + 1] - 1])

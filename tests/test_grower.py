@@ -1,0 +1,138 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from gbtree import _reference as ref
+from gbtree._grower import TreeGrower
+from gbtree.binning import BinMapper
+from gbtree.tree import TreeEnsemble
+
+
+def _setup(rng, n=3000, p=5, max_bin=64, missing=0.05):
+    X = rng.normal(size=(n, p))
+    X[rng.rand(n, p) < missing] = np.nan
+    y = np.nan_to_num(X[:, 0]) * 2 + np.sin(np.nan_to_num(X[:, 1]) * 3) + rng.normal(scale=0.1, size=n)
+    mapper = BinMapper(max_bin).fit(X)
+    Xb = mapper.transform(X)
+    grad = (0.0 - y).astype(np.float32)     # squared error at F = 0
+    hess = np.ones(n, dtype=np.float32)
+    return X, Xb, mapper, grad, hess
+
+
+def _grower(Xb, mapper, n_threads=1, **kw):
+    p = dict(max_depth=6, max_leaves=0, lossguide=False, reg_lambda=1.0, reg_alpha=0.0,
+             min_child_weight=1.0, max_delta_step=0.0, gamma=0.0)
+    p.update(kw)
+    return TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
+                      p["max_depth"], p["max_leaves"], p["lossguide"], p["reg_lambda"],
+                      p["reg_alpha"], p["min_child_weight"], p["max_delta_step"], p["gamma"],
+                      n_threads)
+
+
+def _depths(tree):
+    return tree["depth"][tree["is_leaf"] == 1]
+
+
+@pytest.mark.parametrize("lossguide", [False, True])
+def test_raw_update_equals_prediction_of_the_tree(rng, lossguide):
+    X, Xb, mapper, grad, hess = _setup(rng)
+    grower = _grower(Xb, mapper, lossguide=lossguide, max_leaves=20 if lossguide else 0)
+    raw = np.zeros((X.shape[0], 1))
+    tree = grower.grow(grad, hess, 0.5, raw, 0)
+    ens = TreeEnsemble(X.shape[1], [0.0])
+    ens.add_tree(tree, 0)
+    np.testing.assert_array_equal(raw, ens.predict_raw_binned(Xb, mapper.n_bins_))
+    np.testing.assert_array_equal(raw, ens.predict_raw(X))
+
+
+def test_tree_structure_is_consistent(rng):
+    X, Xb, mapper, grad, hess = _setup(rng)
+    tree = _grower(Xb, mapper).grow(grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
+    inner = tree[tree["is_leaf"] == 0]
+    # children hold their parent's rows and hessians
+    np.testing.assert_array_equal(tree["count"][inner["left"]] + tree["count"][inner["right"]], inner["count"])
+    np.testing.assert_allclose(tree["cover"][inner["left"]] + tree["cover"][inner["right"]], inner["cover"])
+    assert tree["count"][0] == X.shape[0]
+    assert (inner["gain"] > 0).all()
+    # leaf values are the regularised Newton steps of their rows
+    rows, starts, ends = _grower(Xb, mapper), None, None
+    g = _grower(Xb, mapper)
+    g.grow(grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
+    rows, starts, ends = g.leaf_rows()
+    for k in np.flatnonzero(tree["is_leaf"]):
+        r = rows[starts[k]:ends[k]]
+        np.testing.assert_allclose(tree["value"][k], ref.leaf_weight(grad[r].sum(), hess[r].sum()), rtol=1e-6)
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 5])
+def test_depthwise_respects_max_depth_and_fills_levels(rng, max_depth):
+    X, Xb, mapper, grad, hess = _setup(rng, n=20000)
+    # reg_lambda=0: with noise every split has a positive gain (lambda > 0 can
+    # make splits of homogeneous nodes lose)
+    tree = _grower(Xb, mapper, max_depth=max_depth, min_child_weight=0.0, reg_lambda=0.0).grow(
+        grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
+    assert _depths(tree).max() == max_depth
+    assert (tree["is_leaf"] == 1).sum() == 2 ** max_depth   # plenty of data: a full tree
+
+
+@pytest.mark.parametrize("max_leaves", [2, 7, 31])
+def test_lossguide_respects_max_leaves(rng, max_leaves):
+    X, Xb, mapper, grad, hess = _setup(rng, n=20000)
+    tree = _grower(Xb, mapper, max_depth=0, max_leaves=max_leaves, lossguide=True).grow(
+        grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
+    assert (tree["is_leaf"] == 1).sum() == max_leaves
+
+
+def test_lossguide_splits_the_best_leaf_first(rng):
+    X, Xb, mapper, grad, hess = _setup(rng, n=20000)
+    tree = _grower(Xb, mapper, max_depth=0, max_leaves=16, lossguide=True).grow(
+        grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
+    # nodes are numbered in the order they were created, so the split gains of
+    # inner nodes, taken in the order the nodes were split, never increase
+    # beyond what was available: each split's gain >= every later-created leaf's
+    # best gain is hard to observe; instead check the classic consequence:
+    # lossguide with max_leaves=2**d on a full tree has at least the same
+    # training-loss reduction as depthwise with max_depth=d.
+    raw_lg = np.zeros((X.shape[0], 1))
+    _grower(Xb, mapper, max_depth=0, max_leaves=16, lossguide=True).grow(grad, hess, 1.0, raw_lg, 0)
+    raw_dw = np.zeros((X.shape[0], 1))
+    _grower(Xb, mapper, max_depth=4).grow(grad, hess, 1.0, raw_dw, 0)
+    y = -grad.astype(np.float64)
+    assert ((y - raw_lg[:, 0]) ** 2).sum() <= ((y - raw_dw[:, 0]) ** 2).sum()
+
+
+def test_lossguide_with_max_depth(rng):
+    X, Xb, mapper, grad, hess = _setup(rng, n=20000)
+    tree = _grower(Xb, mapper, max_depth=3, max_leaves=100, lossguide=True).grow(
+        grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
+    assert _depths(tree).max() <= 3
+    assert (tree["is_leaf"] == 1).sum() <= 8
+
+
+def test_tree_is_identical_across_threads(rng):
+    X, Xb, mapper, grad, hess = _setup(rng, n=100_000, p=8)
+    trees = []
+    for n_threads in (1, 2, 3):
+        raw = np.zeros((X.shape[0], 1))
+        trees.append((_grower(Xb, mapper, n_threads, max_depth=8).grow(grad, hess, 0.3, raw, 0), raw))
+    for tree, raw in trees[1:]:
+        assert tree.tobytes() == trees[0][0].tobytes()
+        np.testing.assert_array_equal(raw, trees[0][1])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), max_depth=st.integers(1, 6), reg_lambda=st.floats(0, 5),
+       reg_alpha=st.floats(0, 5), min_child_weight=st.floats(0, 20), gamma=st.floats(0, 5),
+       max_delta_step=st.sampled_from([0.0, 0.3, 2.0]), lossguide=st.booleans())
+def test_a_tree_never_increases_the_training_loss(seed, max_depth, reg_lambda, reg_alpha,
+                                                 min_child_weight, gamma, max_delta_step, lossguide):
+    # XGBoost's updater property test: the regularised Newton step never hurts
+    # the second-order objective (exact for squared error with unit hessians).
+    rng = np.random.RandomState(seed)
+    X, Xb, mapper, grad, hess = _setup(rng, n=500, p=4, max_bin=32)
+    raw = np.zeros((X.shape[0], 1))
+    _grower(Xb, mapper, max_depth=max_depth, reg_lambda=reg_lambda, reg_alpha=reg_alpha,
+            min_child_weight=min_child_weight, gamma=gamma, max_delta_step=max_delta_step,
+            lossguide=lossguide, max_leaves=8 if lossguide else 0).grow(grad, hess, 1.0, raw, 0)
+    y = -grad.astype(np.float64)
+    assert ((y - raw[:, 0]) ** 2).sum() <= (y ** 2).sum() + 1e-9

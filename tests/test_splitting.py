@@ -1,0 +1,113 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from gbtree import _reference as ref
+from gbtree._splitting import py_find_best_split, py_leaf_weight, py_partition
+
+REGULARISERS = [
+    {},
+    dict(reg_lambda=0.0),
+    dict(reg_lambda=10.0),
+    dict(reg_alpha=3.0),
+    dict(min_child_weight=20.0),
+    dict(max_delta_step=0.1),
+    dict(max_delta_step=0.3, reg_alpha=1.0),
+    dict(gamma=5.0),
+    dict(gamma=1e6),
+]
+
+
+def _hist(rng, n_features, max_bins, missing_rate):
+    n_bins = rng.randint(1, max_bins, size=n_features).astype(np.int32)
+    offsets = np.zeros(n_features + 1, dtype=np.int32)
+    np.cumsum(n_bins + 1, out=offsets[1:])
+    # one underlying node: every feature's histogram sums to the same totals
+    n_rows = 400
+    g = rng.normal(size=n_rows) + 0.3
+    h = rng.uniform(0.1, 1.0, size=n_rows)
+    hist = np.zeros((offsets[-1], 2))
+    for f in range(n_features):
+        b = rng.randint(0, n_bins[f], size=n_rows)
+        b[rng.rand(n_rows) < missing_rate] = n_bins[f]
+        np.add.at(hist, offsets[f] + b, np.column_stack([g, h]))
+    return hist, n_bins, offsets, g.sum(), h.sum()
+
+
+@pytest.mark.parametrize("reg", REGULARISERS, ids=lambda r: ",".join(map(str, r.items())) or "default")
+@pytest.mark.parametrize("missing_rate", [0.0, 0.2])
+def test_best_split_matches_reference(reg, missing_rate):
+    for seed in range(20):
+        rng = np.random.RandomState(seed)
+        hist, n_bins, offsets, G, H = _hist(rng, 5, 20, missing_rate)
+        got = py_find_best_split(hist, n_bins, offsets, G, H, **reg)
+        expected = ref.find_best_split(hist, n_bins, offsets, G, H, **reg)
+        assert got["feature"] == expected["feature"]
+        if expected["feature"] >= 0:
+            assert got["bin"] == expected["bin"]
+            assert got["default_left"] == expected["default_left"]
+            np.testing.assert_allclose(got["gain"], expected["gain"], rtol=1e-9)
+            np.testing.assert_allclose(got["sum_g_left"], expected["sum_g_left"], rtol=1e-9, atol=1e-9)
+
+
+def test_parallel_split_scan_is_identical(rng):
+    hist, n_bins, offsets, G, H = _hist(rng, 300, 120, 0.1)   # many entries: parallel path
+    assert offsets[-1] > 16384
+    a = py_find_best_split(hist, n_bins, offsets, G, H, n_threads=1)
+    b = py_find_best_split(hist, n_bins, offsets, G, H, n_threads=2)
+    assert a == b
+    assert a["feature"] == ref.find_best_split(hist, n_bins, offsets, G, H)["feature"]
+
+
+def test_missing_values_choose_their_side():
+    # one feature, bins 0..2 and missing; missing rows look like bin 2 rows
+    n_bins = np.array([3], dtype=np.int32)
+    offsets = np.array([0, 4], dtype=np.int32)
+    hist = np.array([[-10.0, 10.0], [-10.0, 10.0], [10.0, 10.0], [10.0, 10.0]])
+    s = py_find_best_split(hist, n_bins, offsets, 0.0, 40.0, reg_lambda=0.0)
+    assert (s["bin"], s["default_left"]) == (1, False)
+    hist[3] = [-10.0, 10.0]   # now missing rows look like the low bins
+    s = py_find_best_split(hist, n_bins, offsets, -20.0, 40.0, reg_lambda=0.0)
+    assert (s["bin"], s["default_left"]) == (1, True)
+
+
+def test_gamma_and_min_child_weight_block_splits():
+    n_bins = np.array([2], dtype=np.int32)
+    offsets = np.array([0, 3], dtype=np.int32)
+    hist = np.array([[-4.0, 4.0], [4.0, 4.0], [0.0, 0.0]])
+    base = py_find_best_split(hist, n_bins, offsets, 0.0, 8.0, reg_lambda=0.0)
+    assert base["feature"] == 0
+    np.testing.assert_allclose(base["gain"], 16 / 4 + 16 / 4)   # G_L^2/H_L + G_R^2/H_R - 0
+    assert py_find_best_split(hist, n_bins, offsets, 0.0, 8.0, reg_lambda=0.0, gamma=8.0)["feature"] == 0
+    assert py_find_best_split(hist, n_bins, offsets, 0.0, 8.0, reg_lambda=0.0, gamma=8.01)["feature"] == -1
+    assert py_find_best_split(hist, n_bins, offsets, 0.0, 8.0, reg_lambda=0.0,
+                              min_child_weight=4.01)["feature"] == -1
+
+
+@settings(max_examples=200, deadline=None)
+@given(G=st.floats(-100, 100), H=st.floats(0, 100), lam=st.floats(0, 10), alpha=st.floats(0, 10),
+       mcw=st.floats(0, 5), mds=st.floats(0, 2))
+def test_leaf_weight_matches_reference(G, H, lam, alpha, mcw, mds):
+    got = py_leaf_weight(G, H, lam, alpha, mcw, mds)
+    expected = ref.leaf_weight(G, H, lam, alpha, mcw, mds)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-300)
+
+
+def test_leaf_weight_is_the_minimiser_of_the_regularised_leaf_loss():
+    G, H, lam, alpha = 7.0, 3.0, 1.5, 2.0
+    grid = np.linspace(-5, 5, 200001)
+    loss = G * grid + 0.5 * (H + lam) * grid ** 2 + alpha * np.abs(grid)
+    np.testing.assert_allclose(py_leaf_weight(G, H, lam, alpha, 0.0), grid[np.argmin(loss)], atol=1e-4)
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 200_000), default_left=st.booleans(),
+       n_threads=st.sampled_from([1, 2]))
+def test_partition_matches_reference(seed, n, default_left, n_threads):
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, 11, size=(n, 2)).astype(np.uint8)   # bin 10 is missing
+    rows = np.sort(rng.choice(n, size=rng.randint(1, n + 1), replace=False)).astype(np.uint32)
+    expected, n_left_ref = ref.partition(X, rows, 1, 4, 10, default_left)
+    n_left = py_partition(X, rows, 1, 4, 10, default_left, n_threads)
+    assert n_left == n_left_ref
+    np.testing.assert_array_equal(rows, expected)
