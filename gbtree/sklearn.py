@@ -125,10 +125,9 @@ class _GBTModel(BaseEstimator):
         X, y = validate_data(self, X, y, dtype=_INPUT_DTYPES, ensure_all_finite=False,
                              y_numeric=y_numeric)
         if sample_weight is not None:
+            # rejects wrong lengths, NaN/inf, negative values and all zeros
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                                  ensure_non_negative=True)
-            if not sample_weight.sum() > 0:
-                raise ValueError("sample_weight must have a positive sum")
         return X, y, sample_weight
 
     def _validate_predict_data(self, X):
@@ -186,7 +185,8 @@ class GBTRegressor(RegressorMixin, _GBTModel):
 
     def predict(self, X):
         """Predicted values, shape (n_samples,)."""
-        return self._objective.transform(self._raw_predict(X))
+        raw = self._raw_predict(X)
+        return self._objective.transform(raw)
 
 
 class GBTClassifier(ClassifierMixin, _GBTModel):
@@ -211,7 +211,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         n_classes = self.classes_.shape[0]
         if n_classes < 2:
-            raise ValueError(f"y must contain at least two classes, got only {self.classes_!r}")
+            raise ValueError(f"y must contain at least two classes; got 1 class: {self.classes_[0]!r}")
         objective = Logistic() if n_classes == 2 else Softmax(n_classes)
         return self._fit(X, y_enc.astype(np.float64), sample_weight, objective)
 
@@ -222,8 +222,10 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
 
     def predict_proba(self, X):
         """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
-        return self._objective.transform(self._raw_predict(X))
+        raw = self._raw_predict(X)
+        return self._objective.transform(raw)
 
     def predict(self, X):
         """Most probable class label per row."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

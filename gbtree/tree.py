@@ -28,10 +28,28 @@ class TreeEnsemble:
     def __init__(self, n_features, base_score):
         self.n_features = int(n_features)
         self.base_score = np.asarray(base_score, dtype=np.float64)
-        self.nodes = np.empty(0, dtype=NODE_DTYPE)
-        self.tree_ptr = np.zeros(1, dtype=np.int64)
-        self.tree_class = np.empty(0, dtype=np.int32)
+        self._nodes = np.empty(0, dtype=NODE_DTYPE)
+        self._tree_ptr = np.zeros(1, dtype=np.int64)
+        self._tree_class = np.empty(0, dtype=np.int32)
         self._pending = []
+
+    @property
+    def nodes(self):
+        """All nodes, NODE_DTYPE."""
+        self._flush()
+        return self._nodes
+
+    @property
+    def tree_ptr(self):
+        """Tree t owns ``nodes[tree_ptr[t]:tree_ptr[t + 1]]``."""
+        self._flush()
+        return self._tree_ptr
+
+    @property
+    def tree_class(self):
+        """The raw output each tree adds to."""
+        self._flush()
+        return self._tree_class
 
     @property
     def n_outputs(self):
@@ -39,7 +57,6 @@ class TreeEnsemble:
 
     @property
     def n_trees(self):
-        self._flush()
         return self.tree_class.shape[0]
 
     def add_tree(self, nodes, output):
@@ -51,18 +68,18 @@ class TreeEnsemble:
             return
         new_nodes = [n for n, _ in self._pending]
         sizes = np.array([n.shape[0] for n in new_nodes], dtype=np.int64)
-        self.nodes = np.concatenate([self.nodes] + new_nodes)
-        self.tree_ptr = np.concatenate([self.tree_ptr, self.tree_ptr[-1] + np.cumsum(sizes)])
-        self.tree_class = np.concatenate(
-            [self.tree_class, np.array([o for _, o in self._pending], dtype=np.int32)])
+        self._nodes = np.concatenate([self._nodes] + new_nodes)
+        self._tree_ptr = np.concatenate([self._tree_ptr, self._tree_ptr[-1] + np.cumsum(sizes)])
+        self._tree_class = np.concatenate(
+            [self._tree_class, np.array([o for _, o in self._pending], dtype=np.int32)])
         self._pending = []
 
     def truncate(self, n_trees):
         """Keep the first ``n_trees`` trees."""
         self._flush()
-        self.nodes = self.nodes[: self.tree_ptr[n_trees]].copy()
-        self.tree_ptr = self.tree_ptr[: n_trees + 1].copy()
-        self.tree_class = self.tree_class[:n_trees].copy()
+        self._nodes = self._nodes[: self._tree_ptr[n_trees]].copy()
+        self._tree_ptr = self._tree_ptr[: n_trees + 1].copy()
+        self._tree_class = self._tree_class[:n_trees].copy()
 
     def __getstate__(self):
         self._flush()
@@ -74,12 +91,10 @@ class TreeEnsemble:
 
     def tree(self, t):
         """The nodes of tree t (a view)."""
-        self._flush()
         return self.nodes[self.tree_ptr[t]:self.tree_ptr[t + 1]]
 
     def predict_raw(self, X, n_threads=1):
         """Raw predictions, shape (n_rows, n_outputs), for float32/float64 X."""
-        self._flush()
         out = np.empty((X.shape[0], self.n_outputs), dtype=np.float64)
         out[:] = self.base_score
         predict_raw(X, self.nodes, self.tree_ptr, self.tree_class, out, n_threads)
@@ -87,7 +102,6 @@ class TreeEnsemble:
 
     def predict_raw_binned(self, X_binned, missing_bin, n_threads=1):
         """Raw predictions from the binned matrix the model was trained on."""
-        self._flush()
         out = np.empty((X_binned.shape[0], self.n_outputs), dtype=np.float64)
         out[:] = self.base_score
         predict_binned(X_binned, missing_bin, self.nodes, self.tree_ptr, self.tree_class,
@@ -96,7 +110,6 @@ class TreeEnsemble:
 
     def apply(self, X, n_threads=1):
         """Index (within its tree) of the leaf each row reaches, shape (n_rows, n_trees)."""
-        self._flush()
         out = np.empty((X.shape[0], self.n_trees), dtype=np.int32)
         apply_raw(X, self.nodes, self.tree_ptr, out, n_threads)
         return out
@@ -111,7 +124,6 @@ class TreeEnsemble:
         if importance_type not in IMPORTANCE_TYPES:
             raise ValueError(
                 f"importance_type must be one of {IMPORTANCE_TYPES}, got {importance_type!r}")
-        self._flush()
         split = self.nodes["is_leaf"] == 0
         feat = self.nodes["feature"][split]
         weight = np.bincount(feat, minlength=self.n_features).astype(np.float64)

@@ -1,0 +1,431 @@
+#!/usr/bin/env python
+"""Benchmark gbtree against XGBoost, LightGBM, scikit-learn and CatBoost.
+
+    python benchmarks/run.py WORKLOAD [--rows N] [--rounds R] [--threads T]
+                             [--libs gbtree,xgboost,lightgbm,sklearn,catboost] [--json PATH]
+
+Workloads: higgs-like, regression-wide, threads, rows, predict-latency (see
+benchmarks/README.md). Every (library, setting) runs in a fresh child process
+(worker.py) so that its peak RSS is its own; the data are generated once per
+size from the seed, saved as .npy in a temporary directory and loaded by each
+child. A Markdown table goes to stdout, the full results to JSON.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+import datagen
+from runners import DEFAULT_LIBS, RUNNERS, Config, resolve
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BENCH_DIR.parent
+sys.path.insert(0, str(REPO_ROOT))      # benchmark the checkout's in-place build of gbtree
+
+# Default sizes of each workload; the command line overrides any of them.
+WORKLOADS = {
+    "higgs-like": dict(dataset="higgs-like", rows=1_000_000, test_rows=250_000, rounds=100,
+                       leaves=255),
+    "regression-wide": dict(dataset="regression-wide", rows=500_000, test_rows=100_000,
+                            rounds=100, leaves=255),
+    "threads": dict(dataset="higgs-like", rows=1_000_000, test_rows=250_000, rounds=100,
+                    leaves=255, threads_list=[1, 2]),
+    "rows": dict(dataset="higgs-like", rows_list=[100_000, 250_000, 500_000, 1_000_000,
+                                                  2_000_000, 4_000_000],
+                 test_rows=250_000, rounds=100, leaves=255),
+    "predict-latency": dict(dataset="higgs-like", rows=100_000, test_rows=10_000, rounds=100,
+                            leaves=31),
+}
+
+
+# ---------------------------------------------------------------------------- running
+class Bench:
+    """Generates and caches data sets, runs workers, collects their results."""
+
+    def __init__(self, args, tmpdir):
+        self.args = args
+        self.tmpdir = Path(tmpdir)
+        self.libs = resolve(args.libs)
+        self.results = []
+
+    def data(self, kind, rows, test_rows):
+        """Paths of the .npy files of one data set, generating it on first use."""
+        folder = self.tmpdir / f"{kind}-{rows}-{test_rows}-{self.args.seed}"
+        names = ("X_train", "y_train", "X_test", "y_test")
+        if not folder.exists():
+            log(f"generating {kind}: {rows:,} train + {test_rows:,} test rows (seed {self.args.seed})")
+            folder.mkdir()
+            arrays = datagen.make_dataset(kind, rows, test_rows, seed=self.args.seed)
+            for name, array in zip(names, arrays):
+                np.save(folder / f"{name}.npy", array)
+        return {name: str(folder / f"{name}.npy") for name in names}
+
+    def run_one(self, lib, mode, cfg, data):
+        """One fresh worker process; returns its result dict (or why it has none)."""
+        runner = RUNNERS[lib]
+        if not runner.is_installed():
+            return {"lib": lib, "status": "skipped", "error": f"{runner.module} not installed"}
+        spec = {"lib": lib, "mode": mode, "config": cfg.as_dict(), "data": data,
+                "predict_repeats": self.args.predict_repeats,
+                "latency_calls": self.args.calls}
+        with tempfile.TemporaryDirectory(dir=self.tmpdir) as work:
+            spec_path, result_path = Path(work, "spec.json"), Path(work, "result.json")
+            spec_path.write_text(json.dumps(spec))
+            env = dict(os.environ, OMP_NUM_THREADS=str(cfg.threads),
+                       PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT),
+                                                               os.environ.get("PYTHONPATH")])))
+            cmd = [sys.executable, str(BENCH_DIR / "worker.py"), str(spec_path), str(result_path)]
+            try:
+                proc = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                                      timeout=self.args.timeout)
+            except subprocess.TimeoutExpired:
+                return {"lib": lib, "status": "failed", "error": f"timeout after {self.args.timeout} s"}
+            if proc.returncode != 0 or not result_path.exists():
+                tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+                return {"lib": lib, "status": "failed",
+                        "error": f"exit code {proc.returncode}: {tail}"}
+            return json.loads(result_path.read_text())
+
+    def run_libs(self, mode, cfg, data, **tags):
+        """Run every library ``--repeat`` times (interleaved), aggregate, record, return."""
+        runs = {lib: [] for lib in self.libs}
+        for _ in range(self.args.repeat):
+            for lib in self.libs:
+                result = self.run_one(lib, mode, cfg, data)
+                log(f"  {lib:<18} {describe(result)}")
+                runs[lib].append(result)
+        results = []
+        for lib in self.libs:
+            result = dict(aggregate(runs[lib]), threads=cfg.threads, rounds=cfg.rounds,
+                          leaves=cfg.leaves, **tags)
+            results.append(result)
+            self.results.append(result)
+        return results
+
+
+TIME_KEYS = ("fit_seconds", "bin_seconds", "predict_seconds", "latency_us_median",
+             "latency_us_p90", "latency_us_p99", "latency_us_min")
+RSS_KEYS = ("base_rss_mib", "fit_peak_rss_mib", "peak_rss_mib")
+
+
+def aggregate(runs):
+    """Median of the times and maximum of the peak RSS over the repeats of one library."""
+    ok = [r for r in runs if r["status"] == "ok"]
+    if not ok:
+        return runs[0]
+    out = dict(ok[0])
+    for key in TIME_KEYS:
+        values = [r[key] for r in ok if r.get(key) is not None]
+        if values:
+            out[key] = statistics.median(values)
+    for key in RSS_KEYS:
+        if key in out:
+            out[key] = max(r[key] for r in ok)
+    if len(runs) > 1:
+        out["repeats"] = [{k: r.get(k) for k in ("status",) + TIME_KEYS if k in r} for r in runs]
+    return out
+
+
+def describe(result):
+    if result["status"] != "ok":
+        return f"{result['status']}: {result['error']}"
+    if "fit_seconds" in result:
+        return (f"fit {result['fit_seconds']:.2f} s, predict {result['predict_seconds']:.3f} s, "
+                f"{result['metric']} {result['score']:.4f}, peak RSS {result['peak_rss_mib']:.0f} MiB")
+    return f"median {result['latency_us_median']:.1f} us, {result['metric']} {result['score']:.4f}"
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------- tables
+def fmt(value, digits=2, suffix=""):
+    return "–" if value is None else f"{value:.{digits}f}{suffix}"
+
+
+def ratio(value, reference):
+    if value is None or not reference:
+        return "–"
+    return f"{value / reference:.2f}×"
+
+
+def markdown_table(headers, rows):
+    lines = ["| " + " | ".join(headers) + " |",
+             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def by_lib(results):
+    return {r["lib"]: r for r in results}
+
+
+def status_row(r, width):
+    return [r["lib"], f"{r['status']}: {r['error']}"] + [""] * (width - 2)
+
+
+def compare_table(results):
+    """One row per library: times, memory, quality, ratios to gbtree."""
+    ref = by_lib(results).get("gbtree", {})
+    metric = next((r["metric"].upper() for r in results if r["status"] == "ok"), "score")
+    headers = ["library", "version", "fit s", "bin s", "predict s", "peak RSS MiB",
+               "Δ RSS MiB", f"test {metric}", "fit ÷ gbtree", "predict ÷ gbtree"]
+    rows = []
+    for r in results:
+        if r["status"] != "ok":
+            rows.append(status_row(r, len(headers)))
+            continue
+        rows.append([r["lib"], r["version"], fmt(r["fit_seconds"]), fmt(r["bin_seconds"]),
+                     fmt(r["predict_seconds"], 3), fmt(r["peak_rss_mib"], 0),
+                     fmt(r["peak_rss_mib"] - r["base_rss_mib"], 0), fmt(r["score"], 4),
+                     ratio(r["fit_seconds"], ref.get("fit_seconds")),
+                     ratio(r["predict_seconds"], ref.get("predict_seconds"))])
+    return markdown_table(headers, rows)
+
+
+def threads_table(results, threads_list):
+    """One row per library: fit/predict seconds at each thread count and the speed-ups."""
+    t0, rest = threads_list[0], threads_list[1:]
+    headers = (["library"] + [f"fit s ({t} thr)" for t in threads_list]
+               + [f"fit speed-up {t0}→{t}" for t in rest]
+               + [f"predict s ({t} thr)" for t in threads_list]
+               + [f"predict speed-up {t0}→{t}" for t in rest]
+               + [f"test metric ({' / '.join(map(str, threads_list))} thr)"])
+    per_threads = {t: by_lib([r for r in results if r["threads"] == t]) for t in threads_list}
+    rows = []
+    for lib in dict.fromkeys(r["lib"] for r in results):
+        runs = [per_threads[t][lib] for t in threads_list]
+        bad = next((r for r in runs if r["status"] != "ok"), None)
+        if bad:
+            rows.append(status_row(bad, len(headers)))
+            continue
+        row = [lib]
+        for key, digits in (("fit_seconds", 2), ("predict_seconds", 3)):
+            row += [fmt(r[key], digits) for r in runs]
+            row += [fmt(runs[0][key] / r[key], 2, "×") for r in runs[1:]]
+        row.append(runs[0]["metric"].upper() + " " + " / ".join(f"{r['score']:.4f}" for r in runs))
+        rows.append(row)
+    return markdown_table(headers, rows)
+
+
+def rows_table(results, rows_list):
+    """One row per data size: each library's fit seconds (and ratio to gbtree)."""
+    libs = list(dict.fromkeys(r["lib"] for r in results))
+    headers = ["train rows"] + [f"{lib} fit s" for lib in libs]
+    rows = []
+    for n in rows_list:
+        at_n = by_lib([r for r in results if r["rows"] == n])
+        ref = at_n.get("gbtree", {}).get("fit_seconds")
+        cells = [f"{n:,}"]
+        for lib in libs:
+            r = at_n[lib]
+            if r["status"] != "ok":
+                cells.append(r["status"])
+            elif lib == "gbtree" or not ref:
+                cells.append(fmt(r["fit_seconds"]))
+            else:
+                cells.append(f"{r['fit_seconds']:.2f} ({ratio(r['fit_seconds'], ref)})")
+        rows.append(cells)
+    return markdown_table(headers, rows)
+
+
+def latency_table(results):
+    ref = by_lib(results).get("gbtree", {})
+    headers = ["library", "version", "median µs", "p90 µs", "p99 µs", "median ÷ gbtree",
+               "test metric"]
+    rows = []
+    for r in results:
+        if r["status"] != "ok":
+            rows.append(status_row(r, len(headers)))
+            continue
+        rows.append([r["lib"], r["version"], fmt(r["latency_us_median"], 1),
+                     fmt(r["latency_us_p90"], 1), fmt(r["latency_us_p99"], 1),
+                     ratio(r["latency_us_median"], ref.get("latency_us_median")),
+                     f"{r['metric'].upper()} {r['score']:.4f}"])
+    return markdown_table(headers, rows)
+
+
+def plot_rows(results, rows_list, path, title):
+    """Log-log plot of fit seconds against training rows, one line per library."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, NullLocator
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for lib in dict.fromkeys(r["lib"] for r in results):
+        points = sorted((r["rows"], r["fit_seconds"]) for r in results
+                        if r["lib"] == lib and r["status"] == "ok")
+        if points:
+            ax.plot(*zip(*points), marker="o", label=lib,
+                    linewidth=2.5 if lib == "gbtree" else 1.5)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(rows_list, [f"{n / 1e6:g}M" if n >= 1e6 else f"{n / 1e3:g}k" for n in rows_list])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlabel("training rows")
+    ax.set_ylabel("fit seconds (incl. binning)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------- workloads
+def make_config(settings, args, threads):
+    task = datagen.TASKS[settings["dataset"]]
+    return Config(task=task, rounds=settings["rounds"], learning_rate=args.learning_rate,
+                  leaves=settings["leaves"], max_bin=args.max_bin, threads=threads, seed=args.seed)
+
+
+def threads_text(n):
+    return f"{n} thread" + ("" if n == 1 else "s")
+
+
+def describe_data(settings, rows):
+    return f"{settings['dataset']}, {rows:,} train rows, {settings['test_rows']:,} test rows"
+
+
+def workload_compare(bench, settings, args):
+    cfg = make_config(settings, args, args.threads)
+    data = bench.data(settings["dataset"], settings["rows"], settings["test_rows"])
+    results = bench.run_libs("fit-predict", cfg, data, rows=settings["rows"])
+    header = (f"{describe_data(settings, settings['rows'])}; {cfg.rounds} rounds, "
+              f"{cfg.leaves} leaves, lr {cfg.learning_rate}, {cfg.max_bin} bins, "
+              f"{threads_text(cfg.threads)}")
+    return header, compare_table(results)
+
+
+def workload_threads(bench, settings, args):
+    data = bench.data(settings["dataset"], settings["rows"], settings["test_rows"])
+    results = []
+    for threads in settings["threads_list"]:
+        log(f"threads = {threads}")
+        cfg = make_config(settings, args, threads)
+        results += bench.run_libs("fit-predict", cfg, data, rows=settings["rows"])
+    header = (f"{describe_data(settings, settings['rows'])}; {settings['rounds']} rounds, "
+              f"{settings['leaves']} leaves; speed-up = time at "
+              f"{threads_text(settings['threads_list'][0])} ÷ time at more")
+    return header, threads_table(results, settings["threads_list"])
+
+
+def workload_rows(bench, settings, args):
+    cfg = make_config(settings, args, args.threads)
+    results = []
+    for rows in settings["rows_list"]:
+        log(f"rows = {rows:,}")
+        results += bench.run_libs("fit-predict", cfg, bench.data(settings["dataset"], rows,
+                                                                  settings["test_rows"]), rows=rows)
+    header = (f"{settings['dataset']}, {settings['test_rows']:,} test rows; {cfg.rounds} rounds, "
+              f"{cfg.leaves} leaves, {threads_text(cfg.threads)}; cells: fit s (÷ gbtree)")
+    plot_rows(results, settings["rows_list"], args.plot,
+              f"{settings['dataset']}: fit time vs rows ({cfg.rounds} rounds, "
+              f"{cfg.leaves} leaves, {threads_text(cfg.threads)})")
+    log(f"wrote {args.plot}")
+    return header, rows_table(results, settings["rows_list"])
+
+
+def workload_latency(bench, settings, args):
+    cfg = make_config(settings, args, args.threads)
+    data = bench.data(settings["dataset"], settings["rows"], settings["test_rows"])
+    results = bench.run_libs("latency", cfg, data, rows=settings["rows"])
+    header = (f"single-row `predict` through the scikit-learn API, {cfg.rounds} trees x "
+              f"{cfg.leaves} leaves trained on {settings['rows']:,} {settings['dataset']} rows; "
+              f"{args.calls} calls, {threads_text(cfg.threads)}")
+    return header, latency_table(results)
+
+
+RUN = {"higgs-like": workload_compare, "regression-wide": workload_compare,
+       "threads": workload_threads, "rows": workload_rows, "predict-latency": workload_latency}
+
+
+# ---------------------------------------------------------------------------- main
+def int_list(text):
+    return [int(float(x)) for x in text.split(",") if x.strip()]
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("workload", choices=list(WORKLOADS))
+    p.add_argument("--rows", type=lambda s: int(float(s)), help="training rows")
+    p.add_argument("--test-rows", type=lambda s: int(float(s)), help="test rows")
+    p.add_argument("--rounds", type=int, help="boosting rounds")
+    p.add_argument("--leaves", type=int, help="leaves per tree")
+    p.add_argument("--threads", type=int, default=2, help="threads for every library (default 2)")
+    p.add_argument("--threads-list", type=int_list, help="'threads' workload: e.g. 1,2")
+    p.add_argument("--rows-list", type=int_list, help="'rows' workload: e.g. 1e5,2.5e5,5e5")
+    p.add_argument("--libs", default=DEFAULT_LIBS,
+                   help=f"comma-separated (default {DEFAULT_LIBS}); 'catboost' = "
+                        "catboost-symmetric,catboost-lossguide")
+    p.add_argument("--learning-rate", type=float, default=0.1)
+    p.add_argument("--max-bin", type=int, default=255,
+                   help="value bins per feature, not counting the missing-value bin (default 255)")
+    p.add_argument("--seed", type=int, default=0, help="data and model seed (default 0)")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="fresh runs per library, interleaved; times reported as medians")
+    p.add_argument("--predict-repeats", type=int, default=3,
+                   help="predictions of the test set per run; the fastest is reported")
+    p.add_argument("--calls", type=int, default=2000, help="'predict-latency': timed calls")
+    p.add_argument("--timeout", type=float, default=3600, help="seconds per child process")
+    p.add_argument("--json", help="output file (default benchmarks/results/WORKLOAD.json)")
+    p.add_argument("--plot", default=str(REPO_ROOT / "docs" / "benchmark_rows.png"),
+                   help="'rows' workload: PNG path (default docs/benchmark_rows.png)")
+    return p.parse_args(argv)
+
+
+def settings_for(args):
+    settings = dict(WORKLOADS[args.workload])
+    for key in ("rows", "test_rows", "rounds", "leaves", "threads_list", "rows_list"):
+        value = getattr(args, key)
+        if value is not None:
+            settings[key] = value
+    return settings
+
+
+def machine_info():
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                if line.startswith("model name")), platform.processor()) \
+        if os.path.exists("/proc/cpuinfo") else platform.processor()
+    return {"nproc": len(os.sched_getaffinity(0)), "cpu_count": os.cpu_count(), "cpu": cpu,
+            "python": platform.python_version(), "platform": platform.platform()}
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    settings = settings_for(args)
+    started = datetime.datetime.now().astimezone()
+    with tempfile.TemporaryDirectory(prefix="gbtree-bench-") as tmpdir:
+        bench = Bench(args, tmpdir)
+        header, table = RUN[args.workload](bench, settings, args)
+    finished = datetime.datetime.now().astimezone()
+    info = machine_info()
+    command = "python " + " ".join(shlex.quote(a) for a in sys.argv)
+    print(f"### {args.workload}\n\n{header}\n\n{table}\n\n"
+          f"{started:%Y-%m-%d %H:%M %Z}, nproc {info['nproc']}, {info['cpu']}")
+    out = Path(args.json) if args.json else BENCH_DIR / "results" / f"{args.workload}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        "workload": args.workload, "command": command, "started": started.isoformat(),
+        "finished": finished.isoformat(), "machine": info, "settings": settings,
+        "learning_rate": args.learning_rate, "max_bin": args.max_bin, "seed": args.seed,
+        "header": header, "table": table, "results": bench.results}, indent=2) + "\n")
+    log(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

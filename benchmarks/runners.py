@@ -1,0 +1,261 @@
+"""The one place that says how each library is fitted, timed and predicted.
+
+Every runner maps the same :class:`Config` to its library's parameters:
+
+==================  ==========================================================
+learning rate       ``learning_rate`` everywhere
+rounds              ``n_estimators`` / ``num_boost_round`` / ``max_iter`` / ``iterations``
+tree size           best-first (leaf-wise) growth to ``leaves`` leaves, no depth
+                    limit (CatBoost's symmetric variant: ``depth=8``, 256 leaves;
+                    its Lossguide variant: ``depth=16``, CatBoost's maximum)
+bins                ``max_bin`` value bins + one for missing values: gbtree
+                    ``max_bin=max_bin+1``, XGBoost/LightGBM ``max_bin``, sklearn
+                    ``max_bins``, CatBoost ``border_count=max_bin-1`` borders
+leaf constraints    min hessian sum 1 (XGBoost ``min_child_weight``, LightGBM
+                    ``min_sum_hessian_in_leaf``; sklearn and CatBoost have no such
+                    knob), at least 1 row per leaf, L2 penalty ``reg_lambda``
+no randomness       no row or column subsampling, no early stopping; CatBoost:
+                    ``bootstrap_type="No"``, ``random_strength=0``
+threads             ``threads`` passed to every library's own parameter; sklearn
+                    additionally runs under ``threadpool_limits``
+==================  ==========================================================
+"""
+import contextlib
+import importlib
+import importlib.util
+import re
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Config:
+    task: str                      # "binary" or "regression"
+    rounds: int = 100
+    learning_rate: float = 0.1
+    leaves: int = 255
+    max_bin: int = 255             # value bins, not counting the missing-value bin
+    threads: int = 2
+    seed: int = 0
+    min_child_weight: float = 1.0  # minimum hessian sum in a leaf
+    reg_lambda: float = 1.0        # L2 penalty on leaf values
+
+    @property
+    def binary(self):
+        return self.task == "binary"
+
+    def as_dict(self):
+        return asdict(self)
+
+
+class Runner:
+    """Base class: subclasses implement :meth:`estimator`, and override
+    :meth:`fit` / :meth:`predict` when the native API gives a separate binning
+    time or is what the library's own scikit-learn wrapper uses anyway."""
+
+    name = ""            # key used on the command line
+    module = ""          # import name, to check it is installed
+    notes = ""           # parameter differences worth knowing, shown in the README
+
+    def is_installed(self):
+        return importlib.util.find_spec(self.module) is not None
+
+    def load(self):
+        """Import the library (outside any timed region); return its version."""
+        mod = importlib.import_module(self.module)
+        return getattr(mod, "__version__", "?")
+
+    def threads(self, cfg):
+        """Context manager every fit/predict runs in."""
+        return contextlib.nullcontext()
+
+    def estimator(self, cfg):
+        """A scikit-learn-API estimator with the equivalent parameters."""
+        raise NotImplementedError
+
+    def fit(self, cfg, X, y):
+        """Fit; return ``(model, bin_seconds or None)``."""
+        return self.estimator(cfg).fit(X, y), None
+
+    def predict(self, cfg, model, X):
+        """Predict with what :meth:`fit` returned: P(y=1) for binary, values for regression."""
+        return estimator_scores(cfg, model, X)
+
+
+def estimator_scores(cfg, estimator, X):
+    """P(y=1) (binary) or predictions (regression) of a scikit-learn-API estimator, shape (n,)."""
+    return estimator.predict_proba(X)[:, 1] if cfg.binary else estimator.predict(X)
+
+
+class GbtreeRunner(Runner):
+    name, module = "gbtree", "gbtree"
+
+    def estimator(self, cfg):
+        from gbtree import GBTClassifier, GBTRegressor
+        cls = GBTClassifier if cfg.binary else GBTRegressor
+        return cls(n_estimators=cfg.rounds, learning_rate=cfg.learning_rate, max_depth=0,
+                   max_leaves=cfg.leaves, grow_policy="lossguide", max_bin=cfg.max_bin + 1,
+                   min_child_weight=cfg.min_child_weight, reg_lambda=cfg.reg_lambda,
+                   n_jobs=cfg.threads, random_state=cfg.seed)
+
+    def fit(self, cfg, X, y):
+        model = self.estimator(cfg).fit(X, y)
+        return model, model.fit_info_["bin_seconds"]
+
+
+class XGBoostRunner(Runner):
+    name, module = "xgboost", "xgboost"
+    notes = "fit = `QuantileDMatrix` (timed as binning) + `xgb.train`; predict = `inplace_predict`"
+
+    def _params(self, cfg):
+        # Names accepted both by xgb.train and by the XGBModel constructor.
+        return dict(tree_method="hist", grow_policy="lossguide", max_leaves=cfg.leaves,
+                    max_depth=0, max_bin=cfg.max_bin, learning_rate=cfg.learning_rate,
+                    min_child_weight=cfg.min_child_weight, reg_lambda=cfg.reg_lambda,
+                    subsample=1.0, colsample_bytree=1.0)
+
+    def estimator(self, cfg):
+        import xgboost as xgb
+        cls = xgb.XGBClassifier if cfg.binary else xgb.XGBRegressor
+        return cls(n_estimators=cfg.rounds, n_jobs=cfg.threads, random_state=cfg.seed,
+                   **self._params(cfg))
+
+    def fit(self, cfg, X, y):
+        import xgboost as xgb
+        t0 = time.perf_counter()
+        dtrain = xgb.QuantileDMatrix(X, label=y, max_bin=cfg.max_bin, nthread=cfg.threads)
+        bin_seconds = time.perf_counter() - t0
+        params = dict(self._params(cfg), nthread=cfg.threads, seed=cfg.seed,
+                      objective="binary:logistic" if cfg.binary else "reg:squarederror")
+        return xgb.train(params, dtrain, num_boost_round=cfg.rounds), bin_seconds
+
+    def predict(self, cfg, model, X):
+        return model.inplace_predict(X)
+
+
+class LightGBMRunner(Runner):
+    name, module = "lightgbm", "lightgbm"
+    notes = ("fit = `lgb.Dataset(...).construct()` (timed as binning) + `lgb.train`; "
+             "LightGBM picks row- or column-wise histograms itself (that test is in the fit time)")
+
+    def _params(self, cfg):
+        # scikit-learn spellings, which lgb.train also accepts as aliases:
+        # min_child_samples = min_data_in_leaf, min_child_weight =
+        # min_sum_hessian_in_leaf, reg_lambda = lambda_l2, n_jobs = num_threads.
+        return dict(num_leaves=cfg.leaves, max_depth=-1, learning_rate=cfg.learning_rate,
+                    max_bin=cfg.max_bin, min_child_samples=1,
+                    min_child_weight=cfg.min_child_weight, reg_lambda=cfg.reg_lambda,
+                    subsample=1.0, colsample_bytree=1.0, n_jobs=cfg.threads,
+                    random_state=cfg.seed, verbose=-1)
+
+    def estimator(self, cfg):
+        import lightgbm as lgb
+        cls = lgb.LGBMClassifier if cfg.binary else lgb.LGBMRegressor
+        return cls(n_estimators=cfg.rounds, **self._params(cfg))
+
+    def fit(self, cfg, X, y):
+        import lightgbm as lgb
+        params = dict(self._params(cfg), objective="binary" if cfg.binary else "regression")
+        t0 = time.perf_counter()
+        dtrain = lgb.Dataset(X, label=y, params=params).construct()
+        bin_seconds = time.perf_counter() - t0
+        return lgb.train(params, dtrain, num_boost_round=cfg.rounds), bin_seconds
+
+    def predict(self, cfg, model, X):
+        return model.predict(X, num_threads=cfg.threads)
+
+
+class SklearnRunner(Runner):
+    name, module = "sklearn", "sklearn"
+    notes = ("`HistGradientBoosting*`; no minimum-hessian knob (min_samples_leaf=1 only); "
+             "binning seconds parsed from its `verbose=1` output; converts X to float64")
+
+    _BINNING = re.compile(r"Binning [\d.]+ GB of training data: ([\d.]+) s")
+
+    def threads(self, cfg):
+        from threadpoolctl import threadpool_limits
+        return threadpool_limits(limits=cfg.threads, user_api="openmp")
+
+    def estimator(self, cfg, verbose=0):
+        from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+        cls = HistGradientBoostingClassifier if cfg.binary else HistGradientBoostingRegressor
+        return cls(max_iter=cfg.rounds, learning_rate=cfg.learning_rate,
+                   max_leaf_nodes=cfg.leaves, max_depth=None, max_bins=cfg.max_bin,
+                   min_samples_leaf=1, l2_regularization=cfg.reg_lambda, early_stopping=False,
+                   random_state=cfg.seed, verbose=verbose)
+
+    def fit(self, cfg, X, y):
+        import io
+        log = io.StringIO()
+        with contextlib.redirect_stdout(log):
+            model = self.estimator(cfg, verbose=1).fit(X, y)
+        match = self._BINNING.search(log.getvalue())
+        return model, float(match.group(1)) if match else None
+
+
+class CatBoostRunner(Runner):
+    module = "catboost"
+    notes = ("fit = `Pool` + `Pool.quantize` (timed as binning) + `fit`; one Newton step per "
+             "leaf (`leaf_estimation_iterations=1`) like the others; its default `Cosine` "
+             "split score and `GreedyLogSum` borders are kept")
+
+    def __init__(self, lossguide):
+        self.lossguide = lossguide
+        self.name = "catboost-lossguide" if lossguide else "catboost-symmetric"
+
+    def estimator(self, cfg):
+        import catboost
+        cls = catboost.CatBoostClassifier if cfg.binary else catboost.CatBoostRegressor
+        if self.lossguide:
+            shape = dict(grow_policy="Lossguide", max_leaves=cfg.leaves, depth=16)
+        else:
+            shape = dict(grow_policy="SymmetricTree", depth=8)
+        return cls(iterations=cfg.rounds, learning_rate=cfg.learning_rate,
+                   border_count=cfg.max_bin - 1, l2_leaf_reg=cfg.reg_lambda, min_data_in_leaf=1,
+                   bootstrap_type="No", random_strength=0, leaf_estimation_iterations=1,
+                   thread_count=cfg.threads, random_seed=cfg.seed, verbose=False,
+                   allow_writing_files=False, **shape)
+
+    def fit(self, cfg, X, y):
+        import catboost
+        t0 = time.perf_counter()
+        pool = catboost.Pool(X, label=y, thread_count=cfg.threads)
+        pool.quantize(border_count=cfg.max_bin - 1)
+        bin_seconds = time.perf_counter() - t0
+        return self.estimator(cfg).fit(pool), bin_seconds
+
+    def predict(self, cfg, model, X):
+        if cfg.binary:
+            return model.predict(X, prediction_type="Probability", thread_count=cfg.threads)[:, 1]
+        return model.predict(X, thread_count=cfg.threads)
+
+
+RUNNERS = {r.name: r for r in (GbtreeRunner(), XGBoostRunner(), LightGBMRunner(),
+                               SklearnRunner(), CatBoostRunner(lossguide=False),
+                               CatBoostRunner(lossguide=True))}
+# Names on the command line that stand for several runners.
+GROUPS = {"catboost": ["catboost-symmetric", "catboost-lossguide"]}
+DEFAULT_LIBS = "gbtree,xgboost,lightgbm,sklearn,catboost"
+
+
+def resolve(libs):
+    """Comma-separated names (and groups) -> list of runner names, in order, no repeats."""
+    names = []
+    for item in filter(None, (s.strip() for s in libs.split(","))):
+        for name in GROUPS.get(item, [item]):
+            if name not in RUNNERS:
+                known = ", ".join(list(RUNNERS) + list(GROUPS))
+                raise SystemExit(f"unknown library {name!r}; known: {known}")
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def quality(cfg, y_true, scores):
+    """(metric name, value): test AUC for binary, RMSE for regression."""
+    if cfg.binary:
+        from sklearn.metrics import roc_auc_score
+        return "auc", float(roc_auc_score(y_true, scores))
+    return "rmse", float(np.sqrt(np.mean((np.asarray(y_true, np.float64) - scores) ** 2)))

@@ -1,0 +1,85 @@
+"""Run one library on one data set in this (fresh) process; run.py starts it.
+
+    python worker.py SPEC.json RESULT.json
+
+Order of work: import the library, load the ``.npy`` data into memory, note
+the peak RSS so far (``base_rss_mib``), then time the fit and the predictions
+and note the peak RSS again. Peak RSS is ``getrusage(RUSAGE_SELF).ru_maxrss``,
+this process's high-water mark of resident memory, so it includes the
+interpreter, the imported library and the data, and nothing of other processes.
+"""
+import json
+import resource
+import sys
+import time
+
+import numpy as np
+
+from runners import RUNNERS, Config, estimator_scores, quality
+
+
+def peak_rss_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0   # Linux: KiB
+
+
+def fit_predict(runner, cfg, data, spec):
+    """Time fit (with binning) and predict on the test rows; score the predictions."""
+    with runner.threads(cfg):
+        t0 = time.perf_counter()
+        model, bin_seconds = runner.fit(cfg, data["X_train"], data["y_train"])
+        fit_seconds = time.perf_counter() - t0
+        fit_rss = peak_rss_mib()
+        predict_times = []
+        for _ in range(spec.get("predict_repeats", 3)):
+            t0 = time.perf_counter()
+            scores = runner.predict(cfg, model, data["X_test"])
+            predict_times.append(time.perf_counter() - t0)
+    metric, value = quality(cfg, data["y_test"], scores)
+    return {"fit_seconds": fit_seconds, "bin_seconds": bin_seconds,
+            "predict_seconds": min(predict_times), "predict_seconds_all": predict_times,
+            "fit_peak_rss_mib": fit_rss, "metric": metric, "score": value}
+
+
+def latency(runner, cfg, data, spec):
+    """Median/percentile wall time of ``estimator.predict(one_row)`` over many calls."""
+    X_test = data["X_test"]
+    with runner.threads(cfg):
+        model = runner.estimator(cfg).fit(data["X_train"], data["y_train"])
+        scores = estimator_scores(cfg, model, X_test)
+        rows = [X_test[i:i + 1] for i in range(min(len(X_test), 1000))]
+        for i in range(spec.get("latency_warmup", 50)):
+            model.predict(rows[i % len(rows)])
+        calls = spec.get("latency_calls", 2000)
+        times_ns = np.empty(calls, dtype=np.int64)
+        for i in range(calls):
+            row = rows[i % len(rows)]
+            t0 = time.perf_counter_ns()
+            model.predict(row)
+            times_ns[i] = time.perf_counter_ns() - t0
+    us = times_ns / 1000.0
+    metric, value = quality(cfg, data["y_test"], scores)
+    return {"latency_us_median": float(np.median(us)), "latency_us_p90": float(np.percentile(us, 90)),
+            "latency_us_p99": float(np.percentile(us, 99)), "latency_us_min": float(us.min()),
+            "latency_calls": calls, "metric": metric, "score": value}
+
+
+MODES = {"fit-predict": fit_predict, "latency": latency}
+
+
+def main(spec_path, result_path):
+    with open(spec_path) as f:
+        spec = json.load(f)
+    runner = RUNNERS[spec["lib"]]
+    cfg = Config(**spec["config"])
+    version = runner.load()
+    data = {key: np.load(path) for key, path in spec["data"].items()}
+    base_rss = peak_rss_mib()
+    result = MODES[spec["mode"]](runner, cfg, data, spec)
+    result.update(lib=runner.name, version=str(version), status="ok",
+                  base_rss_mib=base_rss, peak_rss_mib=peak_rss_mib())
+    with open(result_path, "w") as f:
+        json.dump(result, f)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])

@@ -1,0 +1,122 @@
+"""Cross-library oracles: on pre-binned data with equal parameters gbtree must
+grow the trees XGBoost (``hist``) and LightGBM grow, and on real data it must
+be as accurate as XGBoost."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_friedman1
+from sklearn.metrics import mean_squared_error, roc_auc_score
+from sklearn.model_selection import train_test_split
+
+from conftest import data_file
+from gbtree import GBTClassifier, GBTRegressor
+
+xgb = pytest.importorskip("xgboost")
+lgb = pytest.importorskip("lightgbm")
+
+POLICIES = {
+    "depthwise": dict(grow_policy="depthwise", max_depth=5),
+    "lossguide": dict(grow_policy="lossguide", max_depth=0, max_leaves=20),
+}
+REGULARISERS = [{}, dict(reg_lambda=5.0), dict(reg_alpha=2.0), dict(gamma=3.0),
+                dict(min_child_weight=30.0), dict(max_delta_step=0.05)]
+
+
+def _prebinned(seed=0, n=5000, p=8, n_values=40, classification=False):
+    """Integer features below max_bin: every library sees the same bins."""
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, n_values, size=(n, p)).astype(np.float64)
+    signal = np.sin(X[:, 0] / 5) + X[:, 1] / 20 + (X[:, 2] > 20) - 0.5 * (X[:, 3] < 5)
+    if classification:
+        return X, (signal + rng.logistic(scale=0.5, size=n) > 1.0).astype(int)
+    return X, signal + rng.normal(scale=0.3, size=n)
+
+
+def _xgb_model(Est, params, base_margin_value, classification):
+    base_score = 1 / (1 + np.exp(-base_margin_value)) if classification else base_margin_value
+    return Est(tree_method="hist", max_bin=256, base_score=base_score, n_jobs=2, **params)
+
+
+def _fraction_close(a, b, rtol):
+    return np.isclose(a, b, rtol=rtol, atol=1e-7).mean()
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("reg", REGULARISERS, ids=lambda r: ",".join(f"{k}={v}" for k, v in r.items()) or "plain")
+@pytest.mark.parametrize("classification", [False, True], ids=["regression", "binary"])
+def test_one_tree_matches_xgboost(policy, reg, classification):
+    X, y = _prebinned(classification=classification)
+    params = dict(n_estimators=1, learning_rate=0.3, **POLICIES[policy], **reg)
+    Est, XEst = (GBTClassifier, xgb.XGBClassifier) if classification else (GBTRegressor, xgb.XGBRegressor)
+    ours = Est(**params).fit(X, y)
+    base = float(ours._ensemble.base_score[0])
+    theirs = _xgb_model(XEst, params, base, classification).fit(X, y)
+    if classification:
+        a, b = ours.decision_function(X), theirs.predict(X, output_margin=True)
+    else:
+        a, b = ours.predict(X), theirs.predict(X)
+    n_leaves_xgb = (theirs.get_booster().trees_to_dataframe()["Feature"] == "Leaf").sum()
+    assert (ours._ensemble.nodes["is_leaf"] == 1).sum() == n_leaves_xgb
+    assert _fraction_close(a, b, 1e-5) >= 0.99
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("classification", [False, True], ids=["regression", "binary"])
+def test_fifty_rounds_match_xgboost(policy, classification):
+    X, y = _prebinned(seed=1, classification=classification)
+    params = dict(n_estimators=50, learning_rate=0.3, **POLICIES[policy])
+    Est, XEst = (GBTClassifier, xgb.XGBClassifier) if classification else (GBTRegressor, xgb.XGBRegressor)
+    ours = Est(**params).fit(X, y)
+    theirs = _xgb_model(XEst, params, float(ours._ensemble.base_score[0]), classification).fit(X, y)
+    if classification:
+        a, b = ours.decision_function(X), theirs.predict(X, output_margin=True)
+    else:
+        a, b = ours.predict(X), theirs.predict(X)
+    assert _fraction_close(a, b, 1e-3) >= 0.99
+
+
+@pytest.mark.parametrize("reg", [{}, dict(reg_alpha=2.0), dict(gamma=3.0), dict(min_child_weight=30.0)],
+                         ids=lambda r: ",".join(f"{k}={v}" for k, v in r.items()) or "plain")
+def test_one_tree_matches_lightgbm(reg):
+    # LightGBM grows leaf-wise: our lossguide with max_depth=0
+    X, y = _prebinned(seed=2)
+    ours = GBTRegressor(n_estimators=1, learning_rate=0.3, grow_policy="lossguide", max_depth=0,
+                        max_leaves=20, **reg).fit(X, y)
+    base = float(ours._ensemble.base_score[0])
+    theirs = lgb.LGBMRegressor(
+        n_estimators=1, learning_rate=0.3, num_leaves=20, max_depth=-1, reg_lambda=1.0,
+        reg_alpha=reg.get("reg_alpha", 0.0), min_split_gain=reg.get("gamma", 0.0),
+        min_child_weight=reg.get("min_child_weight", 1.0), min_child_samples=0, max_bin=255,
+        min_data_in_bin=1, verbose=-1, n_jobs=1,
+    ).fit(X, y, init_score=np.full(len(y), base))
+    assert _fraction_close(ours.predict(X), theirs.predict(X, raw_score=True) + base, 1e-5) >= 0.99
+
+
+def _higgs():
+    data = np.loadtxt(data_file("binary.train"))
+    weights = np.loadtxt(data_file("binary.train.weight"))
+    return data[:, 1:], data[:, 0].astype(int), weights
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_higgs_auc_matches_xgboost(weighted):
+    X, y, w = _higgs()
+    Xtr, Xte, ytr, yte, wtr, wte = train_test_split(X, y, w, test_size=0.3, random_state=0, stratify=y)
+    params = dict(n_estimators=100, learning_rate=0.1, max_depth=6)
+    fit_w = wtr if weighted else None
+    ours = GBTClassifier(**params).fit(Xtr, ytr, sample_weight=fit_w)
+    theirs = xgb.XGBClassifier(tree_method="hist", max_bin=255, n_jobs=2, **params).fit(Xtr, ytr, sample_weight=fit_w)
+    auc_ours = roc_auc_score(yte, ours.predict_proba(Xte)[:, 1])
+    auc_theirs = roc_auc_score(yte, theirs.predict_proba(Xte)[:, 1])
+    assert auc_ours > 0.75   # the HIGGS sample is learnable, not saturated
+    assert auc_ours >= auc_theirs - 0.005
+
+
+def test_friedman_rmse_matches_xgboost():
+    X, y = make_friedman1(n_samples=20_000, noise=1.0, random_state=0)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
+    params = dict(n_estimators=200, learning_rate=0.1, max_depth=4)
+    ours = GBTRegressor(**params).fit(Xtr, ytr)
+    theirs = xgb.XGBRegressor(tree_method="hist", max_bin=255, n_jobs=2, **params).fit(Xtr, ytr)
+    rmse_ours = mean_squared_error(yte, ours.predict(Xte)) ** 0.5
+    rmse_theirs = mean_squared_error(yte, theirs.predict(Xte)) ** 0.5
+    assert rmse_ours <= rmse_theirs * 1.01

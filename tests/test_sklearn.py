@@ -1,0 +1,265 @@
+import io
+import pickle
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, make_classification
+from sklearn.model_selection import GridSearchCV, cross_val_score, train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from gbtree import GBTClassifier, GBTRegressor
+
+# Checks that cannot pass, each with the reason. (None today: the dict is the
+# place to record one, so that nothing is skipped silently.)
+EXPECTED_FAILED_CHECKS = {}
+
+
+@parametrize_with_checks(
+    [GBTRegressor(n_estimators=10), GBTClassifier(n_estimators=10)],
+    expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS.get(type(est).__name__, {}),
+)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def binary():
+    X, y = load_breast_cancer(return_X_y=True)
+    return train_test_split(X, y, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def regression():
+    X, y = load_diabetes(return_X_y=True)
+    return train_test_split(X, y, random_state=0)
+
+
+# ---------------------------------------------------------------- ecosystem
+def test_clone_pipeline_and_grid_search(binary):
+    Xtr, Xte, ytr, yte = binary
+    est = GBTClassifier(n_estimators=20)
+    cloned = clone(est)
+    assert cloned.get_params() == est.get_params() and cloned is not est
+    pipe = make_pipeline(StandardScaler(), GBTClassifier(n_estimators=30)).fit(Xtr, ytr)
+    assert pipe.score(Xte, yte) > 0.9
+    grid = GridSearchCV(GBTClassifier(n_estimators=20), {"max_depth": [2, 4], "learning_rate": [0.1, 0.3]},
+                        cv=3, n_jobs=2).fit(Xtr, ytr)
+    assert set(grid.best_params_) == {"max_depth", "learning_rate"}
+    assert grid.score(Xte, yte) > 0.9
+    assert cross_val_score(GBTRegressor(n_estimators=20), *load_diabetes(return_X_y=True), cv=3).mean() > 0.2
+
+
+def test_inner_threads_follow_joblib_limits():
+    # each loky worker of GridSearchCV(n_jobs=2) gets cpu_count // 2 OpenMP threads
+    from joblib import Parallel, delayed
+    from gbtree._threads import effective_n_threads
+
+    from joblib import cpu_count
+    seen = Parallel(n_jobs=2, backend="loky")(delayed(effective_n_threads)(None) for _ in range(2))
+    assert all(s == max(1, cpu_count() // 2) for s in seen)
+
+
+@pytest.mark.parametrize("Est,data", [(GBTRegressor, "regression"), (GBTClassifier, "binary")])
+def test_pickle_and_joblib_round_trip(Est, data, request):
+    Xtr, Xte, ytr, yte = request.getfixturevalue(data)
+    model = Est(n_estimators=30).fit(Xtr, ytr)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict(Xte), model.predict(Xte))
+    buf = io.BytesIO()
+    joblib.dump(model, buf)
+    buf.seek(0)
+    loaded = joblib.load(buf)
+    np.testing.assert_array_equal(loaded.predict(Xte), model.predict(Xte))
+    if Est is GBTClassifier:
+        np.testing.assert_array_equal(loaded.predict_proba(Xte), model.predict_proba(Xte))
+
+
+# ---------------------------------------------------------------- estimator behaviour
+def test_regressor_learns_as_well_as_scikit_learn(regression):
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    Xtr, Xte, ytr, yte = regression
+    model = GBTRegressor(n_estimators=100, max_depth=3, learning_rate=0.05).fit(Xtr, ytr)
+    hgb = HistGradientBoostingRegressor(max_iter=100, max_depth=3, learning_rate=0.05,
+                                        early_stopping=False).fit(Xtr, ytr)
+    assert model.score(Xte, yte) > hgb.score(Xte, yte) - 0.03
+    assert model.n_estimators_ == 100 and model.n_trees_ == 100
+
+
+def test_multiclass_with_string_labels():
+    X, y = load_iris(return_X_y=True)
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    model = GBTClassifier(n_estimators=20).fit(X, labels)
+    np.testing.assert_array_equal(model.classes_, ["setosa", "versicolor", "virginica"])
+    assert model.n_trees_ == 60   # one tree per class per round
+    proba = model.predict_proba(X)
+    assert proba.shape == (150, 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert (model.predict(X) == labels).mean() > 0.95
+    assert model.decision_function(X).shape == (150, 3)
+
+
+def test_binary_decision_function_is_the_log_odds(binary):
+    Xtr, Xte, ytr, yte = binary
+    model = GBTClassifier(n_estimators=10).fit(Xtr, ytr.astype(bool))
+    np.testing.assert_array_equal(model.classes_, [False, True])
+    d = model.decision_function(Xte)
+    np.testing.assert_allclose(model.predict_proba(Xte)[:, 1], 1 / (1 + np.exp(-d)))
+    np.testing.assert_array_equal(model.predict(Xte), d > 0)
+
+
+def test_starting_value_is_the_class_prior():
+    y = np.array([0] * 30 + [1] * 10)
+    X = np.zeros((40, 1))
+    model = GBTClassifier(n_estimators=1).fit(X, y)   # constant X: no split possible
+    np.testing.assert_allclose(model.predict_proba(X)[:, 1], 0.25)
+    reg = GBTRegressor(n_estimators=3).fit(X, np.arange(40.0), sample_weight=np.r_[np.ones(20), np.zeros(20)])
+    np.testing.assert_allclose(reg.predict(X[:1]), 9.5)
+
+
+def test_sample_weight_changes_the_model():
+    X, y = make_classification(2000, 5, flip_y=0.5, random_state=0)   # noisy: no saturation
+    w = np.where(y == 1, 10.0, 1.0)
+    plain = GBTClassifier(n_estimators=20).fit(X, y)
+    weighted = GBTClassifier(n_estimators=20).fit(X, y, sample_weight=w)
+    assert weighted.predict_proba(X)[:, 1].mean() > plain.predict_proba(X)[:, 1].mean() + 0.1
+    # integer weights are the same as repeating rows
+    w_int = np.random.RandomState(0).randint(0, 3, size=len(y))
+    a = GBTClassifier(n_estimators=10).fit(X, y, sample_weight=w_int)
+    b = GBTClassifier(n_estimators=10).fit(np.repeat(X, w_int, axis=0), np.repeat(y, w_int))
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-5)
+
+
+def test_feature_importances_follow_the_signal():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(3000, 5))
+    y = 5 * X[:, 2] + X[:, 4] + rng.normal(scale=0.1, size=3000)
+    imp = GBTRegressor(n_estimators=30).fit(X, y).feature_importances_
+    np.testing.assert_allclose(imp.sum(), 1.0)
+    assert np.argmax(imp) == 2 and imp[4] > imp[[0, 1, 3]].max()
+    assert (GBTRegressor(n_estimators=2).fit(np.zeros((10, 3)), np.arange(10.0)).feature_importances_ == 0).all()
+
+
+def test_dataframe_feature_names():
+    pd = pytest.importorskip("pandas")
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    model = GBTRegressor(n_estimators=5).fit(X, y)
+    np.testing.assert_array_equal(model.feature_names_in_, X.columns)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        np.testing.assert_array_equal(model.predict(X), model.predict(X.to_numpy()))
+
+
+def test_missing_values_are_accepted_and_used():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(4000, 2))
+    y = (X[:, 0] > 0).astype(int)
+    X[y == 1, 1] = np.nan   # missingness carries the label
+    model = GBTClassifier(n_estimators=5, max_depth=1).fit(X[:, 1:], y)
+    assert model.score(X[:, 1:], y) == 1.0
+
+
+def test_max_depth_and_max_leaves_shape_the_trees():
+    X, y = make_classification(5000, 10, random_state=0)
+    m = GBTClassifier(n_estimators=5, max_depth=2).fit(X, y)
+    assert m._ensemble.nodes["depth"].max() == 2
+    lg = GBTClassifier(n_estimators=5, grow_policy="lossguide", max_depth=0, max_leaves=5).fit(X, y)
+    for t in range(5):
+        assert (lg._ensemble.tree(t)["is_leaf"] == 1).sum() == 5
+    big_gamma = GBTClassifier(n_estimators=3, gamma=1e9).fit(X, y)
+    assert big_gamma._ensemble.nodes.shape[0] == 3   # every tree is a single leaf
+
+
+def test_learning_rate_scales_the_first_tree():
+    X, y = make_classification(1000, 4, random_state=0)
+    a = GBTRegressor(n_estimators=1, learning_rate=0.1).fit(X, y.astype(float))
+    b = GBTRegressor(n_estimators=1, learning_rate=0.3).fit(X, y.astype(float))
+    np.testing.assert_allclose(3 * a._ensemble.nodes["value"], b._ensemble.nodes["value"])
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.mark.parametrize("Est", [GBTRegressor, GBTClassifier])
+@pytest.mark.parametrize("bad_y,match", [(np.nan, "y contains NaN"), (np.inf, "y contains infinity")])
+def test_nan_or_inf_labels_are_rejected(Est, bad_y, match):
+    X = np.random.RandomState(0).normal(size=(20, 2))
+    y = np.r_[np.zeros(10), np.ones(10)]
+    y[3] = bad_y
+    with pytest.raises(ValueError, match=match):
+        Est(n_estimators=2).fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [GBTRegressor, GBTClassifier])
+def test_bad_shapes_and_weights_are_rejected(Est):
+    rng = np.random.RandomState(0)
+    X, y = rng.normal(size=(20, 3)), np.r_[np.zeros(10), np.ones(10)]
+    est = Est(n_estimators=2)
+    with pytest.raises(ValueError, match="0 sample"):
+        est.fit(np.empty((0, 3)), np.empty(0))
+    with pytest.raises(ValueError, match="Expected 2D array"):
+        est.fit(X[:, 0], y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        est.fit(X, y[:-1])
+    with pytest.raises(ValueError, match="sample_weight"):
+        est.fit(X, y, sample_weight=np.ones(19))
+    with pytest.raises(ValueError, match="Negative values in data passed to `sample_weight`"):
+        est.fit(X, y, sample_weight=-np.ones(20))
+    with pytest.raises(ValueError, match="Sample weights must contain at least one non-zero"):
+        est.fit(X, y, sample_weight=np.zeros(20))
+    with pytest.raises(ValueError, match="contains NaN"):
+        est.fit(X, y, sample_weight=np.r_[np.nan, np.ones(19)])
+    est.fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 features, but .* is expecting 3"):
+        est.predict(X[:, :2])
+    X_str = X.astype(object)
+    X_str[0, 0] = "a"
+    with pytest.raises(ValueError, match="could not convert string to float"):
+        est.predict(X_str)
+
+
+def test_single_class_is_rejected():
+    with pytest.raises(ValueError, match="at least two classes"):
+        GBTClassifier().fit(np.zeros((5, 2)), ["a"] * 5)
+
+
+def test_continuous_labels_are_rejected_by_the_classifier():
+    with pytest.raises(ValueError, match="Unknown label type"):
+        GBTClassifier().fit(np.zeros((5, 2)), [0.1, 0.2, 0.3, 0.4, 0.5])
+
+
+def test_sparse_input_is_refused_clearly():
+    sp = pytest.importorskip("scipy.sparse")
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        GBTRegressor().fit(sp.random(20, 3, format="csr"), np.arange(20.0))
+
+
+@pytest.mark.parametrize("param,value,error", [
+    ("n_estimators", 0, ValueError), ("n_estimators", 2.5, TypeError),
+    ("learning_rate", 0.0, ValueError), ("learning_rate", "fast", TypeError),
+    ("learning_rate", np.nan, ValueError),
+    ("max_depth", -1, ValueError), ("max_leaves", 1, ValueError), ("max_leaves", -3, ValueError),
+    ("grow_policy", "levelwise", ValueError), ("max_bin", 1, ValueError), ("max_bin", 257, ValueError),
+    ("min_child_weight", -1.0, ValueError), ("reg_lambda", -0.1, ValueError),
+    ("reg_alpha", -1, ValueError), ("gamma", -1, ValueError), ("max_delta_step", -1, ValueError),
+    ("n_jobs", 0, ValueError), ("verbosity", 7, ValueError), ("random_state", "seed", ValueError),
+])
+def test_invalid_parameters_name_themselves(param, value, error):
+    X, y = make_classification(50, 3, n_informative=2, n_redundant=0, random_state=0)
+    with pytest.raises(error, match=param if param != "random_state" else "seed"):
+        GBTClassifier(**{param: value}).fit(X, y)
+
+
+def test_unbounded_trees_are_rejected():
+    X, y = make_classification(50, 3, n_informative=2, n_redundant=0, random_state=0)
+    with pytest.raises(ValueError, match="max_depth and max_leaves"):
+        GBTClassifier(max_depth=0, max_leaves=0).fit(X, y)
+
+
+def test_verbosity_prints(capsys):
+    X, y = make_classification(100, 3, n_informative=2, n_redundant=0, random_state=0)
+    GBTClassifier(n_estimators=3, verbosity=2).fit(X, y)
+    out = capsys.readouterr().out
+    assert out.count("round") == 3 and "binning" in out
+    GBTClassifier(n_estimators=3).fit(X, y)
+    assert capsys.readouterr().out == ""

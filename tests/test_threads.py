@@ -1,0 +1,65 @@
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+from gbtree import GBTClassifier, GBTRegressor
+from gbtree._openmp_helpers import openmp_enabled
+from gbtree._threads import effective_n_threads
+from joblib import cpu_count
+
+needs_openmp = pytest.mark.skipif(not openmp_enabled(), reason="built without OpenMP: always 1 thread")
+
+
+@needs_openmp
+def test_n_jobs_resolution():
+    all_cores = min(cpu_count(), effective_n_threads(None))
+    assert effective_n_threads(-1) == all_cores
+    assert effective_n_threads(3) == 3
+    assert effective_n_threads(-2) == max(1, all_cores - 1)
+    for bad in (0, 1.5, "2", True):
+        with pytest.raises(ValueError, match="n_jobs"):
+            effective_n_threads(bad)
+
+
+@needs_openmp
+def test_threadpoolctl_limit_is_respected():
+    with threadpool_limits(limits=1, user_api="openmp"):
+        assert effective_n_threads(None) == 1
+        assert effective_n_threads(-1) == 1
+
+
+@needs_openmp
+def test_omp_num_threads_is_respected():
+    code = "from gbtree._threads import effective_n_threads as e; print(e(None), e(-1))"
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["1", "1"]
+
+
+@pytest.mark.parametrize("Est,make_y", [
+    (GBTRegressor, lambda X, rng: X[:, 0] * 2 + np.sin(X[:, 1] * 3) + rng.normal(size=len(X))),
+    (GBTClassifier, lambda X, rng: (X[:, 0] + X[:, 1] ** 2 + rng.logistic(size=len(X)) > 1).astype(int)),
+    (GBTClassifier, lambda X, rng: np.digitize(X[:, 0] + rng.normal(size=len(X)), [-1, 0, 1])),
+])
+@pytest.mark.parametrize("grow_policy", ["depthwise", "lossguide"])
+def test_model_is_bit_identical_across_n_jobs(Est, make_y, grow_policy):
+    # 120k rows: the row-chunked histogram and the parallel partition are both used
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(120_000, 6)).astype(np.float32)
+    X[rng.rand(*X.shape) < 0.02] = np.nan
+    y = make_y(np.nan_to_num(X), rng)
+    w = rng.uniform(0.5, 2, size=len(X))
+    kw = dict(n_estimators=8, grow_policy=grow_policy, max_leaves=31 if grow_policy == "lossguide" else 0)
+    models = [Est(n_jobs=n, **kw).fit(X, y, sample_weight=w) for n in (1, 2, 3)]
+    ref = models[0]._ensemble
+    for m in models[1:]:
+        assert m._ensemble.nodes.tobytes() == ref.nodes.tobytes()
+        np.testing.assert_array_equal(m._ensemble.base_score, ref.base_score)
+    preds = [m._ensemble.predict_raw(X[:5000], n_threads=n) for n, m in zip((1, 2, 3), models)]
+    for p in preds[1:]:
+        np.testing.assert_array_equal(p, preds[0])
