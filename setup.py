@@ -51,6 +51,11 @@ def _openmp_flags(compiler):
 
 
 class BuildExt(build_ext):
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:   # pip gives no -j: compile the modules side by side
+            self.parallel = os.cpu_count() or 1
+
     def build_extensions(self):
         cflags, lflags = _openmp_flags(self.compiler)
         if not cflags:

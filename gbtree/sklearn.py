@@ -138,7 +138,11 @@ class _GBTModel(BaseEstimator):
     def _fit(self, X, y, sample_weight, objective):
         params = self._boost_params()
         n_threads = effective_n_threads(self.n_jobs)
-        rng = check_random_state(self.random_state)
+        try:
+            rng = check_random_state(self.random_state)
+        except ValueError as exc:
+            raise ValueError(f"random_state must be None, an int or a RandomState instance, "
+                             f"got {self.random_state!r}") from exc
         self._ensemble, self.fit_info_ = booster.train(
             X, y, objective, params, sample_weight=sample_weight, n_threads=n_threads,
             random_state=rng)

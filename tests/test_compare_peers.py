@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_friedman1
 from sklearn.metrics import mean_squared_error, roc_auc_score
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from conftest import data_file
 from gbtree import GBTClassifier, GBTRegressor
@@ -99,16 +99,22 @@ def _higgs():
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_higgs_auc_matches_xgboost(weighted):
+    # Held-out AUC on 1,400 rows has a standard error near 0.01, and a single split moves
+    # either library by more than the 0.005 tolerance depending on where 255 bin edges fall
+    # on 5,600 rows (XGBoost trained on our bins reproduces our AUC exactly). So every row is
+    # held out once: the mean over 5 stratified folds is compared, which halves the noise.
     X, y, w = _higgs()
-    Xtr, Xte, ytr, yte, wtr, wte = train_test_split(X, y, w, test_size=0.3, random_state=0, stratify=y)
     params = dict(n_estimators=100, learning_rate=0.1, max_depth=6)
-    fit_w = wtr if weighted else None
-    ours = GBTClassifier(**params).fit(Xtr, ytr, sample_weight=fit_w)
-    theirs = xgb.XGBClassifier(tree_method="hist", max_bin=255, n_jobs=2, **params).fit(Xtr, ytr, sample_weight=fit_w)
-    auc_ours = roc_auc_score(yte, ours.predict_proba(Xte)[:, 1])
-    auc_theirs = roc_auc_score(yte, theirs.predict_proba(Xte)[:, 1])
-    assert auc_ours > 0.75   # the HIGGS sample is learnable, not saturated
-    assert auc_ours >= auc_theirs - 0.005
+    ours, theirs = [], []
+    for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
+        fit_w = w[train] if weighted else None
+        a = GBTClassifier(**params).fit(X[train], y[train], sample_weight=fit_w)
+        b = xgb.XGBClassifier(tree_method="hist", max_bin=255, n_jobs=2, **params).fit(
+            X[train], y[train], sample_weight=fit_w)
+        ours.append(roc_auc_score(y[test], a.predict_proba(X[test])[:, 1]))
+        theirs.append(roc_auc_score(y[test], b.predict_proba(X[test])[:, 1]))
+    assert np.mean(ours) > 0.75   # the HIGGS sample is learnable, not saturated
+    assert np.mean(ours) >= np.mean(theirs) - 0.005
 
 
 def test_friedman_rmse_matches_xgboost():

@@ -246,7 +246,7 @@ def test_sparse_input_is_refused_clearly():
 ])
 def test_invalid_parameters_name_themselves(param, value, error):
     X, y = make_classification(50, 3, n_informative=2, n_redundant=0, random_state=0)
-    with pytest.raises(error, match=param if param != "random_state" else "seed"):
+    with pytest.raises(error, match=param):
         GBTClassifier(**{param: value}).fit(X, y)
 
 
