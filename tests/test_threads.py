@@ -33,11 +33,13 @@ def test_threadpoolctl_limit_is_respected():
 
 
 @needs_openmp
-def test_omp_num_threads_is_respected():
+def test_omp_num_threads_is_respected(tmp_path):
     code = "from gbtree._threads import effective_n_threads as e; print(e(None), e(-1))"
     env = dict(os.environ, OMP_NUM_THREADS="1")
+    # cwd away from the checkout, so that the child imports the same gbtree as this process
+    # (from the checkout root, ``python -c`` would find the unbuilt source folder first)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True).stdout.split()
+                         check=True, cwd=tmp_path).stdout.split()
     assert out == ["1", "1"]
 
 
