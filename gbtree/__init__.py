@@ -1,4 +1,16 @@
 """gbtree: gradient-boosted trees with Cython/OpenMP histogram kernels and a scikit-learn API."""
+try:
+    from ._typedefs import NODE_DTYPE as _NODE_DTYPE  # noqa: F401  (is the build there?)
+except ImportError as exc:  # pragma: no cover - only in an unbuilt source checkout
+    import os as _os
+
+    raise ImportError(
+        f"gbtree's compiled extensions are missing from {_os.path.dirname(__file__)}: this is "
+        "the unbuilt source folder (Python imports it first when run from the repository "
+        "root). Build it in place with `pip install -e .`, or run from another directory "
+        "to use the installed gbtree."
+    ) from exc
+
 from .sklearn import GBTClassifier, GBTRegressor
 
 __version__ = "0.1.0"
