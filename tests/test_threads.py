@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
+import gbtree
 from gbtree import GBTClassifier, GBTRegressor
 from gbtree._openmp_helpers import openmp_enabled
 from gbtree._threads import effective_n_threads
@@ -35,9 +36,11 @@ def test_threadpoolctl_limit_is_respected():
 @needs_openmp
 def test_omp_num_threads_is_respected(tmp_path):
     code = "from gbtree._threads import effective_n_threads as e; print(e(None), e(-1))"
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    # cwd away from the checkout, so that the child imports the same gbtree as this process
-    # (from the checkout root, ``python -c`` would find the unbuilt source folder first)
+    # the child must import the same gbtree as this process, wherever that lives
+    here = os.path.dirname(os.path.dirname(gbtree.__file__))
+    env = dict(os.environ, OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]))
+    # cwd away from the checkout: from its root, ``python -c`` would find the source folder first
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True, cwd=tmp_path).stdout.split()
     assert out == ["1", "1"]
