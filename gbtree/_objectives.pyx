@@ -75,3 +75,96 @@ def softmax_grad(const double[::1] y, const double[:, ::1] raw, const double[::1
                 h = MIN_HESS
             grad[k, i] = <G_H_C>(wi * (p - (1.0 if k == yi else 0.0)))
             hess[k, i] = <G_H_C>(wi * h)
+
+
+def absolute_error_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
+                        bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads):
+    """``L = |y - F|``: ``g = w sign(F - y)``, ``h = w`` (leaves are refit to the median)."""
+    cdef Py_ssize_t i, n = y.shape[0]
+    cdef double wi, d
+    if n < MIN_PARALLEL_ROWS:
+        n_threads = 1
+    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
+        wi = w[i] if weighted else 1.0
+        d = raw[i, 0] - y[i]
+        grad[0, i] = <G_H_C>(wi * (1.0 if d > 0 else (-1.0 if d < 0 else 0.0)))
+        hess[0, i] = <G_H_C>wi
+
+
+def quantile_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
+                  bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads,
+                  double alpha):
+    """Pinball loss: ``g = w (1 - alpha)`` if F > y, ``-w alpha`` if F < y; ``h = w``."""
+    cdef Py_ssize_t i, n = y.shape[0]
+    cdef double wi, d
+    if n < MIN_PARALLEL_ROWS:
+        n_threads = 1
+    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
+        wi = w[i] if weighted else 1.0
+        d = raw[i, 0] - y[i]
+        grad[0, i] = <G_H_C>(wi * ((1.0 - alpha) if d > 0 else (-alpha if d < 0 else 0.0)))
+        hess[0, i] = <G_H_C>wi
+
+
+def huber_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
+               bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads,
+               double delta):
+    """Huber: ``g = w (F - y)`` within ``delta``, ``w delta sign(F - y)`` beyond; ``h = w``."""
+    cdef Py_ssize_t i, n = y.shape[0]
+    cdef double wi, d
+    if n < MIN_PARALLEL_ROWS:
+        n_threads = 1
+    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
+        wi = w[i] if weighted else 1.0
+        d = raw[i, 0] - y[i]
+        if d > delta:
+            d = delta
+        elif d < -delta:
+            d = -delta
+        grad[0, i] = <G_H_C>(wi * d)
+        hess[0, i] = <G_H_C>wi
+
+
+def poisson_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
+                 bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads,
+                 double hess_shift):
+    """``L = exp(F) - y F``: ``g = w (exp(F) - y)``, ``h = w exp(F + hess_shift)``."""
+    cdef Py_ssize_t i, n = y.shape[0]
+    cdef double wi, mu
+    if n < MIN_PARALLEL_ROWS:
+        n_threads = 1
+    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
+        wi = w[i] if weighted else 1.0
+        mu = exp(raw[i, 0])
+        grad[0, i] = <G_H_C>(wi * (mu - y[i]))
+        hess[0, i] = <G_H_C>(wi * exp(raw[i, 0] + hess_shift))
+
+
+def gamma_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
+               bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads):
+    """``L = y exp(-F) + F``: ``g = w (1 - y exp(-F))``, ``h = w y exp(-F)``."""
+    cdef Py_ssize_t i, n = y.shape[0]
+    cdef double wi, t
+    if n < MIN_PARALLEL_ROWS:
+        n_threads = 1
+    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
+        wi = w[i] if weighted else 1.0
+        t = y[i] * exp(-raw[i, 0])
+        grad[0, i] = <G_H_C>(wi * (1.0 - t))
+        hess[0, i] = <G_H_C>(wi * (t if t > MIN_HESS else MIN_HESS))
+
+
+def tweedie_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
+                 bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads,
+                 double power):
+    """``L = -y e^{(1-p)F}/(1-p) + e^{(2-p)F}/(2-p)``, variance power p in (1, 2)."""
+    cdef Py_ssize_t i, n = y.shape[0]
+    cdef double wi, a, b
+    if n < MIN_PARALLEL_ROWS:
+        n_threads = 1
+    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
+        wi = w[i] if weighted else 1.0
+        a = exp((1.0 - power) * raw[i, 0])
+        b = exp((2.0 - power) * raw[i, 0])
+        grad[0, i] = <G_H_C>(wi * (b - y[i] * a))
+        hess[0, i] = <G_H_C>(wi * ((2.0 - power) * b - (1.0 - power) * y[i] * a))

@@ -4,7 +4,11 @@
 computes gradients and hessians at the current raw prediction and grows one
 tree per output on them; each tree's leaf values (times the learning rate) are
 added to the raw predictions of the training rows straight from the grower's
-row partition.
+row partition. Objectives that refit leaves (absolute error, quantile, Huber)
+replace the Newton values by their line search on the same partition. After
+each round the eval sets' raw predictions get the round's trees, the metrics
+are recorded, and the callbacks (early stopping, logging, schedules) may stop
+the loop.
 """
 import time
 from dataclasses import dataclass
@@ -14,7 +18,8 @@ import numpy as np
 from ._grower import TreeGrower
 from ._typedefs import G_H_DTYPE
 from .binning import BinMapper
-from .tree import TreeEnsemble
+from .callback import LogEvaluation, TrainingState
+from .tree import TreeEnsemble, add_trees_to_raw
 
 
 @dataclass
@@ -33,9 +38,41 @@ class BoostParams:
     gamma: float = 0.0
     max_delta_step: float = 0.0
     verbosity: int = 0
+    log_period: int = 10
 
 
-def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state=None):
+class EvalSet:
+    """A validation data set and its running raw predictions."""
+
+    def __init__(self, name, X, y, sample_weight):
+        self.name, self.X, self.y, self.sample_weight = name, X, y, sample_weight
+        self.raw = None
+
+
+def _leaf_of_row(grower, nodes):
+    """Compact leaf number (0..L-1) of every training row, from the grower's partition."""
+    rows, starts, ends = grower.leaf_rows()
+    leaves = np.flatnonzero(nodes["is_leaf"])
+    order = np.argsort(starts[leaves])   # leaf segments tile the partition array
+    leaf_of_pos = np.repeat(order.astype(np.intp), (ends - starts)[leaves][order])
+    leaf_of_row = np.empty(rows.shape[0], dtype=np.intp)
+    leaf_of_row[rows] = leaf_of_pos
+    return leaves, leaf_of_row
+
+
+def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learning_rate):
+    """Replace the Newton leaf values by the objective's line search on each leaf's rows."""
+    leaves, leaf_of_row = _leaf_of_row(grower, nodes)
+    best = objective.refit_leaves(y, raw_before, sample_weight, leaf_of_row, leaves.shape[0])
+    values = nodes["value"][leaves]
+    refit = ~np.isnan(best)   # a leaf whose rows all have zero weight keeps its value
+    values[refit] = learning_rate * best[refit]
+    nodes["value"][leaves] = values
+    raw[:, k] = raw_before + values[leaf_of_row]
+
+
+def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state=None,
+          eval_sets=(), metrics=(), callbacks=()):
     """Fit a boosted ensemble.
 
     Parameters
@@ -47,11 +84,15 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     sample_weight : ndarray (n_rows,) or None
     n_threads : int
     random_state : numpy.random.RandomState (drives the binning subsample)
+    eval_sets : list of EvalSet, evaluated after every round with each of ``metrics``
+    metrics : list of metrics.Metric
+    callbacks : list of callback.Callback (hooks before / after each round)
 
     Returns
     -------
     ensemble : TreeEnsemble
-    info : dict with ``bin_seconds``, ``boost_seconds``, ``train_loss`` (if verbose)
+    info : dict with ``bin_seconds``, ``boost_seconds``, ``n_rounds`` (rounds built),
+        ``evals_result``, ``best_iteration``, ``best_score``
     """
     t0 = time.perf_counter()
     mapper = BinMapper(params.max_bin, random_state=random_state).fit(X, sample_weight)
@@ -64,6 +105,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     ensemble = TreeEnsemble(X.shape[1], base)
     raw = np.empty((n_rows, K), dtype=np.float64)
     raw[:] = base
+    for ev in eval_sets:
+        ev.raw = np.empty((ev.X.shape[0], K), dtype=np.float64)
+        ev.raw[:] = base
     grad = np.empty((K, n_rows), dtype=G_H_DTYPE)
     hess = np.empty((K, n_rows), dtype=G_H_DTYPE)
     grower = TreeGrower(
@@ -72,18 +116,50 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         params.reg_lambda, params.reg_alpha, params.min_child_weight,
         params.max_delta_step, params.gamma, n_threads,
     )
+    state = TrainingState(params.n_estimators, params.learning_rate, metrics,
+                          [ev.name for ev in eval_sets])
+    callbacks = list(callbacks)
+    if params.verbosity >= 1:
+        period = 1 if params.verbosity >= 2 else params.log_period
+        callbacks.append(LogEvaluation(period, lambda: (objective.name,
+                                                        objective.loss(y, raw, sample_weight))))
+    for cb in callbacks:
+        cb.before_training(state)
+    n_rounds = 0
     for it in range(params.n_estimators):
+        state.iteration = it
+        if any([cb.before_iteration(state) for cb in callbacks]):
+            break
+        lr = state.learning_rate
         objective.gradient(y, raw, sample_weight, grad, hess, n_threads)
+        trees = []
         for k in range(K):
-            nodes = grower.grow(grad[k], hess[k], params.learning_rate, raw, k)
+            raw_before = raw[:, k].copy() if objective.needs_refit else None
+            nodes = grower.grow(grad[k], hess[k], lr, raw, k)
+            if objective.needs_refit:
+                _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, lr)
             ensemble.add_tree(nodes, k)
-        if params.verbosity >= 2:
-            print(f"[gbtree] round {it + 1}/{params.n_estimators} "
-                  f"train-{objective.name}={objective.loss(y, raw, sample_weight):.6g} "
-                  f"elapsed={time.perf_counter() - t0:.3f}s")
+            trees.append(nodes)
+        n_rounds += 1
+        for ev in eval_sets:
+            add_trees_to_raw(ev.X, trees, range(K), ev.raw, n_threads)
+            pred = objective.transform(ev.raw)
+            for m in metrics:
+                state.evals_result[ev.name][m.name].append(m(ev.y, pred, ev.sample_weight))
+        if any([cb.after_iteration(state) for cb in callbacks]):
+            break
+    for cb in callbacks:
+        cb.after_training(state)
     t2 = time.perf_counter()
-    info = {"bin_seconds": t1 - t0, "boost_seconds": t2 - t1}
+    if state.best_iteration is None:
+        state.best_iteration = n_rounds - 1
+        if eval_sets and metrics:
+            state.best_score = state.evals_result[eval_sets[-1].name][metrics[-1].name][-1]
+    info = {"bin_seconds": t1 - t0, "boost_seconds": t2 - t1, "n_rounds": n_rounds,
+            "evals_result": state.evals_result, "best_iteration": state.best_iteration,
+            "best_score": state.best_score}
     if params.verbosity >= 1:
         print(f"[gbtree] binning {info['bin_seconds']:.3f}s, boosting {info['boost_seconds']:.3f}s, "
-              f"{ensemble.n_trees} trees, {int((ensemble.nodes['is_leaf'] == 1).sum())} leaves")
+              f"{n_rounds} iterations, {ensemble.n_trees} trees, "
+              f"{int((ensemble.nodes['is_leaf'] == 1).sum())} leaves")
     return ensemble, info

@@ -3,9 +3,15 @@
 Each objective maps the labels ``y`` (float64, classes already encoded as
 0..K-1) and the raw prediction ``F`` of shape (n_rows, n_outputs) to per-row
 gradients and hessians, gives the starting value ``F0 = argmin_c sum_i w_i
-L(y_i, c)`` and turns raw predictions into the user's scale.
+L(y_i, c)`` and turns raw predictions into the user's scale. Losses whose
+hessian says nothing about the leaf's optimum (absolute error, quantile, Huber)
+re-estimate each leaf on its rows' residuals after the tree is grown
+(Friedman's TreeBoost line search per region): ``refit_leaves``.
 """
+import inspect
+
 import numpy as np
+from scipy.optimize import brentq
 from scipy.special import expit, softmax
 
 from . import _objectives
@@ -17,11 +23,42 @@ def _weighted_mean(y, sample_weight):
     return float(np.average(y, weights=sample_weight))
 
 
+def grouped_weighted_quantile(values, weights, groups, n_groups, alpha):
+    """Per group, the smallest value whose cumulative weight reaches ``alpha`` of the total.
+
+    Vectorised over all groups (one lexsort). Groups with no weight get NaN.
+    """
+    order = np.lexsort((values, groups))
+    g, v = groups[order], values[order]
+    w = np.ones_like(v) if weights is None else weights[order]
+    total = np.bincount(g, weights=w, minlength=n_groups)
+    cum = np.cumsum(w)
+    start = np.searchsorted(g, np.arange(n_groups))
+    before = np.where(start > 0, cum[np.maximum(start - 1, 0)], 0.0)
+    within = cum - before[g]
+    reached = within >= alpha * total[g] * (1 - 1e-12)
+    reached &= w > 0   # a zero-weight row is never the answer
+    out = np.full(n_groups, np.nan)
+    idx = np.flatnonzero(reached)
+    first_groups, first = np.unique(g[idx], return_index=True)
+    out[first_groups] = v[idx[first]]
+    return out
+
+
+def weighted_quantile(values, weights, alpha):
+    """The weighted ``alpha``-quantile of ``values`` (lower, no interpolation)."""
+    groups = np.zeros(values.shape[0], dtype=np.intp)
+    return float(grouped_weighted_quantile(values, weights, groups, 1, alpha)[0])
+
+
 class Objective:
     """Interface of a loss; see the subclasses."""
 
     name = None
     n_outputs = 1
+    default_metric = "rmse"
+    needs_refit = False
+    _kernel_args = ()
 
     def init_raw(self, y, sample_weight):
         """Starting raw prediction F0, shape (n_outputs,)."""
@@ -31,7 +68,14 @@ class Objective:
         """Write gradients and hessians (float32, shape (n_outputs, n_rows))."""
         weighted = sample_weight is not None
         w = sample_weight if weighted else np.empty(1, dtype=np.float64)
-        self._kernel(y, raw, w, weighted, grad, hess, n_threads)
+        self._kernel(y, raw, w, weighted, grad, hess, n_threads, *self._kernel_args)
+
+    def check_target(self, y):
+        """Raise ValueError if ``y`` is outside the loss's domain."""
+
+    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves):
+        """Optimal value of each leaf given the raw predictions before the tree (or NaN)."""
+        raise NotImplementedError
 
     def loss(self, y, raw, sample_weight=None):
         """Weighted mean loss, for logging and tests."""
@@ -62,6 +106,7 @@ class Logistic(Objective):
     """Binary log loss on y in {0, 1}; logit link; F0 = log(p / (1 - p))."""
 
     name = "logistic"
+    default_metric = "logloss"
     _kernel = staticmethod(_objectives.logistic_grad)
 
     def init_raw(self, y, sample_weight):
@@ -82,6 +127,7 @@ class Softmax(Objective):
     """Multinomial log loss, one output per class; F0 = the log class priors."""
 
     name = "softmax"
+    default_metric = "mlogloss"
     _kernel = staticmethod(_objectives.softmax_grad)
 
     def __init__(self, n_classes):
@@ -101,3 +147,241 @@ class Softmax(Objective):
 
     def transform(self, raw):
         return softmax(raw, axis=1)
+
+
+class _LogLink:
+    """Raw predictions are ``log(mean)``: F0 = log of the weighted mean, transform = exp."""
+
+    def init_raw(self, y, sample_weight):
+        return np.array([np.log(_weighted_mean(y, sample_weight))])
+
+    def transform(self, raw):
+        return np.exp(raw[:, 0])
+
+
+class AbsoluteError(Objective):
+    """``L = |y - F|``; F0 the weighted median; leaves refit to their residuals' median."""
+
+    name = "absolute_error"
+    default_metric = "mae"
+    needs_refit = True
+    _kernel = staticmethod(_objectives.absolute_error_grad)
+    alpha = 0.5
+
+    def init_raw(self, y, sample_weight):
+        return np.array([weighted_quantile(y, sample_weight, self.alpha)])
+
+    def loss(self, y, raw, sample_weight=None):
+        return float(np.average(np.abs(y - raw[:, 0]), weights=sample_weight))
+
+    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves):
+        return grouped_weighted_quantile(y - raw_before, sample_weight, leaf_of_row, n_leaves,
+                                         self.alpha)
+
+    def transform(self, raw):
+        return raw[:, 0]
+
+
+class Quantile(AbsoluteError):
+    """Pinball loss ``alpha (y - F)`` if y >= F else ``(1 - alpha)(F - y)``; leaves refit
+    to their residuals' weighted alpha-quantile."""
+
+    name = "quantile"
+    default_metric = "quantile"
+    _kernel = staticmethod(_objectives.quantile_grad)
+
+    def __init__(self, alpha=0.5):
+        self.alpha = float(alpha)
+        self._kernel_args = (self.alpha,)
+
+    def loss(self, y, raw, sample_weight=None):
+        d = y - raw[:, 0]
+        return float(np.average(np.where(d >= 0, self.alpha * d, (self.alpha - 1) * d),
+                                weights=sample_weight))
+
+
+class Huber(Objective):
+    """``L = r^2 / 2`` for ``|r| <= delta``, ``delta (|r| - delta / 2)`` beyond (r = y - F).
+
+    The hessian is taken as 1 everywhere; each leaf is then refit by Friedman's
+    (2001) M-regression step: the residuals' median plus the mean of their
+    deviations from it clipped to ``delta``.
+    """
+
+    name = "huber"
+    default_metric = "mae"
+    needs_refit = True
+    _kernel = staticmethod(_objectives.huber_grad)
+
+    def __init__(self, delta=1.0):
+        self.delta = float(delta)
+        self._kernel_args = (self.delta,)
+
+    def _m_step(self, r, sample_weight, groups, n_groups):
+        med = grouped_weighted_quantile(r, sample_weight, groups, n_groups, 0.5)
+        w = np.ones_like(r) if sample_weight is None else sample_weight
+        dev = np.clip(r - med[groups], -self.delta, self.delta)
+        num = np.bincount(groups, weights=w * dev, minlength=n_groups)
+        den = np.bincount(groups, weights=w, minlength=n_groups)
+        return med + np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+    def init_raw(self, y, sample_weight):
+        # the Huber location: the root of the decreasing psi(c) = sum w clip(y - c, +-delta)
+        w = np.ones_like(y) if sample_weight is None else sample_weight
+        keep = w > 0
+        y, w = y[keep], w[keep]
+
+        def psi(c):
+            return float(np.sum(w * np.clip(y - c, -self.delta, self.delta)))
+
+        lo, hi = float(y.min()), float(y.max())
+        if lo == hi or psi(lo) <= 0.0:
+            return np.array([lo])
+        if psi(hi) >= 0.0:
+            return np.array([hi])
+        return np.array([brentq(psi, lo, hi, xtol=1e-12, rtol=1e-15)])
+
+    def loss(self, y, raw, sample_weight=None):
+        a = np.abs(y - raw[:, 0])
+        return float(np.average(np.where(a <= self.delta, 0.5 * a * a,
+                                         self.delta * (a - 0.5 * self.delta)),
+                                weights=sample_weight))
+
+    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves):
+        return self._m_step(y - raw_before, sample_weight, leaf_of_row, n_leaves)
+
+    def transform(self, raw):
+        return raw[:, 0]
+
+
+class Poisson(_LogLink, Objective):
+    """Poisson deviance with log link: ``L = exp(F) - y F``, y >= 0.
+
+    The hessian is ``exp(F + 0.7)`` (LightGBM's ``poisson_max_delta_step`` and
+    XGBoost's default ``max_delta_step`` for Poisson): a damped Newton step that
+    keeps the first rounds from overshooting where the mean is near 0.
+    """
+
+    name = "poisson"
+    default_metric = "poisson-nloglik"
+    hess_shift = 0.7
+    _kernel = staticmethod(_objectives.poisson_grad)
+    _kernel_args = (hess_shift,)
+
+    def check_target(self, y):
+        if np.any(y < 0) or not np.any(y > 0):
+            raise ValueError("objective='poisson' needs y >= 0 with at least one y > 0")
+
+    def loss(self, y, raw, sample_weight=None):
+        return float(np.average(np.exp(raw[:, 0]) - y * raw[:, 0], weights=sample_weight))
+
+
+class Gamma(_LogLink, Objective):
+    """Gamma deviance with log link: ``L = y exp(-F) + F``, y > 0."""
+
+    name = "gamma"
+    default_metric = "gamma-deviance"
+    _kernel = staticmethod(_objectives.gamma_grad)
+
+    def check_target(self, y):
+        if np.any(y <= 0):
+            raise ValueError("objective='gamma' needs y > 0")
+
+    def loss(self, y, raw, sample_weight=None):
+        return float(np.average(y * np.exp(-raw[:, 0]) + raw[:, 0], weights=sample_weight))
+
+
+class Tweedie(_LogLink, Objective):
+    """Tweedie deviance with log link and variance power ``p`` in (1, 2), y >= 0."""
+
+    name = "tweedie"
+    default_metric = "tweedie-deviance"
+    _kernel = staticmethod(_objectives.tweedie_grad)
+
+    def __init__(self, power=1.5):
+        self.power = float(power)
+        self._kernel_args = (self.power,)
+
+    def check_target(self, y):
+        if np.any(y < 0) or not np.any(y > 0):
+            raise ValueError("objective='tweedie' needs y >= 0 with at least one y > 0")
+
+    def loss(self, y, raw, sample_weight=None):
+        p, f = self.power, raw[:, 0]
+        return float(np.average(-y * np.exp((1 - p) * f) / (1 - p) + np.exp((2 - p) * f) / (2 - p),
+                                weights=sample_weight))
+
+
+class Custom(Objective):
+    """A user's loss: ``func(y_true, raw_prediction[, sample_weight]) -> (grad, hess)``.
+
+    ``raw_prediction`` has shape (n,) for one output and (n, K) for K outputs;
+    ``grad`` and ``hess`` have the same shape. If ``func`` takes no
+    ``sample_weight`` argument, gbtree multiplies both by the weights itself.
+    F0 is one Newton step from 0 (exact for a quadratic loss); ``link`` is the
+    transform to the user's scale ("identity", "logistic" or "softmax").
+    """
+
+    name = "custom"
+
+    def __init__(self, func, n_outputs=1, link="identity"):
+        self.func = func
+        self.n_outputs = n_outputs
+        self.link = link
+        self.default_metric = {"identity": "rmse", "logistic": "logloss",
+                               "softmax": "mlogloss"}[link]
+        try:
+            params = inspect.signature(func).parameters.values()
+            positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                          p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+            self._takes_weight = (len(positional) >= 3
+                                  or any(p.kind == p.VAR_POSITIONAL for p in positional))
+        except (TypeError, ValueError):
+            self._takes_weight = False
+
+    def _call(self, y, raw, sample_weight):
+        n = y.shape[0]
+        arg = raw[:, 0] if self.n_outputs == 1 else raw
+        out = (self.func(y, arg, sample_weight) if self._takes_weight else self.func(y, arg))
+        try:
+            grad, hess = out
+        except (TypeError, ValueError):
+            raise TypeError("a custom objective must return a pair (grad, hess)") from None
+        grad = np.asarray(grad, dtype=np.float64)
+        hess = np.asarray(hess, dtype=np.float64)
+        shape = (n,) if self.n_outputs == 1 else (n, self.n_outputs)
+        for name, a in (("grad", grad), ("hess", hess)):
+            if a.shape != shape:
+                raise ValueError(f"the custom objective returned {name} of shape {a.shape}, "
+                                 f"expected {shape}")
+            if not np.all(np.isfinite(a)):
+                raise ValueError(f"the custom objective returned non-finite values in {name}")
+        if sample_weight is not None and not self._takes_weight:
+            w = sample_weight if self.n_outputs == 1 else sample_weight[:, None]
+            grad, hess = grad * w, hess * w
+        return grad.reshape(n, self.n_outputs), hess.reshape(n, self.n_outputs)
+
+    def init_raw(self, y, sample_weight):
+        grad, hess = self._call(y, np.zeros((y.shape[0], self.n_outputs)), sample_weight)
+        H = hess.sum(axis=0)
+        return np.divide(-grad.sum(axis=0), H, out=np.zeros(self.n_outputs), where=H > 0)
+
+    def gradient(self, y, raw, sample_weight, grad, hess, n_threads):
+        g, h = self._call(y, raw, sample_weight)
+        grad[:] = g.T
+        hess[:] = h.T
+
+    def loss(self, y, raw, sample_weight=None):
+        return float("nan")   # unknown: only the derivatives are given
+
+    def transform(self, raw):
+        if self.link == "logistic":
+            p = expit(raw[:, 0])
+            return np.column_stack([1 - p, p])
+        if self.link == "softmax":
+            return softmax(raw, axis=1)
+        return raw[:, 0]
+
+
+REGRESSION_OBJECTIVES = ("squared_error", "absolute_error", "huber", "quantile", "poisson",
+                         "gamma", "tweedie")

@@ -7,9 +7,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from sklearn.model_selection import train_test_split
+from sklearn.utils.class_weight import compute_sample_weight
+
 from . import booster
+from . import objectives as _obj
 from ._threads import effective_n_threads
-from .objectives import Logistic, Softmax, SquaredError
+from .callback import EarlyStopping
+from .metrics import get_metric
+from .tree import add_trees_to_raw
 
 _INPUT_DTYPES = [np.float64, np.float32]
 
@@ -28,11 +34,7 @@ def _check_number(name, value, kind, low=None, high=None, low_open=False):
         raise ValueError(f"{name} must be <= {high}, got {value!r}")
 
 
-class _GBTModel(BaseEstimator):
-    """Parameters and fitting logic shared by the estimators.
-
-    Parameters
-    ----------
+_SHARED_PARAMS_DOC = """
     n_estimators : int, default=100
         Boosting rounds (one tree per round, or one per class for multiclass).
     learning_rate : float, default=0.1
@@ -59,35 +61,48 @@ class _GBTModel(BaseEstimator):
         ``G_L^2/(H_L+lambda) + G_R^2/(H_R+lambda) - G^2/(H+lambda)``, see docs).
     max_delta_step : float, default=0.0
         If > 0, leaf weights are clipped to ``[-max_delta_step, max_delta_step]``.
+    eval_metric : str, callable, list of them, or None, default=None
+        Metrics computed on every eval set after each round (names in
+        ``gbtree.metrics.METRIC_NAMES``; a callable ``f(y_true, y_pred[,
+        sample_weight])`` on the prediction scale, minimised unless it has
+        ``greater_is_better = True``). None: the objective's own metric. The
+        last one drives early stopping.
+    early_stopping_rounds : int or None, default=None
+        Stop when the last metric on the last eval set has not improved for
+        this many rounds; predictions then use the best round. None: off.
+    validation_fraction : float, default=0.0
+        If > 0, this fraction of the training rows (stratified by class for
+        classifiers, drawn with ``random_state``) is held out as the eval set
+        named ``"validation"`` (after any ``eval_set``), so early stopping works
+        inside ``Pipeline`` and ``GridSearchCV``. 0: no hold-out.
+    callbacks : list of gbtree.callback.Callback or None, default=None
+        Objects whose hooks run before and after each round (see
+        ``gbtree.callback``): any hook returning True stops training.
+    log_period : int, default=10
+        With ``verbosity=1``, print the round, the metrics and the elapsed time
+        every ``log_period`` rounds (``verbosity=2``: every round).
     n_jobs : int or None, default=None
         OpenMP threads for the kernels; None or -1 means every core available
         to the process (honouring ``OMP_NUM_THREADS``, cgroups and
         ``threadpoolctl``). The model does not depend on it.
     random_state : int, RandomState instance or None, default=0
         Seeds the row subsample used to compute the bin edges (on data with
-        more than 200,000 rows).
+        more than 200,000 rows) and the ``validation_fraction`` split.
     verbosity : int, default=0
-        0 silent, 1 a summary per fit, 2 a line per boosting round.
-    """
+        0 silent, 1 a summary per fit and a log every ``log_period`` rounds,
+        2 a log line every round.
+"""
 
-    def __init__(self, *, n_estimators=100, learning_rate=0.1, max_depth=6, max_leaves=0,
-                 grow_policy="depthwise", max_bin=256, min_child_weight=1.0, reg_lambda=1.0,
-                 reg_alpha=0.0, gamma=0.0, max_delta_step=0.0, n_jobs=None, random_state=0,
-                 verbosity=0):
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.max_depth = max_depth
-        self.max_leaves = max_leaves
-        self.grow_policy = grow_policy
-        self.max_bin = max_bin
-        self.min_child_weight = min_child_weight
-        self.reg_lambda = reg_lambda
-        self.reg_alpha = reg_alpha
-        self.gamma = gamma
-        self.max_delta_step = max_delta_step
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbosity = verbosity
+_SHARED_DEFAULTS = dict(
+    n_estimators=100, learning_rate=0.1, max_depth=6, max_leaves=0, grow_policy="depthwise",
+    max_bin=256, min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0, gamma=0.0,
+    max_delta_step=0.0, eval_metric=None, early_stopping_rounds=None, validation_fraction=0.0,
+    callbacks=None, log_period=10, n_jobs=None, random_state=0, verbosity=0,
+)
+
+
+class _GBTModel(BaseEstimator):
+    """Parameters and fitting logic shared by the estimators (see the subclasses)."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -112,6 +127,12 @@ class _GBTModel(BaseEstimator):
         for name in ("min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step"):
             _check_number(name, getattr(self, name), "real", 0)
         _check_number("verbosity", self.verbosity, "int", 0, 3)
+        _check_number("log_period", self.log_period, "int", 1)
+        _check_number("validation_fraction", self.validation_fraction, "real", 0, 1)
+        if self.validation_fraction >= 1:
+            raise ValueError(f"validation_fraction must be < 1, got {self.validation_fraction!r}")
+        if self.early_stopping_rounds is not None:
+            _check_number("early_stopping_rounds", self.early_stopping_rounds, "int", 1)
         return booster.BoostParams(
             n_estimators=int(self.n_estimators), learning_rate=float(self.learning_rate),
             max_depth=int(self.max_depth), max_leaves=int(self.max_leaves),
@@ -119,6 +140,7 @@ class _GBTModel(BaseEstimator):
             min_child_weight=float(self.min_child_weight), reg_lambda=float(self.reg_lambda),
             reg_alpha=float(self.reg_alpha), gamma=float(self.gamma),
             max_delta_step=float(self.max_delta_step), verbosity=int(self.verbosity),
+            log_period=int(self.log_period),
         )
 
     def _validate_fit_data(self, X, y, sample_weight, y_numeric):
@@ -135,7 +157,60 @@ class _GBTModel(BaseEstimator):
         return validate_data(self, X, dtype=_INPUT_DTYPES, ensure_all_finite=False, reset=False)
 
     # ------------------------------------------------------------------ fit / predict
-    def _fit(self, X, y, sample_weight, objective):
+    def _metrics(self, objective):
+        spec = self.eval_metric
+        if spec is None:
+            spec = [objective.default_metric]
+        elif isinstance(spec, str) or callable(spec):
+            spec = [spec]
+        elif not isinstance(spec, (list, tuple)) or not spec:
+            raise ValueError(f"eval_metric must be a name, a callable, a non-empty list of "
+                             f"them or None, got {self.eval_metric!r}")
+        metrics = [get_metric(m, objective) for m in spec]
+        if len({m.name for m in metrics}) != len(metrics):
+            raise ValueError(f"eval_metric has the same metric twice: {self.eval_metric!r}")
+        return metrics
+
+    def _callbacks(self):
+        callbacks = [] if self.callbacks is None else list(self.callbacks)
+        for cb in callbacks:
+            if not all(hasattr(cb, h) for h in ("before_training", "before_iteration",
+                                                "after_iteration", "after_training")):
+                raise TypeError(f"callbacks must be gbtree.callback.Callback instances, "
+                                f"got {cb!r}")
+        if self.early_stopping_rounds is not None:
+            callbacks.append(EarlyStopping(int(self.early_stopping_rounds)))
+        return callbacks
+
+    def _eval_sets(self, eval_set, sample_weight_eval_set, encode_y):
+        if eval_set is None:
+            if sample_weight_eval_set is not None:
+                raise ValueError("sample_weight_eval_set is given without eval_set")
+            return []
+        if not isinstance(eval_set, (list, tuple)):
+            raise TypeError("eval_set must be a list of (X, y) pairs")
+        if sample_weight_eval_set is not None and len(sample_weight_eval_set) != len(eval_set):
+            raise ValueError(f"sample_weight_eval_set has {len(sample_weight_eval_set)} entries "
+                             f"but eval_set has {len(eval_set)}")
+        sets = []
+        for i, pair in enumerate(eval_set):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise TypeError(f"eval_set[{i}] must be an (X, y) pair")
+            X_val = validate_data(self, pair[0], dtype=_INPUT_DTYPES, ensure_all_finite=False,
+                                  reset=False)
+            y_val = np.asarray(pair[1])
+            if y_val.ndim != 1 or y_val.shape[0] != X_val.shape[0]:
+                raise ValueError(f"eval_set[{i}]: y must be 1-D with one value per row of X")
+            y_val = encode_y(y_val, f"eval_set[{i}]")
+            w_val = None
+            if sample_weight_eval_set is not None and sample_weight_eval_set[i] is not None:
+                w_val = _check_sample_weight(sample_weight_eval_set[i], X_val, dtype=np.float64,
+                                             ensure_non_negative=True)
+            sets.append(booster.EvalSet(f"validation_{i}", X_val, y_val, w_val))
+        return sets
+
+    def _fit(self, X, y, sample_weight, objective, eval_set=None, sample_weight_eval_set=None,
+             encode_y=None, stratify=False):
         params = self._boost_params()
         n_threads = effective_n_threads(self.n_jobs)
         try:
@@ -143,16 +218,65 @@ class _GBTModel(BaseEstimator):
         except ValueError as exc:
             raise ValueError(f"random_state must be None, an int or a RandomState instance, "
                              f"got {self.random_state!r}") from exc
-        self._ensemble, self.fit_info_ = booster.train(
+        metrics = self._metrics(objective)
+        callbacks = self._callbacks()
+        eval_sets = self._eval_sets(eval_set, sample_weight_eval_set, encode_y)
+        objective.check_target(y)
+        if self.validation_fraction > 0:
+            idx = np.arange(X.shape[0])
+            try:
+                train, val = train_test_split(idx, test_size=self.validation_fraction,
+                                              random_state=rng, stratify=y if stratify else None)
+            except ValueError as exc:
+                raise ValueError(f"validation_fraction={self.validation_fraction} cannot split "
+                                 f"these {X.shape[0]} rows: {exc}") from exc
+            w_val = None if sample_weight is None else sample_weight[val]
+            eval_sets.append(booster.EvalSet("validation", X[val], y[val], w_val))
+            X, y = X[train], y[train]
+            sample_weight = None if sample_weight is None else sample_weight[train]
+        self._ensemble, info = booster.train(
             X, y, objective, params, sample_weight=sample_weight, n_threads=n_threads,
-            random_state=rng)
+            random_state=rng, eval_sets=eval_sets, metrics=metrics, callbacks=callbacks)
         self._objective = objective
-        self.n_estimators_ = params.n_estimators
+        self.fit_info_ = {"bin_seconds": info["bin_seconds"],
+                          "boost_seconds": info["boost_seconds"]}
+        self.n_estimators_ = info["n_rounds"]
+        self.best_iteration_ = info["best_iteration"]
+        if eval_sets:
+            self.evals_result_ = info["evals_result"]
+            self.best_score_ = info["best_score"]
         return self
 
-    def _raw_predict(self, X):
+    def _tree_range(self, iteration_range):
+        """Trees for rounds ``[start, stop)``; the default stops after the best round."""
+        K = self._ensemble.n_outputs
+        if iteration_range is None:
+            return 0, (self.best_iteration_ + 1) * K
+        try:
+            start, stop = (int(v) for v in iteration_range)
+        except (TypeError, ValueError):
+            raise TypeError(f"iteration_range must be a pair (start, stop), "
+                            f"got {iteration_range!r}") from None
+        if not 0 <= start <= stop <= self.n_estimators_:
+            raise ValueError(f"iteration_range must satisfy 0 <= start <= stop <= "
+                             f"n_estimators_={self.n_estimators_}, got {iteration_range!r}")
+        return start * K, stop * K
+
+    def _raw_predict(self, X, iteration_range=None):
         X = self._validate_predict_data(X)
-        return self._ensemble.predict_raw(X, effective_n_threads(self.n_jobs))
+        return self._ensemble.predict_raw(X, effective_n_threads(self.n_jobs),
+                                          self._tree_range(iteration_range))
+
+    def _staged_raw(self, X):
+        X = self._validate_predict_data(X)
+        n_threads = effective_n_threads(self.n_jobs)
+        ens = self._ensemble
+        K = ens.n_outputs
+        raw = np.empty((X.shape[0], K), dtype=np.float64)
+        raw[:] = ens.base_score
+        for r in range(self.n_estimators_):
+            add_trees_to_raw(X, [ens.tree(r * K + k) for k in range(K)], range(K), raw, n_threads)
+            yield raw
 
     @property
     def n_trees_(self):
@@ -170,10 +294,63 @@ class _GBTModel(BaseEstimator):
 
 
 class GBTRegressor(RegressorMixin, _GBTModel):
-    __doc__ = ("Gradient-boosted trees for regression (squared error).\n"
-               + _GBTModel.__doc__.split("\n", 2)[2])
+    """Gradient-boosted trees for regression.
 
-    def fit(self, X, y, sample_weight=None):
+    Parameters
+    ----------
+    objective : str or callable, default="squared_error"
+        ``"squared_error"``, ``"absolute_error"``, ``"huber"``, ``"quantile"``,
+        ``"poisson"``, ``"gamma"`` or ``"tweedie"`` (the last three with a log
+        link: ``predict`` returns ``exp(raw)``), or a callable
+        ``f(y_true, raw_prediction[, sample_weight]) -> (grad, hess)`` (see
+        ``gbtree.objectives.Custom``). Absolute error, quantile and Huber refit
+        each leaf on its rows' residuals after the tree is grown.
+    huber_delta : float, default=1.0
+        Residual size where the Huber loss turns from quadratic to linear.
+    quantile_alpha : float, default=0.5
+        The quantile that ``objective="quantile"`` estimates, in (0, 1).
+    tweedie_variance_power : float, default=1.5
+        Variance power of ``objective="tweedie"``, in (1, 2).
+""" + _SHARED_PARAMS_DOC
+
+    def __init__(self, *, objective="squared_error", huber_delta=1.0, quantile_alpha=0.5,
+                 tweedie_variance_power=1.5, n_estimators=100, learning_rate=0.1, max_depth=6,
+                 max_leaves=0, grow_policy="depthwise", max_bin=256, min_child_weight=1.0,
+                 reg_lambda=1.0, reg_alpha=0.0, gamma=0.0, max_delta_step=0.0, eval_metric=None,
+                 early_stopping_rounds=None, validation_fraction=0.0, callbacks=None,
+                 log_period=10, n_jobs=None, random_state=0, verbosity=0):
+        self.objective = objective
+        self.huber_delta = huber_delta
+        self.quantile_alpha = quantile_alpha
+        self.tweedie_variance_power = tweedie_variance_power
+        _set_shared(self, locals())
+
+    def _make_objective(self):
+        obj = self.objective
+        if callable(obj):
+            return _obj.Custom(obj)
+        if obj == "huber":
+            _check_number("huber_delta", self.huber_delta, "real", 0, low_open=True)
+            return _obj.Huber(self.huber_delta)
+        if obj == "quantile":
+            _check_number("quantile_alpha", self.quantile_alpha, "real", 0, 1, low_open=True)
+            if self.quantile_alpha >= 1:
+                raise ValueError(f"quantile_alpha must be < 1, got {self.quantile_alpha!r}")
+            return _obj.Quantile(self.quantile_alpha)
+        if obj == "tweedie":
+            p = self.tweedie_variance_power
+            _check_number("tweedie_variance_power", p, "real", 1, 2, low_open=True)
+            if p >= 2:
+                raise ValueError(f"tweedie_variance_power must be < 2, got {p!r}")
+            return _obj.Tweedie(p)
+        simple = {"squared_error": _obj.SquaredError, "absolute_error": _obj.AbsoluteError,
+                  "poisson": _obj.Poisson, "gamma": _obj.Gamma}
+        if obj not in simple:
+            raise ValueError(f"objective must be a callable or one of "
+                             f"{_obj.REGRESSION_OBJECTIVES}, got {obj!r}")
+        return simple[obj]()
+
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
         """Fit the model.
 
         Parameters
@@ -183,22 +360,69 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights.
+        eval_set : list of (X, y) pairs, default=None
+            Data evaluated with ``eval_metric`` after every round (named
+            ``validation_0``, ``validation_1``, ... in ``evals_result_``).
+        sample_weight_eval_set : list of array-like or None, default=None
+            Weights of each eval set.
         """
+        objective = self._make_objective()
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=True)
-        return self._fit(X, y.astype(np.float64, copy=False), sample_weight, SquaredError())
 
-    def predict(self, X):
-        """Predicted values, shape (n_samples,)."""
-        raw = self._raw_predict(X)
+        def encode(y_val, name):
+            try:
+                y_val = y_val.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name}: y must be numeric") from None
+            if not np.all(np.isfinite(y_val)):
+                raise ValueError(f"{name}: y contains NaN or infinity")
+            return y_val
+
+        return self._fit(X, y.astype(np.float64, copy=False), sample_weight, objective,
+                         eval_set, sample_weight_eval_set, encode)
+
+    def predict(self, X, iteration_range=None):
+        """Predicted values, shape (n_samples,).
+
+        ``iteration_range=(start, stop)`` uses the trees of rounds
+        ``start <= r < stop``; by default all rounds up to the best one.
+        """
+        raw = self._raw_predict(X, iteration_range)   # checks that the model is fitted
         return self._objective.transform(raw)
+
+    def staged_predict(self, X):
+        """Predictions after each round, as a generator of arrays."""
+        for raw in self._staged_raw(X):
+            yield self._objective.transform(raw)
 
 
 class GBTClassifier(ClassifierMixin, _GBTModel):
-    __doc__ = ("Gradient-boosted trees for classification: binary log loss, or\n"
-               "multinomial (softmax, one tree per class per round) for 3+ classes.\n"
-               + _GBTModel.__doc__.split("\n", 2)[2])
+    """Gradient-boosted trees for classification: binary log loss, or
+    multinomial (softmax, one tree per class per round) for 3+ classes.
 
-    def fit(self, X, y, sample_weight=None):
+    Parameters
+    ----------
+    objective : "log_loss" or callable, default="log_loss"
+        ``"log_loss"``: the logistic loss for two classes, softmax for more. A
+        callable ``f(y_true, raw_prediction[, sample_weight]) -> (grad, hess)``
+        receives the class codes 0..K-1 and raw scores of shape (n,) for two
+        classes or (n, K); ``predict_proba`` then applies the sigmoid / softmax.
+    class_weight : dict, "balanced" or None, default=None
+        Weights per class, multiplied into ``sample_weight`` (scikit-learn's
+        convention; ``"balanced"`` is ``n_samples / (n_classes * count)``).
+""" + _SHARED_PARAMS_DOC
+
+    def __init__(self, *, objective="log_loss", class_weight=None, n_estimators=100,
+                 learning_rate=0.1, max_depth=6, max_leaves=0, grow_policy="depthwise",
+                 max_bin=256, min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0, gamma=0.0,
+                 max_delta_step=0.0, eval_metric=None, early_stopping_rounds=None,
+                 validation_fraction=0.0, callbacks=None, log_period=10, n_jobs=None,
+                 random_state=0, verbosity=0):
+        self.objective = objective
+        self.class_weight = class_weight
+        _set_shared(self, locals())
+
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
         """Fit the model.
 
         Parameters
@@ -209,27 +433,70 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
             Class labels of any type (at least two distinct).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights.
+        eval_set : list of (X, y) pairs, default=None
+            Data evaluated with ``eval_metric`` after every round; its labels
+            must be among the training classes.
+        sample_weight_eval_set : list of array-like or None, default=None
+            Weights of each eval set.
         """
+        if not (callable(self.objective) or self.objective == "log_loss"):
+            raise ValueError(f"objective must be 'log_loss' or a callable, got {self.objective!r}")
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=False)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         n_classes = self.classes_.shape[0]
         if n_classes < 2:
             raise ValueError(f"y must contain at least two classes; got 1 class: {self.classes_[0]!r}")
-        objective = Logistic() if n_classes == 2 else Softmax(n_classes)
-        return self._fit(X, y_enc.astype(np.float64), sample_weight, objective)
+        if self.class_weight is not None:
+            if not (self.class_weight == "balanced" or isinstance(self.class_weight, dict)):
+                raise ValueError(f"class_weight must be 'balanced', a dict or None, "
+                                 f"got {self.class_weight!r}")
+            cw = compute_sample_weight(self.class_weight, y)
+            sample_weight = cw if sample_weight is None else sample_weight * cw
+        if callable(self.objective):
+            objective = _obj.Custom(self.objective, 1 if n_classes == 2 else n_classes,
+                                    "logistic" if n_classes == 2 else "softmax")
+        else:
+            objective = _obj.Logistic() if n_classes == 2 else _obj.Softmax(n_classes)
 
-    def decision_function(self, X):
+        def encode(y_val, name):
+            codes = np.searchsorted(self.classes_, y_val)
+            codes = np.clip(codes, 0, n_classes - 1)
+            unknown = self.classes_[codes] != y_val
+            if np.any(unknown):
+                raise ValueError(f"{name}: y has labels not seen in training: "
+                                 f"{np.unique(y_val[unknown])[:5]!r}")
+            return codes.astype(np.float64)
+
+        return self._fit(X, y_enc.astype(np.float64), sample_weight, objective, eval_set,
+                         sample_weight_eval_set, encode, stratify=True)
+
+    def decision_function(self, X, iteration_range=None):
         """Raw scores: log-odds of ``classes_[1]`` (binary, shape (n,)) or per-class (n, K)."""
-        raw = self._raw_predict(X)
+        raw = self._raw_predict(X, iteration_range)
         return raw[:, 0] if raw.shape[1] == 1 else raw
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, iteration_range=None):
         """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
-        raw = self._raw_predict(X)
+        raw = self._raw_predict(X, iteration_range)   # checks that the model is fitted
         return self._objective.transform(raw)
 
-    def predict(self, X):
+    def predict(self, X, iteration_range=None):
         """Most probable class label per row."""
-        proba = self.predict_proba(X)
+        proba = self.predict_proba(X, iteration_range)
         return self.classes_[np.argmax(proba, axis=1)]
+
+    def staged_predict_proba(self, X):
+        """Class probabilities after each round, as a generator."""
+        for raw in self._staged_raw(X):
+            yield self._objective.transform(raw)
+
+    def staged_predict(self, X):
+        """Predicted labels after each round, as a generator."""
+        for proba in self.staged_predict_proba(X):
+            yield self.classes_[np.argmax(proba, axis=1)]
+
+
+def _set_shared(est, given):
+    for name in _SHARED_DEFAULTS:
+        setattr(est, name, given[name])

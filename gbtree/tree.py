@@ -93,11 +93,17 @@ class TreeEnsemble:
         """The nodes of tree t (a view)."""
         return self.nodes[self.tree_ptr[t]:self.tree_ptr[t + 1]]
 
-    def predict_raw(self, X, n_threads=1):
-        """Raw predictions, shape (n_rows, n_outputs), for float32/float64 X."""
+    def predict_raw(self, X, n_threads=1, tree_range=None):
+        """Raw predictions, shape (n_rows, n_outputs), for float32/float64 X.
+
+        ``tree_range=(start, stop)`` uses only trees ``start <= t < stop``
+        (the starting value is always included).
+        """
         out = np.empty((X.shape[0], self.n_outputs), dtype=np.float64)
         out[:] = self.base_score
-        predict_raw(X, self.nodes, self.tree_ptr, self.tree_class, out, n_threads)
+        start, stop = (0, self.n_trees) if tree_range is None else tree_range
+        predict_raw(X, self.nodes, self.tree_ptr[start:stop + 1], self.tree_class[start:stop],
+                    out, n_threads)
         return out
 
     def predict_raw_binned(self, X_binned, missing_bin, n_threads=1):
@@ -134,3 +140,10 @@ class TreeEnsemble:
         if importance_type.startswith("total_"):
             return total
         return np.divide(total, weight, out=np.zeros_like(total), where=weight > 0)
+
+
+def add_trees_to_raw(X, trees, outputs, out, n_threads=1):
+    """``out[:, outputs[j]] += trees[j](X)`` for a few new trees (NODE_DTYPE arrays)."""
+    sizes = np.array([t.shape[0] for t in trees], dtype=np.int64)
+    ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    predict_raw(X, np.concatenate(trees), ptr, np.asarray(outputs, dtype=np.int32), out, n_threads)
