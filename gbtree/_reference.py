@@ -139,3 +139,36 @@ def softmax_grad(y, raw, w=None):
     grad = (p - onehot) * w[:, None]
     hess = np.maximum(K / (K - 1) * p * (1 - p), 1e-16) * w[:, None]
     return grad.T, hess.T
+
+
+def absolute_error_grad(y, raw, w=None):
+    w = np.ones_like(y) if w is None else w
+    return w * np.sign(raw[:, 0] - y), w.copy()
+
+
+def quantile_grad(y, raw, w=None, alpha=0.5):
+    w = np.ones_like(y) if w is None else w
+    d = raw[:, 0] - y
+    return w * np.where(d > 0, 1 - alpha, np.where(d < 0, -alpha, 0.0)), w.copy()
+
+
+def huber_grad(y, raw, w=None, delta=1.0):
+    w = np.ones_like(y) if w is None else w
+    return w * np.clip(raw[:, 0] - y, -delta, delta), w.copy()
+
+
+def poisson_grad(y, raw, w=None, hess_shift=0.7):
+    w = np.ones_like(y) if w is None else w
+    return w * (np.exp(raw[:, 0]) - y), w * np.exp(raw[:, 0] + hess_shift)
+
+
+def gamma_grad(y, raw, w=None):
+    w = np.ones_like(y) if w is None else w
+    t = y * np.exp(-raw[:, 0])
+    return w * (1 - t), w * np.maximum(t, 1e-16)
+
+
+def tweedie_grad(y, raw, w=None, power=1.5):
+    w = np.ones_like(y) if w is None else w
+    a, b = np.exp((1 - power) * raw[:, 0]), np.exp((2 - power) * raw[:, 0])
+    return w * (b - y * a), w * ((2 - power) * b - (1 - power) * y * a)

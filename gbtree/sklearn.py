@@ -276,7 +276,7 @@ class _GBTModel(BaseEstimator):
         raw[:] = ens.base_score
         for r in range(self.n_estimators_):
             add_trees_to_raw(X, [ens.tree(r * K + k) for k in range(K)], range(K), raw, n_threads)
-            yield raw
+            yield raw.copy()   # the caller may keep every stage
 
     @property
     def n_trees_(self):

@@ -126,3 +126,54 @@ def test_friedman_rmse_matches_xgboost():
     rmse_ours = mean_squared_error(yte, ours.predict(Xte)) ** 0.5
     rmse_theirs = mean_squared_error(yte, theirs.predict(Xte)) ** 0.5
     assert rmse_ours <= rmse_theirs * 1.01
+
+
+def _family_data(kind, n=6000, seed=0):
+    """Labels drawn from each objective's own model family around a smooth mean."""
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(-1, 1, size=(n, 6))
+    f = np.sin(2 * X[:, 0]) + X[:, 1] ** 2 + 0.5 * X[:, 2]
+    if kind == "poisson":
+        y = rng.poisson(np.exp(f))
+    elif kind == "gamma":
+        y = rng.gamma(2.0, np.exp(f) / 2.0)
+    elif kind == "tweedie":   # compound Poisson-gamma
+        y = np.array([rng.gamma(2.0, 1.0, size=k).sum() for k in rng.poisson(0.8 * np.exp(f))])
+    else:   # heavy-tailed noise for the robust losses
+        y = f + rng.standard_t(2, size=n)
+    return train_test_split(X, y.astype(float), random_state=0)
+
+
+_COMMON = dict(n_estimators=100, learning_rate=0.1, max_depth=4)
+_XGB = dict(tree_method="hist", max_bin=255, n_jobs=2, **_COMMON)
+_LGB = dict(n_estimators=100, learning_rate=0.1, max_depth=4, num_leaves=16, min_child_samples=0,
+            min_child_weight=1.0, reg_lambda=1.0, max_bin=255, verbose=-1, n_jobs=2)
+OBJECTIVE_PEERS = {
+    # ours, the peer that has the objective, the test metric (lower is better)
+    "absolute_error": (dict(objective="absolute_error"),
+                       lambda: lgb.LGBMRegressor(objective="l1", **_LGB), "mae"),
+    "quantile": (dict(objective="quantile", quantile_alpha=0.8),
+                 lambda: lgb.LGBMRegressor(objective="quantile", alpha=0.8, **_LGB), "pinball"),
+    "huber": (dict(objective="huber", huber_delta=1.0),
+              lambda: lgb.LGBMRegressor(objective="huber", alpha=1.0, **_LGB), "mae"),
+    "poisson": (dict(objective="poisson"),
+                lambda: xgb.XGBRegressor(objective="count:poisson", **_XGB), "poisson"),
+    "gamma": (dict(objective="gamma"), lambda: xgb.XGBRegressor(objective="reg:gamma", **_XGB), "gamma"),
+    "tweedie": (dict(objective="tweedie", tweedie_variance_power=1.5),
+                lambda: xgb.XGBRegressor(objective="reg:tweedie", tweedie_variance_power=1.5, **_XGB),
+                "tweedie"),
+}
+
+
+@pytest.mark.parametrize("name", list(OBJECTIVE_PEERS))
+def test_objective_matches_its_peer(name):
+    from sklearn import metrics as skm
+    ours_params, make_peer, metric = OBJECTIVE_PEERS[name]
+    Xtr, Xte, ytr, yte = _family_data(name)
+    score = {"mae": skm.mean_absolute_error,
+             "pinball": lambda y, p: skm.mean_pinball_loss(y, p, alpha=0.8),
+             "poisson": skm.mean_poisson_deviance, "gamma": skm.mean_gamma_deviance,
+             "tweedie": lambda y, p: skm.mean_tweedie_deviance(y, p, power=1.5)}[metric]
+    ours = score(yte, GBTRegressor(**_COMMON, **ours_params).fit(Xtr, ytr).predict(Xte))
+    theirs = score(yte, make_peer().fit(Xtr, ytr).predict(Xte))
+    assert ours <= 1.02 * theirs

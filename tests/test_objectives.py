@@ -1,9 +1,10 @@
 import numpy as np
 import pytest
-from scipy.optimize import minimize
+from scipy.optimize import minimize, minimize_scalar
 
 from gbtree import _reference as ref
-from gbtree.objectives import Logistic, Softmax, SquaredError
+from gbtree.objectives import (AbsoluteError, Gamma, Huber, Logistic, Poisson, Quantile,
+                               Softmax, SquaredError, Tweedie, grouped_weighted_quantile)
 
 
 def _grad(obj, y, raw, w, n_threads=1):
@@ -14,11 +15,32 @@ def _grad(obj, y, raw, w, n_threads=1):
     return grad, hess
 
 
+def _counts(rng, n):
+    return rng.poisson(2.0, size=n).astype(float)
+
+
+def _positive(rng, n):
+    return rng.gamma(2.0, 1.5, size=n)
+
+
 CASES = [
     (SquaredError(), lambda rng, n: rng.normal(size=n) * 3, ref.squared_error_grad, 1),
     (Logistic(), lambda rng, n: rng.randint(0, 2, size=n).astype(float), ref.logistic_grad, 1),
     (Softmax(4), lambda rng, n: rng.randint(0, 4, size=n).astype(float), ref.softmax_grad, 4),
+    (AbsoluteError(), lambda rng, n: rng.standard_t(3, size=n), ref.absolute_error_grad, 1),
+    (Quantile(0.8), lambda rng, n: rng.standard_t(3, size=n),
+     lambda y, raw, w: ref.quantile_grad(y, raw, w, alpha=0.8), 1),
+    (Huber(1.5), lambda rng, n: rng.standard_t(2, size=n) * 2,
+     lambda y, raw, w: ref.huber_grad(y, raw, w, delta=1.5), 1),
+    (Poisson(), _counts, ref.poisson_grad, 1),
+    (Gamma(), _positive, ref.gamma_grad, 1),
+    (Tweedie(1.3), lambda rng, n: _counts(rng, n) * _positive(rng, n),
+     lambda y, raw, w: ref.tweedie_grad(y, raw, w, power=1.3), 1),
 ]
+# The hessian is the loss's exact second derivative for these; the others use a
+# constant (absolute error, quantile, Huber: leaves are refit), a damped one
+# (Poisson: exp(F + 0.7)) or a scaled diagonal (softmax).
+EXACT_HESSIAN = {"squared_error", "logistic", "gamma", "tweedie"}
 
 
 @pytest.mark.parametrize("obj,make_y,reference,K", CASES, ids=lambda c: getattr(c, "name", ""))
@@ -44,6 +66,8 @@ def test_gradient_is_the_derivative_of_the_loss(rng, obj, make_y, reference, K):
     eps = 1e-5
     for k in range(K):
         for i in range(n):
+            if obj.name in ("absolute_error", "quantile") and abs(raw[i, k] - y[i]) < 10 * eps:
+                continue   # the kink: no derivative there
             up, down = raw.copy(), raw.copy()
             up[i, k] += eps
             down[i, k] -= eps
@@ -51,7 +75,7 @@ def test_gradient_is_the_derivative_of_the_loss(rng, obj, make_y, reference, K):
             ld = obj.loss(y[i:i + 1], down[i:i + 1])
             l0 = obj.loss(y[i:i + 1], raw[i:i + 1])
             np.testing.assert_allclose(grad[k, i], (lu - ld) / (2 * eps), rtol=1e-4, atol=1e-5)
-            if K == 1:   # exact second derivative (softmax uses a scaled diagonal)
+            if obj.name in EXACT_HESSIAN:
                 np.testing.assert_allclose(hess[k, i], (lu - 2 * l0 + ld) / eps ** 2, rtol=1e-3, atol=1e-4)
 
 
@@ -66,9 +90,32 @@ def test_starting_value_minimises_the_loss(rng, obj, make_y, reference, K, weigh
     def total(c):
         return obj.loss(y, np.tile(c, (n, 1)), w)
 
-    best = minimize(total, np.zeros(K), method="BFGS", options=dict(gtol=1e-10)).x
+    if K == 1:   # bounded scalar search also handles the non-smooth losses
+        best = np.array([minimize_scalar(total, bounds=(y.min() - 1, y.max() + 1) if
+                                         obj.name not in ("poisson", "gamma", "tweedie") else
+                                         (-5, 5), method="bounded",
+                                         options=dict(xatol=1e-10)).x])
+    else:
+        best = minimize(total, np.zeros(K), method="BFGS", options=dict(gtol=1e-10)).x
     assert total(f0) <= total(best) + 1e-9
     np.testing.assert_allclose(total(f0), total(best), rtol=1e-7)
+
+
+@pytest.mark.parametrize("alpha", [0.1, 0.5, 0.9])
+def test_grouped_weighted_quantile_matches_a_loop(rng, alpha):
+    n, G = 300, 7
+    v, w, g = rng.normal(size=n), rng.uniform(0, 2, size=n), rng.randint(0, G, size=n)
+    w[::11] = 0.0
+    got = grouped_weighted_quantile(v, w, g, G, alpha)
+    for k in range(G):
+        vk, wk = v[g == k], w[g == k]
+        order = np.argsort(vk)
+        cum = np.cumsum(wk[order])
+        first = np.flatnonzero((cum >= alpha * cum[-1] * (1 - 1e-12)) & (wk[order] > 0))[0]
+        assert got[k] == vk[order][first]
+        # it minimises the weighted pinball loss of the group
+        loss = lambda c: np.sum(wk * np.where(vk >= c, alpha * (vk - c), (1 - alpha) * (c - vk)))
+        assert loss(got[k]) <= min(loss(c) for c in vk) + 1e-9
 
 
 def test_transforms():

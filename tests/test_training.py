@@ -1,0 +1,308 @@
+"""Objectives at the estimator level, eval sets, early stopping, callbacks, staged
+predictions, class weights."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.utils.class_weight import compute_sample_weight
+
+from gbtree import GBTClassifier, GBTRegressor
+from gbtree.callback import Callback, LearningRateScheduler, RecordEvaluation
+
+
+@pytest.fixture(scope="module")
+def noisy_regression():
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(3000, 5))
+    y = np.sin(3 * X[:, 0]) + X[:, 1] + rng.normal(scale=1.0, size=3000)
+    return train_test_split(X, y, random_state=0)
+
+
+# ---------------------------------------------------------------- objectives
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("grow_policy", ["depthwise", "lossguide"])
+def test_custom_squared_error_reproduces_the_builtin_exactly(noisy_regression, weighted, grow_policy):
+    Xtr, Xte, ytr, _ = noisy_regression
+    w = np.random.RandomState(1).uniform(0.2, 2, size=len(ytr)) if weighted else None
+
+    def squared_error(y_true, raw):
+        return raw - y_true, np.ones_like(raw)
+
+    params = dict(n_estimators=30, grow_policy=grow_policy, max_leaves=16)
+    builtin = GBTRegressor(**params).fit(Xtr, ytr, sample_weight=w)
+    custom = GBTRegressor(objective=squared_error, **params).fit(Xtr, ytr, sample_weight=w)
+    np.testing.assert_array_equal(custom.predict(Xte), builtin.predict(Xte))
+    np.testing.assert_array_equal(custom._ensemble.nodes, builtin._ensemble.nodes)
+
+
+def test_custom_objective_with_sample_weight_argument_and_bad_returns(noisy_regression):
+    Xtr, _, ytr, _ = noisy_regression
+    w = np.linspace(0.5, 2, len(ytr))
+    seen = {}
+
+    def weighted_se(y_true, raw, sample_weight):
+        seen["w"] = sample_weight
+        return (raw - y_true) * sample_weight, sample_weight
+
+    GBTRegressor(objective=weighted_se, n_estimators=2).fit(Xtr, ytr, sample_weight=w)
+    np.testing.assert_array_equal(seen["w"], w)
+    with pytest.raises(ValueError, match="grad of shape"):
+        GBTRegressor(objective=lambda y, f: (f[:5], f), n_estimators=2).fit(Xtr, ytr)
+    with pytest.raises(TypeError, match="pair"):
+        GBTRegressor(objective=lambda y, f: f, n_estimators=2).fit(Xtr, ytr)
+
+
+def test_custom_logistic_objective_in_the_classifier():
+    X, y = make_classification(800, 5, random_state=0)
+
+    def logistic(y_true, raw):
+        p = 1 / (1 + np.exp(-raw))
+        return p - y_true, p * (1 - p)
+
+    ours = GBTClassifier(objective=logistic, n_estimators=20).fit(X, y)
+    builtin = GBTClassifier(n_estimators=20).fit(X, y)
+    # same loss; F0 differs (one Newton step from 0 against the exact log-odds)
+    np.testing.assert_allclose(ours.predict_proba(X), builtin.predict_proba(X), atol=0.05)
+    assert (ours.predict(X) == y).mean() > 0.9
+
+
+@pytest.mark.parametrize("objective,alpha", [("absolute_error", 0.5), ("quantile", 0.2),
+                                             ("quantile", 0.9)])
+def test_leaves_are_refit_to_the_residual_quantile(noisy_regression, objective, alpha):
+    Xtr, _, ytr, _ = noisy_regression
+    model = GBTRegressor(objective=objective, quantile_alpha=alpha, n_estimators=1,
+                         learning_rate=1.0, max_depth=2).fit(Xtr, ytr)
+    leaf = model._ensemble.apply(Xtr)[:, 0]
+    f0 = model._ensemble.base_score[0]
+    pred = model.predict(Xtr)
+    for k in np.unique(leaf):
+        r = ytr[leaf == k] - f0
+        # F0 + the leaf value is the alpha-quantile of the leaf's labels
+        lower = np.sort(r)[int(np.ceil(alpha * len(r) * (1 - 1e-12))) - 1]
+        assert pred[leaf == k][0] - f0 == pytest.approx(lower, abs=1e-12)
+    # the fitted alpha-quantile covers about alpha of the rows
+    many = GBTRegressor(objective=objective, quantile_alpha=alpha, n_estimators=50).fit(Xtr, ytr)
+    assert abs(np.mean(ytr <= many.predict(Xtr)) - alpha) < 0.05
+
+
+def test_huber_is_robust_to_outliers(noisy_regression):
+    Xtr, Xte, ytr, yte = noisy_regression
+    y_bad = ytr.copy()
+    y_bad[::20] += 200.0   # 5% gross outliers
+    se = GBTRegressor(n_estimators=50).fit(Xtr, y_bad)
+    huber = GBTRegressor(objective="huber", huber_delta=1.0, n_estimators=50).fit(Xtr, y_bad)
+    l1 = GBTRegressor(objective="absolute_error", n_estimators=50).fit(Xtr, y_bad)
+
+    def mae(m):
+        return np.mean(np.abs(m.predict(Xte) - yte))
+    # squared error is dragged by ~10 (200 x 5%); the robust losses are not
+    assert mae(se) > 10 and mae(huber) < 0.2 * mae(se) and mae(l1) < 0.15 * mae(se)
+
+
+@pytest.mark.parametrize("objective,bad_y,match", [
+    ("poisson", -1.0, "y >= 0"), ("gamma", 0.0, "y > 0"), ("tweedie", -0.5, "y >= 0")])
+def test_targets_outside_the_domain_are_rejected(objective, bad_y, match):
+    X = np.random.RandomState(0).normal(size=(20, 2))
+    y = np.ones(20)
+    y[3] = bad_y
+    with pytest.raises(ValueError, match=match):
+        GBTRegressor(objective=objective, n_estimators=2).fit(X, y)
+
+
+@pytest.mark.parametrize("param,value", [
+    ("objective", "hinge"), ("quantile_alpha", 1.0), ("huber_delta", 0.0),
+    ("tweedie_variance_power", 2.0), ("early_stopping_rounds", 0), ("validation_fraction", 1.0),
+    ("eval_metric", "accuracy"), ("log_period", 0)])
+def test_invalid_training_parameters_name_themselves(param, value):
+    X, y = make_regression(50, 3, random_state=0)
+    y = np.abs(y) + 1
+    objective = {"quantile_alpha": "quantile", "huber_delta": "huber",
+                 "tweedie_variance_power": "tweedie"}.get(param, "squared_error")
+    params = {"objective": objective, "n_estimators": 2,
+              "validation_fraction": 0.2 if param == "early_stopping_rounds" else 0.0}
+    params[param] = value
+    with pytest.raises(ValueError, match=param):
+        GBTRegressor(**params).fit(X, y)
+
+
+def test_log_link_predictions_are_positive_means():
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(5000, 3))
+    mu = np.exp(2 * X[:, 0])
+    y = rng.poisson(mu).astype(float)
+    model = GBTRegressor(objective="poisson", n_estimators=100, max_depth=3).fit(X, y)
+    pred = model.predict(X)
+    assert np.all(pred > 0)
+    assert model._ensemble.base_score[0] == pytest.approx(np.log(y.mean()))
+    assert np.corrcoef(pred, mu)[0, 1] > 0.9
+
+
+def test_class_weight_is_a_sample_weight():
+    X, y = make_classification(600, 5, weights=[0.85], random_state=0)
+    balanced = GBTClassifier(class_weight="balanced", n_estimators=20).fit(X, y)
+    manual = GBTClassifier(n_estimators=20).fit(X, y, sample_weight=compute_sample_weight("balanced", y))
+    plain = GBTClassifier(n_estimators=20).fit(X, y)
+    np.testing.assert_array_equal(balanced.predict_proba(X), manual.predict_proba(X))
+    # balancing raises the predicted share of the minority class
+    assert balanced.predict_proba(X)[:, 1].mean() > plain.predict_proba(X)[:, 1].mean() + 0.05
+    as_dict = GBTClassifier(class_weight={0: 1.0, 1: 3.0}, n_estimators=5).fit(X, y)
+    manual = GBTClassifier(n_estimators=5).fit(X, y, sample_weight=np.where(y == 1, 3.0, 1.0))
+    np.testing.assert_array_equal(as_dict.predict_proba(X), manual.predict_proba(X))
+    with pytest.raises(ValueError, match="class_weight"):
+        GBTClassifier(class_weight="uniform").fit(X, y)
+
+
+# ---------------------------------------------------------------- eval sets and early stopping
+def test_eval_set_records_the_objective_metric(noisy_regression):
+    Xtr, Xte, ytr, yte = noisy_regression
+    model = GBTRegressor(n_estimators=15).fit(Xtr, ytr, eval_set=[(Xtr, ytr), (Xte, yte)])
+    res = model.evals_result_
+    assert list(res) == ["validation_0", "validation_1"] and list(res["validation_0"]) == ["rmse"]
+    assert len(res["validation_1"]["rmse"]) == 15
+    staged = list(model.staged_predict(Xte))
+    for r in (0, 7, 14):
+        assert res["validation_1"]["rmse"][r] == pytest.approx(np.sqrt(np.mean((staged[r] - yte) ** 2)))
+    train_curve = res["validation_0"]["rmse"]
+    assert all(b < a for a, b in zip(train_curve, train_curve[1:]))
+    assert model.best_iteration_ == 14 and model.best_score_ == res["validation_1"]["rmse"][-1]
+
+
+def test_early_stopping_stops_at_the_right_round_and_keeps_the_best(noisy_regression):
+    # deep trees and a large learning rate on noisy data: validation loss soon rises
+    Xtr, Xte, ytr, yte = noisy_regression
+    model = GBTRegressor(n_estimators=300, learning_rate=0.5, max_depth=8, early_stopping_rounds=10,
+                         eval_metric=["mae", "rmse"]).fit(Xtr, ytr, eval_set=[(Xte, yte)])
+    curve = np.array(model.evals_result_["validation_0"]["rmse"])   # the last metric decides
+    best = int(np.argmin(curve))
+    assert model.best_iteration_ == best and model.best_score_ == curve[best]
+    assert model.n_estimators_ == best + 11 == len(curve) < 300
+    assert np.all(curve[best + 1:] > curve[best])
+    full = model.predict(Xte, iteration_range=(0, model.n_estimators_))
+    np.testing.assert_array_equal(model.predict(Xte), model.predict(Xte, iteration_range=(0, best + 1)))
+    assert np.sqrt(np.mean((model.predict(Xte) - yte) ** 2)) == pytest.approx(curve[best])
+    assert np.sqrt(np.mean((full - yte) ** 2)) > curve[best]
+
+
+def test_early_stopping_on_a_greater_is_better_metric():
+    X, y = make_classification(2000, 10, flip_y=0.3, random_state=0)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
+    model = GBTClassifier(n_estimators=300, learning_rate=0.5, early_stopping_rounds=5,
+                          eval_metric="auc").fit(Xtr, ytr, eval_set=[(Xte, yte)])
+    curve = np.array(model.evals_result_["validation_0"]["auc"])
+    assert model.best_iteration_ == int(np.argmax(curve)) and model.n_estimators_ < 300
+
+
+def test_validation_fraction_enables_early_stopping_in_grid_search():
+    X, y = make_classification(1500, 10, flip_y=0.3, random_state=0)
+    est = GBTClassifier(n_estimators=400, learning_rate=0.3, early_stopping_rounds=5,
+                        validation_fraction=0.2)
+    grid = GridSearchCV(est, {"max_depth": [2, 6]}, cv=2).fit(X, y)
+    best = grid.best_estimator_
+    assert best.n_estimators_ < 400 and list(best.evals_result_) == ["validation"]
+    assert best.best_iteration_ == int(np.argmin(best.evals_result_["validation"]["logloss"]))
+    # the split is stratified and seeded: the same model twice
+    a = GBTClassifier(n_estimators=30, validation_fraction=0.2).fit(X, y)
+    b = GBTClassifier(n_estimators=30, validation_fraction=0.2).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+def test_eval_set_errors(noisy_regression):
+    Xtr, Xte, ytr, yte = noisy_regression
+    with pytest.raises(ValueError, match="eval_set"):
+        GBTRegressor(n_estimators=2, early_stopping_rounds=3).fit(Xtr, ytr)
+    with pytest.raises(ValueError, match="sample_weight_eval_set"):
+        GBTRegressor(n_estimators=2).fit(Xtr, ytr, eval_set=[(Xte, yte)],
+                                        sample_weight_eval_set=[None, None])
+    with pytest.raises(ValueError, match="features"):
+        GBTRegressor(n_estimators=2).fit(Xtr, ytr, eval_set=[(Xte[:, :3], yte)])
+    X, y = make_classification(200, 4, random_state=0)
+    with pytest.raises(ValueError, match="not seen in training"):
+        GBTClassifier(n_estimators=2).fit(X, y, eval_set=[(X, y + 5)])
+    with pytest.raises(ValueError, match="iteration_range"):
+        GBTClassifier(n_estimators=2).fit(X, y).predict(X, iteration_range=(0, 3))
+
+
+def test_weighted_eval_set(noisy_regression):
+    Xtr, Xte, ytr, yte = noisy_regression
+    w = np.where(np.arange(len(yte)) % 2 == 0, 1.0, 0.0)
+    model = GBTRegressor(n_estimators=5).fit(Xtr, ytr, eval_set=[(Xte, yte)],
+                                             sample_weight_eval_set=[w])
+    pred = model.predict(Xte)
+    assert model.evals_result_["validation_0"]["rmse"][-1] == pytest.approx(
+        np.sqrt(np.mean((pred - yte)[w == 1] ** 2)))
+
+
+def test_callable_eval_metric(noisy_regression):
+    Xtr, Xte, ytr, yte = noisy_regression
+
+    def max_error(y_true, y_pred, sample_weight=None):
+        return float(np.max(np.abs(y_true - y_pred)))
+    model = GBTRegressor(n_estimators=3, eval_metric=max_error).fit(Xtr, ytr, eval_set=[(Xte, yte)])
+    assert model.evals_result_["validation_0"]["max_error"][-1] == max_error(yte, model.predict(Xte))
+
+
+# ---------------------------------------------------------------- callbacks
+def test_callbacks_see_every_round_and_can_stop(noisy_regression):
+    Xtr, Xte, ytr, yte = noisy_regression
+
+    class StopAtThree(Callback):
+        def __init__(self):
+            self.calls = []
+
+        def before_training(self, state):
+            self.calls.append("start")
+
+        def before_iteration(self, state):
+            self.calls.append(("before", state.iteration))
+            return False
+
+        def after_iteration(self, state):
+            self.calls.append(("after", state.iteration))
+            return state.iteration == 2
+
+        def after_training(self, state):
+            self.calls.append("end")
+
+    cb = StopAtThree()
+    model = GBTRegressor(n_estimators=10, callbacks=[cb]).fit(Xtr, ytr)
+    assert model.n_estimators_ == 3 and model.n_trees_ == 3
+    assert cb.calls == ["start", ("before", 0), ("after", 0), ("before", 1), ("after", 1),
+                        ("before", 2), ("after", 2), "end"]
+    record = {}
+    model = GBTRegressor(n_estimators=4, callbacks=[RecordEvaluation(record)]).fit(
+        Xtr, ytr, eval_set=[(Xte, yte)])
+    assert record == model.evals_result_
+    with pytest.raises(TypeError, match="callbacks"):
+        GBTRegressor(callbacks=[object()]).fit(Xtr, ytr)
+
+
+def test_learning_rate_schedule(noisy_regression):
+    Xtr, Xte, ytr, _ = noisy_regression
+    const = GBTRegressor(n_estimators=5, learning_rate=0.3).fit(Xtr, ytr)
+    sched = GBTRegressor(n_estimators=5, callbacks=[LearningRateScheduler(lambda r: 0.3)]).fit(Xtr, ytr)
+    np.testing.assert_array_equal(const.predict(Xte), sched.predict(Xte))
+    decay = GBTRegressor(n_estimators=5, callbacks=[
+        LearningRateScheduler([0.3, 0.3, 0.1, 0.1, 0.1])]).fit(Xtr, ytr)
+    np.testing.assert_array_equal(decay.predict(Xte, iteration_range=(0, 2)),
+                                  const.predict(Xte, iteration_range=(0, 2)))
+    assert not np.array_equal(decay.predict(Xte), const.predict(Xte))
+    with pytest.raises(ValueError, match="learning-rate schedule"):
+        GBTRegressor(n_estimators=2, callbacks=[LearningRateScheduler([0.1, 0.0])]).fit(Xtr, ytr)
+
+
+def test_logging_every_log_period_rounds(noisy_regression, capsys):
+    Xtr, Xte, ytr, yte = noisy_regression
+    GBTRegressor(n_estimators=25, verbosity=1, log_period=10).fit(Xtr, ytr, eval_set=[(Xte, yte)])
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if " round " in ln]
+    assert [ln.split()[2] for ln in lines] == ["1/25", "10/25", "20/25", "25/25"]
+    assert all("validation_0-rmse=" in ln and "elapsed=" in ln for ln in lines)
+
+
+def test_staged_predictions_end_at_predict():
+    X, y = make_classification(300, 5, n_classes=3, n_informative=3, random_state=0)
+    model = GBTClassifier(n_estimators=7).fit(X, y)
+    stages = list(model.staged_predict_proba(X))
+    assert len(stages) == 7
+    np.testing.assert_allclose(stages[-1], model.predict_proba(X), rtol=1e-12)
+    np.testing.assert_allclose(stages[2], model.predict_proba(X, iteration_range=(0, 3)), rtol=1e-12)
+    np.testing.assert_array_equal(list(model.staged_predict(X))[-1], model.predict(X))
