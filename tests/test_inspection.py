@@ -110,6 +110,13 @@ def test_bad_importance_type_is_rejected_at_fit_naming_itself(bad):
         _tiny_model().get_score(bad)
 
 
+def test_importance_type_does_not_change_the_model():
+    X, y = load_diabetes(return_X_y=True)
+    models = [GBTRegressor(n_estimators=5, importance_type=t).fit(X, y) for t in TYPES]
+    for other in models[1:]:
+        assert other._ensemble.nodes.tobytes() == models[0]._ensemble.nodes.tobytes()
+
+
 def test_importance_type_can_change_after_fit():
     model = _tiny_model()
     model.set_params(importance_type="weight")
@@ -301,6 +308,18 @@ def test_dump_model_writes_every_tree(tmp_path, fitted_models):
     assert path.read_text() == text
     assert text.count("booster[") == model.n_trees_
     assert text == "".join(f"booster[{t}]:\n{d}" for t, d in enumerate(model.get_dump()))
+
+
+def test_a_model_without_splits(plt):
+    X = np.arange(20, dtype=np.float64).reshape(10, 2)
+    model = GBTRegressor(n_estimators=2).fit(X, np.full(10, 3.0))   # constant y: no split
+    assert model.get_score() == {} and model.feature_importances_.tolist() == [0.0, 0.0]
+    assert [_parse(d) for d in model.get_dump()] == [{0: ("leaf", 0.0)}] * 2
+    assert (model.apply(X) == 0).all()
+    assert len(model.trees_to_dataframe()) == 2
+    assert len(_boxes(plot_tree(model, 1))) == 1
+    with pytest.raises(ValueError, match="no tree of the model has a split"):
+        plot_importance(model)
 
 
 # ---------------------------------------------------------------- feature names
