@@ -11,7 +11,8 @@ except ImportError as exc:  # pragma: no cover - only in an unbuilt source check
         "to use the installed gbtree."
     ) from exc
 
+from .plotting import plot_importance, plot_tree
 from .sklearn import GBTClassifier, GBTRegressor
 
 __version__ = "0.1.0"
-__all__ = ["GBTClassifier", "GBTRegressor", "__version__"]
+__all__ = ["GBTClassifier", "GBTRegressor", "plot_importance", "plot_tree", "__version__"]

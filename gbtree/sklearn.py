@@ -15,7 +15,7 @@ from . import objectives as _obj
 from ._threads import effective_n_threads
 from .callback import EarlyStopping
 from .metrics import get_metric
-from .tree import add_trees_to_raw
+from .tree import IMPORTANCE_TYPES, add_trees_to_raw
 
 _INPUT_DTYPES = [np.float64, np.float32]
 
@@ -32,6 +32,12 @@ def _check_number(name, value, kind, low=None, high=None, low_open=False):
         raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}")
     if high is not None and value > high:
         raise ValueError(f"{name} must be <= {high}, got {value!r}")
+
+
+def _check_importance_type(value, name="importance_type"):
+    if not (isinstance(value, str) and value in IMPORTANCE_TYPES):
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, IMPORTANCE_TYPES))}, "
+                         f"got {value!r}")
 
 
 _SHARED_PARAMS_DOC = """
@@ -91,6 +97,10 @@ _SHARED_PARAMS_DOC = """
     verbosity : int, default=0
         0 silent, 1 a summary per fit and a log every ``log_period`` rounds,
         2 a log line every round.
+    importance_type : {"weight", "gain", "cover", "total_gain", "total_cover"}, \
+            default="total_gain"
+        What ``feature_importances_`` normalises: split counts, average or
+        total split gain, average or total hessian cover (see ``get_score``).
 """
 
 _SHARED_DEFAULTS = dict(
@@ -98,6 +108,7 @@ _SHARED_DEFAULTS = dict(
     max_bin=256, min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0, gamma=0.0,
     max_delta_step=0.0, eval_metric=None, early_stopping_rounds=None, validation_fraction=0.0,
     callbacks=None, log_period=10, n_jobs=None, random_state=0, verbosity=0,
+    importance_type="total_gain",
 )
 
 
@@ -212,6 +223,7 @@ class _GBTModel(BaseEstimator):
     def _fit(self, X, y, sample_weight, objective, eval_set=None, sample_weight_eval_set=None,
              encode_y=None, stratify=False):
         params = self._boost_params()
+        _check_importance_type(self.importance_type)
         n_threads = effective_n_threads(self.n_jobs)
         try:
             rng = check_random_state(self.random_state)
@@ -286,11 +298,94 @@ class _GBTModel(BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Total split gain per feature, normalised to sum to 1 (all 0 if no split)."""
+        """Importance per feature of the kind ``importance_type`` names (total split
+        gain by default), normalised to sum to 1 (all 0 if no tree split)."""
         check_is_fitted(self, "_ensemble")
-        imp = self._ensemble.feature_importances("total_gain")
+        _check_importance_type(self.importance_type)
+        imp = self._ensemble.feature_importances(self.importance_type)
         total = imp.sum()
         return imp / total if total > 0 else imp
+
+    # ------------------------------------------------------------------ inspecting the model
+    # Thin wrappers over TreeEnsemble (tree.py), which walks the trees.
+    def _inspect_names(self):
+        check_is_fitted(self, "_ensemble")
+        return getattr(self, "feature_names_in_", None)
+
+    def get_score(self, importance_type="weight"):
+        """Importance per feature, as XGBoost's ``Booster.get_score``.
+
+        Parameters
+        ----------
+        importance_type : {"weight", "gain", "cover", "total_gain", "total_cover"}, \
+                default="weight"
+            ``weight``: number of splits on the feature; ``total_gain``: sum of
+            their gains; ``gain``: average gain; ``total_cover``: sum of the
+            hessian sums of the nodes they split; ``cover``: average of those.
+
+        Returns
+        -------
+        dict
+            ``{feature name: importance}``, names from ``feature_names_in_`` (fit
+            on a DataFrame) or else ``"f0"``, ``"f1"``, ...; features no split
+            uses are left out. Not normalised.
+        """
+        names = self._inspect_names()
+        _check_importance_type(importance_type)
+        return self._ensemble.get_score(importance_type, names)
+
+    def apply(self, X):
+        """Leaf reached by each row in each tree.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_trees_), int32
+            Column t is the id, within tree t, of the leaf the row reaches (the
+            ``node`` of ``trees_to_dataframe()``, the number before ``:`` in
+            ``get_dump()``). Trees are in fitting order: for K >= 3 classes,
+            tree ``t`` belongs to round ``t // K`` and class ``classes_[t % K]``.
+        """
+        X = self._validate_predict_data(X)
+        return self._ensemble.apply(X, effective_n_threads(self.n_jobs))
+
+    def _output_names(self):
+        return getattr(self, "classes_", None) if self._ensemble.n_outputs > 1 else None
+
+    def trees_to_dataframe(self):
+        """One row per node of every tree, as a pandas DataFrame (needs pandas).
+
+        Columns: ``tree``, ``node`` (id within the tree, as in ``apply``),
+        ``depth``, ``feature`` (name; missing for leaves), ``threshold`` (rows
+        with ``x <= threshold`` go to ``left``), ``missing`` (``"left"`` or
+        ``"right"``: where a missing value goes), ``left``, ``right`` (child
+        ids, -1 for leaves), ``gain`` (0 for leaves), ``cover`` (hessian sum of
+        the training rows), ``count`` (training rows), ``value`` (learning rate
+        x node weight: the leaf value for leaves), ``is_leaf``, and for K >= 3
+        classes ``class`` (the label of the class the tree scores).
+        """
+        names = self._inspect_names()
+        return self._ensemble.to_dataframe(names, self._output_names())
+
+    def get_dump(self, with_stats=True):
+        """The trees as text, one string per tree, in XGBoost's text-dump format::
+
+            0:[f2<=0.5] yes=1,no=2,missing=1 gain=25.6 cover=8
+            \\t1:leaf=-0.5 cover=4
+
+        One line per node in pre-order, indented by depth; ``yes`` is the child
+        of ``x <= threshold``. ``with_stats=False`` leaves out gain and cover.
+        """
+        return self._ensemble.dump(self._inspect_names(), with_stats)
+
+    def dump_model(self, fout=None, with_stats=True):
+        """All trees as one text (``booster[t]:`` before each tree's dump); also
+        written to the path ``fout`` when given."""
+        text = "".join(f"booster[{t}]:\n{tree}" for t, tree in
+                       enumerate(self.get_dump(with_stats)))
+        if fout is not None:
+            with open(fout, "w", encoding="utf-8") as f:
+                f.write(text)
+        return text
 
 
 class GBTRegressor(RegressorMixin, _GBTModel):
@@ -318,7 +413,8 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  max_leaves=0, grow_policy="depthwise", max_bin=256, min_child_weight=1.0,
                  reg_lambda=1.0, reg_alpha=0.0, gamma=0.0, max_delta_step=0.0, eval_metric=None,
                  early_stopping_rounds=None, validation_fraction=0.0, callbacks=None,
-                 log_period=10, n_jobs=None, random_state=0, verbosity=0):
+                 log_period=10, n_jobs=None, random_state=0, verbosity=0,
+                 importance_type="total_gain"):
         self.objective = objective
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
@@ -417,7 +513,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  max_bin=256, min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0, gamma=0.0,
                  max_delta_step=0.0, eval_metric=None, early_stopping_rounds=None,
                  validation_fraction=0.0, callbacks=None, log_period=10, n_jobs=None,
-                 random_state=0, verbosity=0):
+                 random_state=0, verbosity=0, importance_type="total_gain"):
         self.objective = objective
         self.class_weight = class_weight
         _set_shared(self, locals())

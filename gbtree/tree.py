@@ -141,6 +141,124 @@ class TreeEnsemble:
             return total
         return np.divide(total, weight, out=np.zeros_like(total), where=weight > 0)
 
+    # ------------------------------------------------------------------ inspection
+    # Everything that walks the trees for a user (scores by name, the node
+    # table, the text dump, the order plot_tree lays nodes out in) is here.
+
+    def feature_names(self, feature_names=None):
+        """``feature_names`` as a list, or XGBoost's default names ``f0``, ``f1``, ..."""
+        if feature_names is None:
+            return [f"f{i}" for i in range(self.n_features)]
+        names = [str(name) for name in feature_names]
+        if len(names) != self.n_features:
+            raise ValueError(f"feature_names has {len(names)} names for "
+                             f"{self.n_features} features")
+        return names
+
+    def get_score(self, importance_type="weight", feature_names=None):
+        """``{feature name: importance}`` for the features used in at least one split.
+
+        Features that never split are left out, as in XGBoost's ``get_score``.
+        """
+        values = self.feature_importances(importance_type)
+        used = np.flatnonzero(self.feature_importances("weight") > 0)
+        names = self.feature_names(feature_names)
+        return {names[f]: float(values[f]) for f in used}
+
+    def walk(self, t):
+        """Node ids of tree t in pre-order (a node, its left subtree, its right
+        subtree) with their depths: ``[(node, depth), ...]``."""
+        tree = self.tree(t)
+        order, stack = [], [(0, 0)]
+        while stack:
+            node, depth = stack.pop()
+            order.append((node, depth))
+            if not tree["is_leaf"][node]:
+                stack.append((int(tree["right"][node]), depth + 1))
+                stack.append((int(tree["left"][node]), depth + 1))
+        return order
+
+    def node_table(self, feature_names=None, output_names=None):
+        """One entry per node of every tree, as a dict of equal-length columns.
+
+        Columns: ``tree``, ``node`` (id within the tree, the index ``apply``
+        returns), ``depth``, ``feature`` (name; None for leaves), ``threshold``
+        (``x <= threshold`` goes left; NaN for leaves), ``missing`` (``"left"`` /
+        ``"right"``: where a missing value goes; None for leaves), ``left``,
+        ``right`` (child node ids; -1 for leaves), ``gain`` (split gain; 0 for
+        leaves), ``cover`` (hessian sum of the training rows in the node),
+        ``count`` (training rows in the node), ``value`` (learning rate x the
+        node's weight: the leaf value for a leaf, the value it would have as a
+        leaf for a split node), ``is_leaf``; and ``class`` (the output the tree
+        adds to, named by ``output_names``) when the model has several outputs.
+        """
+        nodes = self.nodes
+        names = np.array(self.feature_names(feature_names) + [None], dtype=object)
+        is_leaf = nodes["is_leaf"].astype(bool)
+        sizes = np.diff(self.tree_ptr)
+        tree_of_node = np.repeat(np.arange(self.n_trees), sizes)
+        table = {
+            "tree": tree_of_node,
+            "node": np.arange(nodes.shape[0]) - np.repeat(self.tree_ptr[:-1], sizes),
+            "depth": nodes["depth"].astype(np.int64),
+            "feature": names[np.where(is_leaf, -1, nodes["feature"])],
+            "threshold": np.where(is_leaf, np.nan, nodes["threshold"]),
+            "missing": np.where(is_leaf, None,
+                                np.where(nodes["default_left"] == 1, "left", "right")).astype(object),
+            "left": np.where(is_leaf, -1, nodes["left"]).astype(np.int64),
+            "right": np.where(is_leaf, -1, nodes["right"]).astype(np.int64),
+            "gain": np.where(is_leaf, 0.0, nodes["gain"]),
+            "cover": nodes["cover"].copy(),
+            "count": nodes["count"].astype(np.int64),
+            "value": nodes["value"].copy(),
+            "is_leaf": is_leaf,
+        }
+        if self.n_outputs > 1:
+            labels = (np.arange(self.n_outputs) if output_names is None
+                      else np.asarray(output_names))
+            table["class"] = labels[self.tree_class[tree_of_node]]
+        return table
+
+    def to_dataframe(self, feature_names=None, output_names=None):
+        """:meth:`node_table` as a pandas DataFrame (pandas is imported here only)."""
+        try:
+            import pandas as pd
+        except ImportError as exc:
+            raise ImportError("trees_to_dataframe needs pandas, an optional dependency of "
+                              "gbtree: pip install pandas") from exc
+        return pd.DataFrame(self.node_table(feature_names, output_names))
+
+    def dump(self, feature_names=None, with_stats=True):
+        """One text string per tree, in XGBoost's text format (one line per node in
+        pre-order, indented by depth with tabs)::
+
+            0:[f2<=0.5] yes=1,no=2,missing=1 gain=25.6 cover=8
+            \\t1:leaf=-0.5 cover=4
+
+        ``yes`` is the child of ``x <= threshold`` (the left one), ``missing`` the
+        child missing values go to. Thresholds and leaf values are written with
+        ``repr`` (they read back exactly); gain and cover with 9 significant digits.
+        """
+        names = self.feature_names(feature_names)
+        out = []
+        for t in range(self.n_trees):
+            tree = self.tree(t)
+            lines = []
+            for node, depth in self.walk(t):
+                rec = tree[node]
+                cover = f" cover={rec['cover']:.9g}" if with_stats else ""
+                if rec["is_leaf"]:
+                    lines.append(f"{chr(9) * depth}{node}:leaf={float(rec['value'])!r}{cover}")
+                    continue
+                left, right = int(rec["left"]), int(rec["right"])
+                missing = left if rec["default_left"] else right
+                gain = f" gain={rec['gain']:.9g}" if with_stats else ""
+                lines.append(
+                    f"{chr(9) * depth}{node}:[{names[rec['feature']]}<={float(rec['threshold'])!r}] "
+                    f"yes={left},no={right},missing={missing}{gain}{cover}")
+            out.append("\n".join(lines) + "\n")
+        return out
+
 
 def add_trees_to_raw(X, trees, outputs, out, n_threads=1):
     """``out[:, outputs[j]] += trees[j](X)`` for a few new trees (NODE_DTYPE arrays)."""

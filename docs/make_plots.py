@@ -1,0 +1,37 @@
+"""Draw the images of docs/index.md ("Inspecting a fitted model").
+
+    python docs/make_plots.py        # writes docs/plot_importance.png, docs/plot_tree.png
+
+Uses the diabetes data set that ships with scikit-learn (as a DataFrame, so the
+plots show the column names).
+"""
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from sklearn.datasets import load_diabetes  # noqa: E402
+
+from gbtree import GBTRegressor, plot_importance, plot_tree  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+
+
+def main():
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    model = GBTRegressor(n_estimators=100, learning_rate=0.1, max_depth=3).fit(X, y)
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    plot_importance(model, importance_type="weight", ax=axes[0], title="Splits per feature")
+    plot_importance(model, importance_type="gain", ax=axes[1], title="Average gain of its splits")
+    fig.tight_layout()
+    fig.savefig(HERE / "plot_importance.png", dpi=80)
+
+    ax = plot_tree(model, tree_index=0, with_stats=True)
+    ax.figure.savefig(HERE / "plot_tree.png", dpi=80, bbox_inches="tight")
+    print(model.get_dump()[0])
+
+
+if __name__ == "__main__":
+    main()
