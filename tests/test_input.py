@@ -1,0 +1,100 @@
+"""Input types: pandas (names, nullable dtypes), pyarrow, polars; no copy of float input;
+missing values and infinities."""
+import numpy as np
+import pytest
+
+from gbtree import GBTClassifier, GBTRegressor
+from gbtree import booster
+
+
+def _data(n=300, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, 3))
+    X[rng.rand(n) < 0.15, 2] = np.nan
+    y = X[:, 0] + np.nan_to_num(X[:, 2], nan=2.0) + rng.normal(scale=0.1, size=n)
+    return X, y
+
+
+def test_pandas_names_and_nullable_dtypes_are_missing_values():
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    ints = np.round(X[:, 1] * 3)
+    df = pd.DataFrame({
+        "a": X[:, 0],
+        "b": pd.array([None if np.isnan(v) else int(v) for v in np.where(X[:, 2] > 1, np.nan, ints)],
+                      dtype="Int64"),
+        "c": pd.array([None if np.isnan(v) else v for v in X[:, 2]], dtype="Float64"),
+    })
+    as_float = np.column_stack([X[:, 0], np.where(X[:, 2] > 1, np.nan, ints), X[:, 2]])
+    model = GBTRegressor(n_estimators=10).fit(df, y)
+    plain = GBTRegressor(n_estimators=10).fit(as_float, y)
+    assert list(model.feature_names_in_) == ["a", "b", "c"]
+    np.testing.assert_array_equal(model.predict(df), plain.predict(as_float))
+    with pytest.raises(ValueError, match="same order"):
+        model.predict(df[["c", "a", "b"]])
+    with pytest.raises(ValueError, match="(?s)unseen at fit time.*- z"):
+        model.predict(df.rename(columns={"b": "z"}))
+    boolean = pd.DataFrame({"flag": pd.array([True, None, False] * 100, dtype="boolean"),
+                            "x": X[:, 0]})
+    numeric = np.column_stack([np.tile([1.0, np.nan, 0.0], 100), X[:, 0]])
+    np.testing.assert_array_equal(GBTRegressor(n_estimators=5).fit(boolean, y).predict(boolean),
+                                  GBTRegressor(n_estimators=5).fit(numeric, y).predict(numeric))
+
+
+@pytest.mark.parametrize("library", ["pyarrow", "polars"])
+def test_arrow_and_polars_frames(library):
+    lib = pytest.importorskip(library)
+    X, y = _data()
+    cols = {name: [None if np.isnan(v) else float(v) for v in X[:, j]]
+            for j, name in enumerate(["a", "b", "c"])}
+    frame = lib.table(cols) if library == "pyarrow" else lib.DataFrame(cols)
+    model = GBTRegressor(n_estimators=10).fit(frame, y)
+    assert list(model.feature_names_in_) == ["a", "b", "c"]
+    np.testing.assert_array_equal(model.predict(frame),
+                                  GBTRegressor(n_estimators=10).fit(X, y).predict(X))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_float_input_reaches_the_engine_without_a_copy(monkeypatch, dtype, order):
+    X, y = _data()
+    X = np.asarray(X, dtype=dtype, order=order)
+    seen = {}
+    real_train = booster.train
+
+    def spy(X_engine, *args, **kwargs):
+        seen["X"] = X_engine
+        return real_train(X_engine, *args, **kwargs)
+
+    monkeypatch.setattr(booster, "train", spy)
+    model = GBTRegressor(n_estimators=3).fit(X, y)
+    assert seen["X"] is X or np.shares_memory(seen["X"], X)
+    ints = np.round(np.nan_to_num(X) * 10).astype(np.int64)
+    np.testing.assert_array_equal(GBTRegressor(n_estimators=3).fit(ints, y).predict(ints),
+                                  GBTRegressor(n_estimators=3).fit(ints.astype(float), y).predict(ints))
+    assert model.predict(X).shape == (len(y),)
+
+
+def test_infinities_are_ordinary_extreme_values():
+    rng = np.random.RandomState(0)
+    x = rng.uniform(0, 1, size=400)
+    y = (x > 0.5).astype(int)
+    x[:20], y[:20] = np.inf, 1     # beyond every value: with the large ones
+    x[20:40], y[20:40] = -np.inf, 0
+    model = GBTClassifier(n_estimators=20, max_depth=2).fit(x[:, None], y)
+    proba = model.predict_proba(np.array([[np.inf], [-np.inf], [0.9], [0.1]]))[:, 1]
+    assert proba[0] > 0.9 and proba[1] < 0.1
+    assert proba[0] == pytest.approx(proba[2], abs=0.05) and proba[1] == pytest.approx(proba[3], abs=0.05)
+
+
+def test_nan_at_predict_time_follows_the_heavier_child():
+    # no missing value at training: a NaN then goes where most training weight went
+    x = np.r_[np.zeros(70), np.ones(30)]
+    y = np.r_[np.zeros(70), np.ones(30) * 10]
+    model = GBTRegressor(n_estimators=1, max_depth=1, learning_rate=1.0).fit(x[:, None], y)
+    nan, zero, one = model.predict(np.array([[np.nan], [0.0], [1.0]]))
+    assert nan == zero != one
+    # the heavier side is the right one now
+    model = GBTRegressor(n_estimators=1, max_depth=1, learning_rate=1.0).fit(1 - x[:, None], y)
+    nan, zero, one = model.predict(np.array([[np.nan], [0.0], [1.0]]))
+    assert nan == one != zero
