@@ -10,6 +10,7 @@ each round the eval sets' raw predictions get the round's trees, the metrics
 are recorded, and the callbacks (early stopping, logging, schedules) may stop
 the loop.
 """
+import copy
 import time
 from dataclasses import dataclass
 
@@ -72,7 +73,7 @@ def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learn
 
 
 def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state=None,
-          eval_sets=(), metrics=(), callbacks=()):
+          eval_sets=(), metrics=(), callbacks=(), init_model=None):
     """Fit a boosted ensemble.
 
     Parameters
@@ -87,27 +88,33 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     eval_sets : list of EvalSet, evaluated after every round with each of ``metrics``
     metrics : list of metrics.Metric
     callbacks : list of callback.Callback (hooks before / after each round)
+    init_model : (TreeEnsemble, BinMapper) or None
+        Continue this model: its bins, starting value and trees are kept and
+        ``params.n_estimators`` more rounds are added (to a copy).
 
     Returns
     -------
     ensemble : TreeEnsemble
     info : dict with ``bin_seconds``, ``boost_seconds``, ``n_rounds`` (rounds built),
-        ``evals_result``, ``best_iteration``, ``best_score``
+        ``evals_result``, ``best_iteration``, ``best_score``, ``bin_mapper``
     """
     t0 = time.perf_counter()
-    mapper = BinMapper(params.max_bin, random_state=random_state).fit(X, sample_weight)
+    if init_model is None:
+        mapper = BinMapper(params.max_bin, random_state=random_state).fit(X, sample_weight)
+    else:
+        mapper = init_model[1]
     X_binned = mapper.transform(X, n_threads)
     t1 = time.perf_counter()
 
-    n_rows = X.shape[0]
-    K = objective.n_outputs
-    base = objective.init_raw(y, sample_weight)
-    ensemble = TreeEnsemble(X.shape[1], base)
-    raw = np.empty((n_rows, K), dtype=np.float64)
-    raw[:] = base
+    n_rows, K = X.shape[0], objective.n_outputs
+    if init_model is None:
+        ensemble = TreeEnsemble(X.shape[1], objective.init_raw(y, sample_weight))
+    else:
+        ensemble = copy.deepcopy(init_model[0])
+    # the same sums in the same order as the grower's updates: continuing is exact
+    raw = ensemble.predict_raw_binned(X_binned, mapper.n_bins_, n_threads)
     for ev in eval_sets:
-        ev.raw = np.empty((ev.X.shape[0], K), dtype=np.float64)
-        ev.raw[:] = base
+        ev.raw = ensemble.predict_raw(ev.X, n_threads)
     grad = np.empty((K, n_rows), dtype=G_H_DTYPE)
     hess = np.empty((K, n_rows), dtype=G_H_DTYPE)
     grower = TreeGrower(
@@ -157,7 +164,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             state.best_score = state.evals_result[eval_sets[-1].name][metrics[-1].name][-1]
     info = {"bin_seconds": t1 - t0, "boost_seconds": t2 - t1, "n_rounds": n_rounds,
             "evals_result": state.evals_result, "best_iteration": state.best_iteration,
-            "best_score": state.best_score}
+            "best_score": state.best_score, "bin_mapper": mapper}
     if params.verbosity >= 1:
         print(f"[gbtree] binning {info['bin_seconds']:.3f}s, boosting {info['boost_seconds']:.3f}s, "
               f"{n_rounds} iterations, {ensemble.n_trees} trees, "

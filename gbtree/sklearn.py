@@ -101,6 +101,11 @@ _SHARED_PARAMS_DOC = """
             default="total_gain"
         What ``feature_importances_`` normalises: split counts, average or
         total split gain, average or total hessian cover (see ``get_score``).
+    warm_start : bool, default=False
+        If True and the model is fitted, ``fit`` keeps the trees (and the bins
+        and starting value of the first fit) and adds ``n_estimators -
+        n_estimators_`` rounds: the result equals one fit of ``n_estimators``
+        rounds on the same data.
 """
 
 _SHARED_DEFAULTS = dict(
@@ -108,7 +113,7 @@ _SHARED_DEFAULTS = dict(
     max_bin=256, min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0, gamma=0.0,
     max_delta_step=0.0, eval_metric=None, early_stopping_rounds=None, validation_fraction=0.0,
     callbacks=None, log_period=10, n_jobs=None, random_state=0, verbosity=0,
-    importance_type="total_gain",
+    importance_type="total_gain", warm_start=False,
 )
 
 
@@ -139,6 +144,8 @@ class _GBTModel(BaseEstimator):
             _check_number(name, getattr(self, name), "real", 0)
         _check_number("verbosity", self.verbosity, "int", 0, 3)
         _check_number("log_period", self.log_period, "int", 1)
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise TypeError(f"warm_start must be a bool, got {self.warm_start!r}")
         _check_number("validation_fraction", self.validation_fraction, "real", 0, 1)
         if self.validation_fraction >= 1:
             raise ValueError(f"validation_fraction must be < 1, got {self.validation_fraction!r}")
@@ -234,6 +241,11 @@ class _GBTModel(BaseEstimator):
         callbacks = self._callbacks()
         eval_sets = self._eval_sets(eval_set, sample_weight_eval_set, encode_y)
         objective.check_target(y)
+        init_model, done = self._warm_start_model(X, objective)
+        if init_model is not None:
+            if params.n_estimators == done:
+                return self
+            params.n_estimators -= done
         if self.validation_fraction > 0:
             idx = np.arange(X.shape[0])
             try:
@@ -248,16 +260,36 @@ class _GBTModel(BaseEstimator):
             sample_weight = None if sample_weight is None else sample_weight[train]
         self._ensemble, info = booster.train(
             X, y, objective, params, sample_weight=sample_weight, n_threads=n_threads,
-            random_state=rng, eval_sets=eval_sets, metrics=metrics, callbacks=callbacks)
+            random_state=rng, eval_sets=eval_sets, metrics=metrics, callbacks=callbacks,
+            init_model=init_model)
         self._objective = objective
+        self._bin_mapper = info["bin_mapper"]
         self.fit_info_ = {"bin_seconds": info["bin_seconds"],
                           "boost_seconds": info["boost_seconds"]}
-        self.n_estimators_ = info["n_rounds"]
-        self.best_iteration_ = info["best_iteration"]
+        self.n_estimators_ = done + info["n_rounds"]
+        self.best_iteration_ = done + info["best_iteration"]
         if eval_sets:
             self.evals_result_ = info["evals_result"]
             self.best_score_ = info["best_score"]
         return self
+
+    def _warm_start_model(self, X, objective):
+        """(model to continue, its rounds) under ``warm_start``, else (None, 0)."""
+        if not self.warm_start or not hasattr(self, "_ensemble"):
+            return None, 0
+        same = (type(objective) is type(self._objective)
+                and objective.n_outputs == self._objective.n_outputs
+                and getattr(objective, "func", None) is getattr(self._objective, "func", None)
+                and vars(objective).keys() == vars(self._objective).keys()
+                and all(np.all(v == vars(self._objective)[k]) for k, v in vars(objective).items()
+                        if k != "func"))
+        if not same:
+            raise ValueError("warm_start=True continues the fitted model, but the objective or "
+                             "its parameters changed; set warm_start=False to refit")
+        if self.n_estimators < self.n_estimators_:
+            raise ValueError(f"n_estimators={self.n_estimators} must be >= n_estimators_="
+                             f"{self.n_estimators_} when warm_start=True")
+        return (self._ensemble, self._bin_mapper), self.n_estimators_
 
     def _tree_range(self, iteration_range):
         """Trees for rounds ``[start, stop)``; the default stops after the best round."""
@@ -414,7 +446,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  reg_lambda=1.0, reg_alpha=0.0, gamma=0.0, max_delta_step=0.0, eval_metric=None,
                  early_stopping_rounds=None, validation_fraction=0.0, callbacks=None,
                  log_period=10, n_jobs=None, random_state=0, verbosity=0,
-                 importance_type="total_gain"):
+                 importance_type="total_gain", warm_start=False):
         self.objective = objective
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
@@ -513,7 +545,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  max_bin=256, min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0, gamma=0.0,
                  max_delta_step=0.0, eval_metric=None, early_stopping_rounds=None,
                  validation_fraction=0.0, callbacks=None, log_period=10, n_jobs=None,
-                 random_state=0, verbosity=0, importance_type="total_gain"):
+                 random_state=0, verbosity=0, importance_type="total_gain", warm_start=False):
         self.objective = objective
         self.class_weight = class_weight
         _set_shared(self, locals())
@@ -539,7 +571,12 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
             raise ValueError(f"objective must be 'log_loss' or a callable, got {self.objective!r}")
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=False)
         check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        classes, y_enc = np.unique(y, return_inverse=True)
+        if (self.warm_start and hasattr(self, "_ensemble")
+                and not np.array_equal(classes, self.classes_)):
+            raise ValueError(f"warm_start=True continues the fitted model, whose classes are "
+                             f"{self.classes_!r}; y has {classes!r}")
+        self.classes_ = classes
         n_classes = self.classes_.shape[0]
         if n_classes < 2:
             raise ValueError(f"y must contain at least two classes; got 1 class: {self.classes_[0]!r}")

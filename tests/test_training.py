@@ -306,3 +306,43 @@ def test_staged_predictions_end_at_predict():
     np.testing.assert_allclose(stages[-1], model.predict_proba(X), rtol=1e-12)
     np.testing.assert_allclose(stages[2], model.predict_proba(X, iteration_range=(0, 3)), rtol=1e-12)
     np.testing.assert_array_equal(list(model.staged_predict(X))[-1], model.predict(X))
+
+
+# ---------------------------------------------------------------- warm start
+@pytest.mark.parametrize("Est,kind,params", [
+    (GBTRegressor, "regression", {}),
+    (GBTRegressor, "regression", {"objective": "absolute_error"}),
+    (GBTClassifier, "binary", {}),
+    (GBTClassifier, "multiclass", {"grow_policy": "lossguide", "max_leaves": 8}),
+])
+def test_warm_start_equals_one_long_fit(Est, kind, params):
+    if kind == "regression":
+        X, y = make_regression(600, 5, noise=5.0, random_state=0)
+    else:
+        X, y = make_classification(600, 5, n_informative=3, n_classes=2 if kind == "binary" else 3,
+                                   random_state=0)
+    X[::7, 1] = np.nan
+    once = Est(n_estimators=20, **params).fit(X, y)
+    warm = Est(n_estimators=8, warm_start=True, **params).fit(X, y)
+    warm.set_params(n_estimators=20).fit(X, y)
+    assert warm.n_estimators_ == 20 and warm.n_trees_ == once.n_trees_
+    np.testing.assert_array_equal(warm._ensemble.nodes, once._ensemble.nodes)
+    np.testing.assert_array_equal(warm.predict(X), once.predict(X))
+    warm.fit(X, y)   # nothing to add
+    assert warm.n_estimators_ == 20
+    with pytest.raises(ValueError, match="n_estimators=5 must be >= n_estimators_=20"):
+        warm.set_params(n_estimators=5).fit(X, y)
+    cold = Est(n_estimators=8, **params).fit(X, y)
+    cold.set_params(n_estimators=20).fit(X, y)   # warm_start=False refits from scratch
+    np.testing.assert_array_equal(cold.predict(X), once.predict(X))
+
+
+def test_warm_start_refuses_a_changed_objective_or_classes():
+    X, y = make_regression(200, 3, random_state=0)
+    model = GBTRegressor(n_estimators=3, warm_start=True).fit(X, y)
+    with pytest.raises(ValueError, match="objective"):
+        model.set_params(objective="absolute_error", n_estimators=6).fit(X, y)
+    Xc, yc = make_classification(200, 3, n_informative=2, n_redundant=0, random_state=0)
+    clf = GBTClassifier(n_estimators=3, warm_start=True).fit(Xc, yc)
+    with pytest.raises(ValueError, match="classes"):
+        clf.set_params(n_estimators=6).fit(Xc, yc + 1)
