@@ -11,7 +11,11 @@ partition, without walking the tree again.
 import numpy as np
 
 from cython.parallel cimport prange
+from libc.math cimport log
+from libc.stdint cimport uint8_t, uint64_t
 from libc.stdlib cimport malloc, free
+from libcpp.algorithm cimport sort
+from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
 from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct
@@ -19,6 +23,41 @@ from ._histogram cimport hist_plan, make_plan, build_histogram, subtract_histogr
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
                           leaf_weight)
 from ._typedefs import NODE_DTYPE
+
+
+cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
+    # splitmix64: a counter-based generator, so a draw depends only on its key
+    x = x + <uint64_t>0x9E3779B97F4A7C15
+    x = (x ^ (x >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    x = (x ^ (x >> 27)) * <uint64_t>0x94D049BB133111EB
+    return x ^ (x >> 31)
+
+
+cdef void _sample_features(const unsigned char* among, unsigned char* out, int n_features,
+                           double fraction, const double* weights, uint64_t key) noexcept nogil:
+    """``out`` = a random subset of the features in ``among``: ``max(1, floor(fraction * n))``
+    of its n features, drawn without replacement with probability proportional to
+    ``weights`` (Efraimidis-Spirakis keys ``log(u) / w``); the draw depends only on ``key``."""
+    cdef vector[pair[double, int]] keys
+    cdef int f, n = 0, k
+    cdef double u
+    for f in range(n_features):
+        out[f] = 0
+        if among[f] and (weights == NULL or weights[f] > 0):
+            n += 1
+            u = ((_mix(key * <uint64_t>1000003 + <uint64_t>f) >> 11) + 0.5) * (1.0 / 9007199254740992.0)
+            # negated so that an ascending sort puts the chosen keys first
+            keys.push_back(pair[double, int](-(log(u) / (weights[f] if weights != NULL else 1.0)), f))
+    k = <int>(fraction * n)
+    if k < 1:
+        k = 1
+    if k >= n:
+        for f in range(n_features):
+            out[f] = among[f] and (weights == NULL or weights[f] > 0)
+        return
+    sort(keys.begin(), keys.end())
+    for f in range(k):
+        out[keys[f].second] = 1
 
 
 cdef struct node_state:
@@ -64,13 +103,34 @@ cdef class TreeGrower:
     cdef public int n_threads
     cdef vector[node_struct] nodes
     cdef vector[node_state] states
+    # column sampling and interaction constraints (all optional)
+    cdef double colsample_bytree, colsample_bylevel, colsample_bynode
+    cdef const double* feature_weights
+    cdef object _feature_weights_ref
+    cdef bint sampling_columns
+    cdef int n_groups                       # interaction constraint groups, 0 = none
+    cdef vector[unsigned char] membership   # n_features x n_groups
+    cdef vector[unsigned char] listed       # feature appears in some group
+    cdef vector[unsigned char] node_groups  # per node: groups compatible with its path
+    cdef vector[int] node_solo              # per node: the unlisted feature on its path, or -1
+    cdef uint64_t seed
+    cdef vector[unsigned char] tree_mask
+    cdef vector[vector[unsigned char]] level_masks
+    cdef vector[unsigned char] node_mask
+    cdef vector[unsigned char] scratch_mask
+    cdef vector[unsigned char] all_mask
 
     def __cinit__(self, const X_BINNED_C[:, ::1] X_binned, const int[::1] n_bins,
                   const int[::1] bin_offsets, const double[::1] bin_thresholds,
                   int max_depth, int max_leaves, bint lossguide,
                   double reg_lambda, double reg_alpha, double min_child_weight,
-                  double max_delta_step, double gamma, int n_threads, int max_chunks=16):
+                  double max_delta_step, double gamma, int n_threads, int max_chunks=16,
+                  double colsample_bytree=1.0, double colsample_bylevel=1.0,
+                  double colsample_bynode=1.0, feature_weights=None,
+                  interaction_groups=None):
         cdef hist_plan plan
+        cdef const double[::1] fw
+        cdef int f, g
         self.X_binned = X_binned
         self.n_bins = n_bins
         self.bin_offsets = bin_offsets
@@ -96,6 +156,30 @@ cdef class TreeGrower:
         self.per_feature = <split_info*>malloc(self.n_features * sizeof(split_info))
         if self.scratch == NULL or self.per_feature == NULL:
             raise MemoryError()
+        self.colsample_bytree = colsample_bytree
+        self.colsample_bylevel = colsample_bylevel
+        self.colsample_bynode = colsample_bynode
+        self.feature_weights = NULL
+        if feature_weights is not None:
+            self._feature_weights_ref = np.ascontiguousarray(feature_weights, dtype=np.float64)
+            fw = self._feature_weights_ref
+            self.feature_weights = &fw[0]
+        self.sampling_columns = (colsample_bytree < 1.0 or colsample_bylevel < 1.0
+                                 or colsample_bynode < 1.0 or feature_weights is not None)
+        self.n_groups = 0
+        if interaction_groups is not None:
+            groups = [sorted(set(int(f) for f in grp)) for grp in interaction_groups]
+            self.n_groups = len(groups)
+            self.membership.assign(self.n_features * self.n_groups, 0)
+            self.listed.assign(self.n_features, 0)
+            for g, grp in enumerate(groups):
+                for f in grp:
+                    self.membership[f * self.n_groups + g] = 1
+                    self.listed[f] = 1
+        self.tree_mask.assign(self.n_features, 1)
+        self.node_mask.assign(self.n_features, 1)
+        self.scratch_mask.assign(self.n_features, 1)
+        self.all_mask.assign(self.n_features, 1)
 
     def __dealloc__(self):
         cdef size_t i
@@ -138,11 +222,67 @@ cdef class TreeGrower:
             return False
         return st.end - st.start >= 2
 
+    cdef const unsigned char* _allowed(self, int node) noexcept nogil:
+        """Features the node may split on, or NULL for all of them."""
+        cdef int f, g, d = self.states[node].depth, solo
+        cdef const unsigned char* base
+        cdef bint any_group
+        if not self.sampling_columns and self.n_groups == 0:
+            return NULL
+        base = &self.tree_mask[0]
+        if self.sampling_columns:
+            if self.colsample_bylevel < 1.0:
+                while <int>self.level_masks.size() <= d:
+                    self.level_masks.push_back(self.all_mask)
+                    _sample_features(&self.tree_mask[0],
+                                     &self.level_masks[self.level_masks.size() - 1][0],
+                                     self.n_features, self.colsample_bylevel, self.feature_weights,
+                                     _mix(self.seed ^ (<uint64_t>0x51ED27 + self.level_masks.size())))
+                base = &self.level_masks[d][0]
+            if self.colsample_bynode < 1.0:
+                _sample_features(base, &self.node_mask[0], self.n_features, self.colsample_bynode,
+                                 self.feature_weights,
+                                 _mix(self.seed ^ (<uint64_t>0xA5A5A5A5 * (<uint64_t>node + 1))))
+                base = &self.node_mask[0]
+        if self.n_groups == 0 or node == 0:
+            return base
+        solo = self.node_solo[node]
+        for f in range(self.n_features):
+            if solo >= 0:
+                self.scratch_mask[f] = base[f] and f == solo
+            else:
+                any_group = False
+                for g in range(self.n_groups):
+                    if (self.node_groups[node * self.n_groups + g]
+                            and self.membership[f * self.n_groups + g]):
+                        any_group = True
+                        break
+                self.scratch_mask[f] = base[f] and any_group
+        return &self.scratch_mask[0]
+
+    cdef void _constrain_children(self, int parent, int f, int left, int right) noexcept nogil:
+        """Interaction constraints: the children's paths add feature f."""
+        cdef int g, k, child
+        cdef int solo = self.node_solo[parent]
+        self.node_solo.resize(right + 1, -1)
+        self.node_groups.resize((right + 1) * self.n_groups, 0)
+        for child in range(left, right + 1):
+            if parent == 0 and not self.listed[f]:
+                self.node_solo[child] = f
+            else:
+                self.node_solo[child] = solo
+            for g in range(self.n_groups):
+                k = parent * self.n_groups + g
+                self.node_groups[child * self.n_groups + g] = (
+                    self.membership[f * self.n_groups + g]
+                    and (parent == 0 or self.node_groups[k]))
+
     cdef void _evaluate(self, int node) noexcept nogil:
+        cdef const unsigned char* allowed = self._allowed(node)
         cdef node_state* st = &self.states[node]
         st.split = find_best_split(self.slots[st.slot], &self.n_bins[0], &self.bin_offsets[0],
                                    self.n_features, st.sum_g, st.sum_h, &self.params,
-                                   self.per_feature, self.n_threads)
+                                   self.per_feature, self.n_threads, allowed)
 
     cdef int _new_node(self, Py_ssize_t start, Py_ssize_t end, SUM_C sum_g, SUM_C sum_h,
                        int depth, double learning_rate) noexcept nogil:
@@ -172,8 +312,10 @@ cdef class TreeGrower:
         self.nodes.push_back(rec)
         return <int>self.nodes.size() - 1
 
-    cdef int _grow(self, const G_H_C* grad, const G_H_C* hess, double learning_rate) noexcept nogil:
-        """Grow the tree into self.nodes; returns -1 on allocation failure."""
+    cdef int _grow(self, const G_H_C* grad, const G_H_C* hess, double learning_rate,
+                   const IDX_C* sample, Py_ssize_t n_sample) noexcept nogil:
+        """Grow the tree into self.nodes on the rows ``sample`` (all rows when NULL);
+        returns -1 on allocation failure."""
         cdef vector[int] open_nodes
         cdef Py_ssize_t i, n_left
         cdef int n_leaves = 1, pick, k, p, left, right, small, large, f, slot
@@ -183,9 +325,18 @@ cdef class TreeGrower:
         cdef node_state* st
         self.nodes.clear()
         self.states.clear()
-        for i in range(self.n_rows):
-            self.rows[i] = <IDX_C>i
-        self._new_node(0, self.n_rows, 0.0, 0.0, 0, learning_rate)
+        if sample == NULL:
+            n_sample = self.n_rows
+            for i in range(self.n_rows):
+                self.rows[i] = <IDX_C>i
+        else:
+            for i in range(n_sample):
+                self.rows[i] = sample[i]
+        self.level_masks.clear()
+        if self.n_groups > 0:
+            self.node_solo.assign(1, -1)
+            self.node_groups.assign(self.n_groups, 0)
+        self._new_node(0, n_sample, 0.0, 0.0, 0, learning_rate)
         # The root's histogram is built even when it cannot split: its sums
         # come from it (feature 0's entries, the missing bin included).
         slot = self._acquire_slot()
@@ -240,6 +391,8 @@ cdef class TreeGrower:
             self.nodes[p].gain = s.gain
             self.nodes[p].left = left
             self.nodes[p].right = right
+            if self.n_groups > 0:
+                self._constrain_children(p, f, left, right)
 
             may_l = self._may_split(left, n_leaves)
             may_r = self._may_split(right, n_leaves)
@@ -289,14 +442,28 @@ cdef class TreeGrower:
                     raw[self.rows[i], output] += v
 
     def grow(self, const G_H_C[::1] grad, const G_H_C[::1] hess, double learning_rate,
-             double[:, ::1] raw, int output):
+             double[:, ::1] raw, int output, const IDX_C[::1] sample=None, uint64_t seed=0):
         """Grow one tree on (grad, hess); add its predictions to ``raw[:, output]``.
 
-        Returns the tree as a NODE_DTYPE array (node 0 is the root).
+        ``sample``: sorted row indices to grow the tree on (row subsampling);
+        only their raw predictions are updated. ``seed`` drives the column
+        sampling of this tree. Returns the tree as a NODE_DTYPE array (node 0
+        is the root).
         """
         cdef int status
+        cdef const IDX_C* rows_ptr = NULL
+        cdef Py_ssize_t n_sample = 0
+        if sample is not None:
+            if sample.shape[0] == 0:
+                raise ValueError("the row sample is empty")
+            rows_ptr = &sample[0]
+            n_sample = sample.shape[0]
+        self.seed = seed
+        if self.sampling_columns:
+            _sample_features(&self.all_mask[0], &self.tree_mask[0], self.n_features,
+                             self.colsample_bytree, self.feature_weights, _mix(seed))
         with nogil:
-            status = self._grow(&grad[0], &hess[0], learning_rate)
+            status = self._grow(&grad[0], &hess[0], learning_rate, rows_ptr, n_sample)
             if status == 0:
                 self._update_raw(raw, output)
         if status != 0:
@@ -304,7 +471,8 @@ cdef class TreeGrower:
         return np.asarray(<node_struct[:self.nodes.size()]>self.nodes.data()).copy()
 
     def leaf_rows(self):
-        """Partition array and (start, end) of each node of the last tree (for tests)."""
+        """Partition array of the rows the last tree was grown on, and (start, end) of
+        each of its nodes in it."""
         starts = np.array([self.states[k].start for k in range(self.nodes.size())], dtype=np.intp)
         ends = np.array([self.states[k].end for k in range(self.nodes.size())], dtype=np.intp)
-        return np.asarray(self.rows).copy(), starts, ends
+        return np.asarray(self.rows)[:ends[0]].copy(), starts, ends

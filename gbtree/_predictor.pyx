@@ -8,7 +8,7 @@ so a tree's nodes stay in cache across the rows of a block.
 from cython cimport floating
 from cython.parallel cimport prange
 from libc.math cimport isnan
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t
 
 from ._typedefs cimport X_BINNED_C, node_struct
 
@@ -112,3 +112,20 @@ def apply_raw(const floating[:, :] X, const node_struct[::1] nodes,
     for i in prange(n_rows, schedule='static', num_threads=n_threads, nogil=True):
         for t in range(n_trees):
             out[i, t] = _leaf_raw(&nodes[tree_ptr[t]], base + i * row_stride, col_stride)
+
+
+def add_tree_binned_rows(const X_BINNED_C[:, ::1] X_binned, const int[::1] missing_bin,
+                         const node_struct[::1] tree, const uint32_t[::1] rows,
+                         double[:, ::1] out, int output, int n_threads):
+    """``out[r, output] += tree(X_binned[r])`` for the listed rows only (one tree).
+
+    The rows a subsampled tree was not grown on get its predictions this way.
+    """
+    cdef Py_ssize_t j, n = rows.shape[0]
+    if n == 0:
+        return
+    if n < 4096:
+        n_threads = 1
+    for j in prange(n, schedule='static', num_threads=n_threads, nogil=True):
+        out[rows[j], output] += tree[_leaf_binned(&tree[0], &X_binned[rows[j], 0],
+                                                  &missing_bin[0])].value

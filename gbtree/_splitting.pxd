@@ -22,7 +22,8 @@ cdef double node_score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept
 cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
                                 const int* bin_offsets, int n_features,
                                 SUM_C sum_g, SUM_C sum_h, const split_params* p,
-                                split_info* per_feature, int n_threads) noexcept nogil
+                                split_info* per_feature, int n_threads,
+                                const unsigned char* allowed=*) noexcept nogil
 
 cdef Py_ssize_t partition(const X_BINNED_C[:, ::1] X_binned, IDX_C* rows, Py_ssize_t n_rows,
                           int feature, int bin, int missing_bin, bint default_left,

@@ -112,12 +112,15 @@ cdef split_info _scan_feature(const hist_entry* h, int f, int nb, double G, doub
 cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
                                 const int* bin_offsets, int n_features,
                                 SUM_C sum_g, SUM_C sum_h, const split_params* p,
-                                split_info* per_feature, int n_threads) noexcept nogil:
+                                split_info* per_feature, int n_threads,
+                                const unsigned char* allowed=NULL) noexcept nogil:
     """Best split of a node over all features (ties: lowest feature, then lowest bin).
 
     A split is valid when both children have ``H >= min_child_weight`` and
     ``H > 0`` and its gain is ``>= gamma`` and > 0. ``per_feature`` is a scratch
-    array of n_features entries. Returns ``feature == -1`` when nothing is valid.
+    array of n_features entries. ``allowed`` (if not NULL) masks the features
+    the node may split on (column sampling, interaction constraints). Returns
+    ``feature == -1`` when nothing is valid.
     """
     cdef double parent_score = node_score(sum_g, sum_h, p)
     cdef int f, best_f = -1
@@ -125,6 +128,9 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
     if bin_offsets[n_features] < MIN_PARALLEL_ENTRIES:
         n_threads = 1
     for f in prange(n_features, schedule='static', num_threads=n_threads, nogil=True):
+        if allowed != NULL and not allowed[f]:
+            per_feature[f].feature = -1
+            continue
         per_feature[f] = _scan_feature(hist + bin_offsets[f], f, n_bins[f],
                                        sum_g, sum_h, parent_score, p)
     for f in range(n_features):

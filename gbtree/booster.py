@@ -20,6 +20,7 @@ from ._grower import TreeGrower
 from ._typedefs import G_H_DTYPE
 from .binning import BinMapper
 from .callback import LogEvaluation, TrainingState
+from ._predictor import add_tree_binned_rows
 from .tree import TreeEnsemble, add_trees_to_raw
 
 
@@ -40,6 +41,16 @@ class BoostParams:
     max_delta_step: float = 0.0
     verbosity: int = 0
     log_period: int = 10
+    subsample: float = 1.0
+    sampling_method: str = "uniform"
+    top_rate: float = 0.2
+    other_rate: float = 0.1
+    colsample_bytree: float = 1.0
+    colsample_bylevel: float = 1.0
+    colsample_bynode: float = 1.0
+    feature_weights: object = None
+    interaction_constraints: object = None
+    seed: int = 0
 
 
 class EvalSet:
@@ -50,26 +61,51 @@ class EvalSet:
         self.raw = None
 
 
-def _leaf_of_row(grower, nodes):
-    """Compact leaf number (0..L-1) of every training row, from the grower's partition."""
+def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learning_rate):
+    """Replace the Newton leaf values by the objective's line search on each leaf's rows
+    (the rows the tree was grown on) and update their raw predictions."""
     rows, starts, ends = grower.leaf_rows()
     leaves = np.flatnonzero(nodes["is_leaf"])
     order = np.argsort(starts[leaves])   # leaf segments tile the partition array
-    leaf_of_pos = np.repeat(order.astype(np.intp), (ends - starts)[leaves][order])
-    leaf_of_row = np.empty(rows.shape[0], dtype=np.intp)
-    leaf_of_row[rows] = leaf_of_pos
-    return leaves, leaf_of_row
-
-
-def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learning_rate):
-    """Replace the Newton leaf values by the objective's line search on each leaf's rows."""
-    leaves, leaf_of_row = _leaf_of_row(grower, nodes)
-    best = objective.refit_leaves(y, raw_before, sample_weight, leaf_of_row, leaves.shape[0])
+    leaf_of_pos = np.empty(rows.shape[0], dtype=np.intp)
+    leaf_of_pos[:] = np.repeat(order.astype(np.intp), (ends - starts)[leaves][order])
+    before = raw_before[rows]
+    w = None if sample_weight is None else sample_weight[rows]
+    best = objective.refit_leaves(y[rows], before, w, leaf_of_pos, leaves.shape[0])
     values = nodes["value"][leaves]
     refit = ~np.isnan(best)   # a leaf whose rows all have zero weight keeps its value
     values[refit] = learning_rate * best[refit]
     nodes["value"][leaves] = values
-    raw[:, k] = raw_before + values[leaf_of_row]
+    raw[rows, k] = before + values[leaf_of_pos]
+
+
+def _sample_rows(params, rng, n_rows, grad, hess):
+    """Rows for this round's trees (None = all) and the GOSS-amplified ones.
+
+    ``subsample < 1``: each row kept with that probability (Friedman's stochastic
+    boosting). GOSS: the ``top_rate`` share with the largest |gradient| (summed over
+    outputs) plus a uniform ``other_rate`` share of the rest, whose gradients and
+    hessians are multiplied by ``(1 - top_rate) / other_rate`` (in place).
+    """
+    if params.sampling_method == "goss":
+        n_top = max(1, int(params.top_rate * n_rows))
+        n_other = int(params.other_rate * n_rows)
+        if n_top + n_other >= n_rows:
+            return None, None
+        score = np.abs(grad).sum(axis=0)
+        by_size = np.argpartition(-score, n_top - 1)
+        top, rest = by_size[:n_top], by_size[n_top:]
+        other = rng.choice(rest, n_other, replace=False) if n_other else rest[:0]
+        factor = (1.0 - params.top_rate) / params.other_rate
+        grad[:, other] *= factor
+        hess[:, other] *= factor
+        return np.sort(np.concatenate([top, other])).astype(np.uint32), other
+    if params.subsample < 1.0:
+        rows = np.flatnonzero(rng.random(n_rows) < params.subsample).astype(np.uint32)
+        if rows.shape[0] == 0:
+            rows = np.array([rng.integers(n_rows)], dtype=np.uint32)
+        return rows, None
+    return None, None
 
 
 def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state=None,
@@ -122,7 +158,13 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         params.max_depth, params.max_leaves, params.grow_policy == "lossguide",
         params.reg_lambda, params.reg_alpha, params.min_child_weight,
         params.max_delta_step, params.gamma, n_threads,
+        colsample_bytree=params.colsample_bytree, colsample_bylevel=params.colsample_bylevel,
+        colsample_bynode=params.colsample_bynode, feature_weights=params.feature_weights,
+        interaction_groups=params.interaction_constraints,
     )
+    rounds_before = ensemble.n_trees // K   # warm start: round numbers continue
+    oob = params.subsample < 1.0 and params.sampling_method == "uniform"
+    oob_improvement, oob_scores = [], []
     state = TrainingState(params.n_estimators, params.learning_rate, metrics,
                           [ev.name for ev in eval_sets])
     callbacks = list(callbacks)
@@ -139,14 +181,39 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             break
         lr = state.learning_rate
         objective.gradient(y, raw, sample_weight, grad, hess, n_threads)
+        # every random draw of a round depends on (seed, round) only: any n_jobs, warm start
+        rng = np.random.default_rng([params.seed, rounds_before + it])
+        rows, amplified = _sample_rows(params, rng, n_rows, grad, hess)
+        left_out = None
+        if rows is not None:
+            keep = np.zeros(n_rows, dtype=bool)
+            keep[rows] = True
+            left_out = np.flatnonzero(~keep).astype(np.uint32)
+            if oob and left_out.shape[0] > 0:
+                oob_before = objective.loss(y[left_out], raw[left_out],
+                                            None if sample_weight is None else sample_weight[left_out])
+        refit_weight = sample_weight
+        if amplified is not None and objective.needs_refit:
+            refit_weight = np.ones(n_rows) if sample_weight is None else sample_weight.copy()
+            refit_weight[amplified] *= (1.0 - params.top_rate) / params.other_rate
+        tree_seeds = rng.integers(0, 2 ** 63, size=K, dtype=np.uint64)
         trees = []
         for k in range(K):
             raw_before = raw[:, k].copy() if objective.needs_refit else None
-            nodes = grower.grow(grad[k], hess[k], lr, raw, k)
+            nodes = grower.grow(grad[k], hess[k], lr, raw, k, rows, tree_seeds[k])
             if objective.needs_refit:
-                _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, lr)
+                _refit(objective, grower, nodes, y, raw, raw_before, refit_weight, k, lr)
+            if left_out is not None:
+                add_tree_binned_rows(X_binned, mapper.n_bins_, nodes, left_out, raw, k, n_threads)
             ensemble.add_tree(nodes, k)
             trees.append(nodes)
+        if oob:
+            after = np.nan   # every row was drawn: no out-of-bag row this round
+            if left_out.shape[0] > 0:
+                after = objective.loss(y[left_out], raw[left_out],
+                                       None if sample_weight is None else sample_weight[left_out])
+            oob_improvement.append(oob_before - after if left_out.shape[0] > 0 else np.nan)
+            oob_scores.append(after)
         n_rounds += 1
         for ev in eval_sets:
             add_trees_to_raw(ev.X, trees, range(K), ev.raw, n_threads)
@@ -165,6 +232,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     info = {"bin_seconds": t1 - t0, "boost_seconds": t2 - t1, "n_rounds": n_rounds,
             "evals_result": state.evals_result, "best_iteration": state.best_iteration,
             "best_score": state.best_score, "bin_mapper": mapper}
+    if oob:
+        info["oob_improvement"] = np.array(oob_improvement)
+        info["oob_scores"] = np.array(oob_scores)
     if params.verbosity >= 1:
         print(f"[gbtree] binning {info['bin_seconds']:.3f}s, boosting {info['boost_seconds']:.3f}s, "
               f"{n_rounds} iterations, {ensemble.n_trees} trees, "

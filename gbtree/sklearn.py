@@ -106,6 +106,30 @@ _SHARED_PARAMS_DOC = """
         and starting value of the first fit) and adds ``n_estimators -
         n_estimators_`` rounds: the result equals one fit of ``n_estimators``
         rounds on the same data.
+    subsample : float, default=1.0
+        With ``sampling_method="uniform"``, each round's trees are grown on a
+        random share of the rows (each row kept with this probability;
+        Friedman's stochastic gradient boosting); < 1 also gives out-of-bag
+        estimates (``oob_improvement_``, ``oob_scores_``, ``oob_score_``).
+    sampling_method : {"uniform", "goss"}, default="uniform"
+        ``"goss"``: LightGBM's gradient-based one-side sampling: each round
+        keeps the ``top_rate`` share of rows with the largest |gradient| and a
+        random ``other_rate`` share of the rest, amplified by
+        ``(1 - top_rate) / other_rate``.
+    top_rate, other_rate : float, default=0.2, 0.1
+        GOSS shares (each in (0, 1), their sum <= 1).
+    colsample_bytree, colsample_bylevel, colsample_bynode : float, default=1.0
+        Share of the features each tree, then each depth level of it, then
+        each node of that level may split on (they compose as XGBoost's:
+        ``max(1, floor(share * n))`` drawn from the set above).
+    feature_weights : array-like of shape (n_features,) or None, default=None
+        Non-negative weights for the column sampling (a feature is drawn with
+        probability proportional to its weight; 0 = never). None: uniform.
+    interaction_constraints : list of lists of features or None, default=None
+        Groups of feature indices (or names, when fit on a DataFrame) allowed
+        to interact: all the split features on a path from the root must lie
+        in one common group. A feature in no group can only interact with
+        itself.
 """
 
 _SHARED_DEFAULTS = dict(
@@ -113,7 +137,9 @@ _SHARED_DEFAULTS = dict(
     max_bin=256, min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0, gamma=0.0,
     max_delta_step=0.0, eval_metric=None, early_stopping_rounds=None, validation_fraction=0.0,
     callbacks=None, log_period=10, n_jobs=None, random_state=0, verbosity=0,
-    importance_type="total_gain", warm_start=False,
+    importance_type="total_gain", warm_start=False, subsample=1.0, sampling_method="uniform",
+    top_rate=0.2, other_rate=0.1, colsample_bytree=1.0, colsample_bylevel=1.0,
+    colsample_bynode=1.0, feature_weights=None, interaction_constraints=None,
 )
 
 
@@ -151,6 +177,22 @@ class _GBTModel(BaseEstimator):
             raise ValueError(f"validation_fraction must be < 1, got {self.validation_fraction!r}")
         if self.early_stopping_rounds is not None:
             _check_number("early_stopping_rounds", self.early_stopping_rounds, "int", 1)
+        for name in ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode"):
+            _check_number(name, getattr(self, name), "real", 0, 1, low_open=True)
+        if self.sampling_method not in ("uniform", "goss"):
+            raise ValueError(f"sampling_method must be 'uniform' or 'goss', "
+                             f"got {self.sampling_method!r}")
+        for name in ("top_rate", "other_rate"):
+            _check_number(name, getattr(self, name), "real", 0, 1, low_open=True)
+            if getattr(self, name) >= 1:
+                raise ValueError(f"{name} must be < 1, got {getattr(self, name)!r}")
+        if self.sampling_method == "goss":
+            if self.top_rate + self.other_rate > 1:
+                raise ValueError(f"top_rate + other_rate must be <= 1, got "
+                                 f"{self.top_rate} + {self.other_rate}")
+            if self.subsample != 1.0:
+                raise ValueError("subsample must be 1.0 with sampling_method='goss' "
+                                 "(GOSS does its own row sampling)")
         return booster.BoostParams(
             n_estimators=int(self.n_estimators), learning_rate=float(self.learning_rate),
             max_depth=int(self.max_depth), max_leaves=int(self.max_leaves),
@@ -158,7 +200,11 @@ class _GBTModel(BaseEstimator):
             min_child_weight=float(self.min_child_weight), reg_lambda=float(self.reg_lambda),
             reg_alpha=float(self.reg_alpha), gamma=float(self.gamma),
             max_delta_step=float(self.max_delta_step), verbosity=int(self.verbosity),
-            log_period=int(self.log_period),
+            log_period=int(self.log_period), subsample=float(self.subsample),
+            sampling_method=self.sampling_method, top_rate=float(self.top_rate),
+            other_rate=float(self.other_rate), colsample_bytree=float(self.colsample_bytree),
+            colsample_bylevel=float(self.colsample_bylevel),
+            colsample_bynode=float(self.colsample_bynode),
         )
 
     def _validate_fit_data(self, X, y, sample_weight, y_numeric):
@@ -237,6 +283,9 @@ class _GBTModel(BaseEstimator):
         except ValueError as exc:
             raise ValueError(f"random_state must be None, an int or a RandomState instance, "
                              f"got {self.random_state!r}") from exc
+        params.seed = int(rng.randint(0, 2 ** 31 - 1))
+        params.feature_weights = self._feature_weights(X.shape[1])
+        params.interaction_constraints = self._interaction_groups(X.shape[1])
         metrics = self._metrics(objective)
         callbacks = self._callbacks()
         eval_sets = self._eval_sets(eval_set, sample_weight_eval_set, encode_y)
@@ -271,7 +320,49 @@ class _GBTModel(BaseEstimator):
         if eval_sets:
             self.evals_result_ = info["evals_result"]
             self.best_score_ = info["best_score"]
+        if "oob_scores" in info:
+            self.oob_improvement_ = info["oob_improvement"]
+            self.oob_scores_ = info["oob_scores"]
+            self.oob_score_ = float(self.oob_scores_[-1])
         return self
+
+    def _feature_weights(self, n_features):
+        if self.feature_weights is None:
+            return None
+        w = np.asarray(self.feature_weights, dtype=np.float64)
+        if w.shape != (n_features,):
+            raise ValueError(f"feature_weights must have one weight per feature ({n_features}), "
+                             f"got shape {w.shape}")
+        if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
+            raise ValueError("feature_weights must be finite, >= 0, with at least one > 0")
+        return w
+
+    def _interaction_groups(self, n_features):
+        if self.interaction_constraints is None:
+            return None
+        names = list(getattr(self, "feature_names_in_", []))
+        groups = []
+        try:
+            for group in self.interaction_constraints:
+                if isinstance(group, str):
+                    raise TypeError
+                idx = []
+                for f in group:
+                    if isinstance(f, str):
+                        if f not in names:
+                            raise ValueError(f"interaction_constraints names an unknown feature "
+                                             f"{f!r}")
+                        idx.append(names.index(f))
+                    elif isinstance(f, numbers.Integral) and 0 <= f < n_features:
+                        idx.append(int(f))
+                    else:
+                        raise ValueError(f"interaction_constraints: {f!r} is not a feature index "
+                                         f"in [0, {n_features}) or a feature name")
+                groups.append(idx)
+        except TypeError:
+            raise TypeError("interaction_constraints must be a list of lists of feature indices "
+                            f"or names, got {self.interaction_constraints!r}") from None
+        return groups
 
     def _warm_start_model(self, X, objective):
         """(model to continue, its rounds) under ``warm_start``, else (None, 0)."""
@@ -446,7 +537,10 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  reg_lambda=1.0, reg_alpha=0.0, gamma=0.0, max_delta_step=0.0, eval_metric=None,
                  early_stopping_rounds=None, validation_fraction=0.0, callbacks=None,
                  log_period=10, n_jobs=None, random_state=0, verbosity=0,
-                 importance_type="total_gain", warm_start=False):
+                 importance_type="total_gain", warm_start=False, subsample=1.0,
+                 sampling_method="uniform", top_rate=0.2, other_rate=0.1, colsample_bytree=1.0,
+                 colsample_bylevel=1.0, colsample_bynode=1.0, feature_weights=None,
+                 interaction_constraints=None):
         self.objective = objective
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
@@ -545,7 +639,10 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  max_bin=256, min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0, gamma=0.0,
                  max_delta_step=0.0, eval_metric=None, early_stopping_rounds=None,
                  validation_fraction=0.0, callbacks=None, log_period=10, n_jobs=None,
-                 random_state=0, verbosity=0, importance_type="total_gain", warm_start=False):
+                 random_state=0, verbosity=0, importance_type="total_gain", warm_start=False,
+                 subsample=1.0, sampling_method="uniform", top_rate=0.2, other_rate=0.1,
+                 colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0,
+                 feature_weights=None, interaction_constraints=None):
         self.objective = objective
         self.class_weight = class_weight
         _set_shared(self, locals())

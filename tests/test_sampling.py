@@ -1,0 +1,142 @@
+"""Row sampling (subsample, GOSS), out-of-bag estimates, column sampling, feature
+weights, interaction constraints; all reproducible at any n_jobs."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import train_test_split
+
+from gbtree import GBTClassifier, GBTRegressor
+
+
+def _trees(model):
+    ens = model._ensemble
+    return [ens.tree(t) for t in range(ens.n_trees)]
+
+
+def _paths(tree, node=0, used=()):
+    """Feature sets on every root-to-leaf path."""
+    if tree[node]["is_leaf"]:
+        yield set(used)
+        return
+    f = int(tree[node]["feature"])
+    for child in (tree[node]["left"], tree[node]["right"]):
+        yield from _paths(tree, child, used + (f,))
+
+
+@pytest.fixture(scope="module")
+def large_binary():
+    X, y = make_classification(60_000, 20, n_informative=8, flip_y=0.05, random_state=0)
+    return train_test_split(X, y, test_size=0.3, random_state=0)
+
+
+@pytest.mark.parametrize("params,expected_rows", [
+    (dict(subsample=0.5), 0.5), (dict(sampling_method="goss", top_rate=0.2, other_rate=0.1), 0.3)])
+def test_row_sampling_grows_trees_on_fewer_rows_and_keeps_accuracy(large_binary, params, expected_rows):
+    Xtr, Xte, ytr, yte = large_binary
+    common = dict(n_estimators=80, learning_rate=0.2, max_depth=6)
+    full = GBTClassifier(**common).fit(Xtr, ytr)
+    sampled = GBTClassifier(**common, **params).fit(Xtr, ytr)
+    # the root of every tree (so its histogram) holds only the sampled rows
+    roots = np.array([t[0]["count"] for t in _trees(sampled)])
+    if "subsample" in params:
+        assert np.all(np.abs(roots / len(ytr) - expected_rows) < 0.02)
+    else:
+        assert np.all(roots == int(0.2 * len(ytr)) + int(0.1 * len(ytr)))
+    assert all(t[0]["count"] == len(ytr) for t in _trees(full))
+    auc_full = roc_auc_score(yte, full.predict_proba(Xte)[:, 1])
+    auc_sampled = roc_auc_score(yte, sampled.predict_proba(Xte)[:, 1])
+    assert auc_sampled >= 0.99 * auc_full
+
+
+def test_unsampled_rows_get_the_tree_predictions():
+    # the training raw predictions (kept by the loop) must equal a fresh prediction
+    X, y = make_regression(3000, 5, noise=10, random_state=0)
+    X[::9, 2] = np.nan
+    model = GBTRegressor(n_estimators=15, subsample=0.3, eval_metric="rmse").fit(
+        X, y, eval_set=[(X, y)])
+    rmse = np.sqrt(np.mean((model.predict(X) - y) ** 2))
+    assert model.evals_result_["validation_0"]["rmse"][-1] == pytest.approx(rmse, rel=1e-12)
+    for objective in ("absolute_error", "squared_error"):
+        m = GBTRegressor(objective=objective, n_estimators=10, sampling_method="goss").fit(X, y)
+        staged = list(m.staged_predict(X))
+        np.testing.assert_allclose(staged[-1], m.predict(X), rtol=1e-12)
+
+
+def test_out_of_bag_improvement():
+    X, y = make_regression(4000, 8, noise=20, random_state=0)
+    model = GBTRegressor(n_estimators=60, subsample=0.5, learning_rate=0.1).fit(X, y)
+    assert model.oob_improvement_.shape == model.oob_scores_.shape == (60,)
+    assert model.oob_score_ == model.oob_scores_[-1]
+    assert np.all(model.oob_improvement_[:10] > 0)   # early rounds help held-out rows
+    assert model.oob_scores_[-1] < model.oob_scores_[0] / 5
+    assert not hasattr(GBTRegressor(n_estimators=3).fit(X, y), "oob_improvement_")
+
+
+def test_column_sampling_never_uses_an_excluded_feature():
+    X, y = make_regression(2000, 12, n_informative=12, random_state=0)
+    model = GBTRegressor(n_estimators=30, colsample_bytree=0.5, max_depth=4).fit(X, y)
+    per_tree = [set(t["feature"][t["is_leaf"] == 0]) for t in _trees(model)]
+    assert all(len(s) <= 6 for s in per_tree) and len(set().union(*per_tree)) > 6
+    level = GBTRegressor(n_estimators=20, colsample_bytree=0.5, colsample_bylevel=0.5,
+                         max_depth=4).fit(X, y)
+    for t in _trees(level):
+        inner = t[t["is_leaf"] == 0]
+        assert len(set(inner["feature"])) <= 6
+        for d in np.unique(inner["depth"]):
+            assert len(set(inner["feature"][inner["depth"] == d])) <= 3
+    weights = np.ones(12)
+    weights[[0, 5, 7]] = 0.0
+    weighted = GBTRegressor(n_estimators=20, colsample_bynode=0.5, feature_weights=weights).fit(X, y)
+    used = set().union(*[set(t["feature"][t["is_leaf"] == 0]) for t in _trees(weighted)])
+    assert used.isdisjoint({0, 5, 7}) and len(used) > 5
+    node = GBTRegressor(n_estimators=5, colsample_bynode=0.01, max_depth=3).fit(X, y)
+    assert all((t["is_leaf"] == 0).sum() >= 3 for t in _trees(node))   # one feature per node still splits
+
+
+def test_interaction_constraints_hold_on_every_path():
+    X, y = make_regression(3000, 6, n_informative=6, random_state=0)
+    y = y + 30 * X[:, 0] * X[:, 3]   # an interaction the constraints forbid
+    groups = [[0, 1, 2], [2, 3]]
+    for policy in ("depthwise", "lossguide"):
+        model = GBTRegressor(n_estimators=20, max_depth=5, max_leaves=24, grow_policy=policy,
+                             interaction_constraints=groups).fit(X, y)
+        for t in _trees(model):
+            for path in _paths(t):
+                assert (path <= {0, 1, 2} or path <= {2, 3} or len(path) <= 1), path
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(X, columns=list("abcdef"))
+    by_name = GBTRegressor(n_estimators=5, interaction_constraints=[["a", "b", "c"], ["c", "d"]]).fit(df, y)
+    by_index = GBTRegressor(n_estimators=5, interaction_constraints=groups).fit(X, y)
+    np.testing.assert_array_equal(by_name.predict(df), by_index.predict(X))
+
+
+@pytest.mark.parametrize("params", [
+    dict(subsample=0.6, colsample_bytree=0.7, colsample_bylevel=0.8, colsample_bynode=0.6),
+    dict(sampling_method="goss", colsample_bynode=0.5),
+])
+def test_sampling_is_reproducible_across_n_jobs_and_warm_start(params):
+    X, y = make_classification(70_000, 10, random_state=0)   # parallel kernel paths
+    a = GBTClassifier(n_estimators=12, n_jobs=1, **params).fit(X, y)
+    b = GBTClassifier(n_estimators=12, n_jobs=2, **params).fit(X, y)
+    np.testing.assert_array_equal(a._ensemble.nodes, b._ensemble.nodes)
+    warm = GBTClassifier(n_estimators=5, warm_start=True, **params).fit(X, y)
+    warm.set_params(n_estimators=12).fit(X, y)
+    np.testing.assert_array_equal(warm._ensemble.nodes, a._ensemble.nodes)
+    other = GBTClassifier(n_estimators=12, random_state=1, **params).fit(X, y)
+    assert not np.array_equal(other._ensemble.nodes, a._ensemble.nodes)
+
+
+@pytest.mark.parametrize("param,value,error", [
+    ("subsample", 0.0, ValueError), ("subsample", 1.5, ValueError), ("colsample_bytree", 0, ValueError),
+    ("colsample_bynode", 2.0, ValueError), ("sampling_method", "bagging", ValueError),
+    ("top_rate", 1.0, ValueError), ("feature_weights", [1.0, 2.0], ValueError),
+    ("feature_weights", [-1.0, 1.0, 1.0], ValueError), ("interaction_constraints", [[0, 7]], ValueError),
+    ("interaction_constraints", "ab", TypeError),
+])
+def test_invalid_sampling_parameters_name_themselves(param, value, error):
+    X, y = make_regression(50, 3, random_state=0)
+    with pytest.raises(error, match=param):
+        GBTRegressor(n_estimators=2, **{param: value}).fit(X, y)
+    with pytest.raises(ValueError, match="top_rate"):
+        GBTRegressor(sampling_method="goss", top_rate=0.7, other_rate=0.5).fit(X, y)
