@@ -18,6 +18,7 @@ from .metrics import get_metric
 from .tree import IMPORTANCE_TYPES, add_trees_to_raw
 
 _INPUT_DTYPES = [np.float64, np.float32]
+_FAST_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
 
 def _check_number(name, value, kind, low=None, high=None, low_open=False):
@@ -218,6 +219,13 @@ class _GBTModel(BaseEstimator):
 
     def _validate_predict_data(self, X):
         check_is_fitted(self, "_ensemble")
+        # Fast path for the common case, same outcome as validate_data: a non-empty 2-D
+        # float ndarray with the fitted width, for a model fitted without feature names
+        # (one-row latency is dominated by validation otherwise).
+        if (type(X) is np.ndarray and X.ndim == 2 and X.dtype in _FAST_DTYPES
+                and X.shape[0] > 0 and X.shape[1] == self.n_features_in_
+                and not hasattr(self, "feature_names_in_")):
+            return X
         return validate_data(self, X, dtype=_INPUT_DTYPES, ensure_all_finite=False, reset=False)
 
     # ------------------------------------------------------------------ fit / predict
@@ -713,8 +721,11 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
 
     def predict(self, X, iteration_range=None):
         """Most probable class label per row."""
-        proba = self.predict_proba(X, iteration_range)
-        return self.classes_[np.argmax(proba, axis=1)]
+        raw = self._raw_predict(X, iteration_range)
+        # the link is monotone: the arg max of the raw scores is that of the probabilities
+        if raw.shape[1] == 1:
+            return self.classes_[(raw[:, 0] > 0).astype(np.intp)]
+        return self.classes_[np.argmax(raw, axis=1)]
 
     def staged_predict_proba(self, X):
         """Class probabilities after each round, as a generator."""
