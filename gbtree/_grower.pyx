@@ -11,7 +11,7 @@ partition, without walking the tree again.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.math cimport log
+from libc.math cimport log, INFINITY
 from libc.stdint cimport uint8_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libcpp.algorithm cimport sort
@@ -21,7 +21,7 @@ from libcpp.vector cimport vector
 from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct
 from ._histogram cimport hist_plan, make_plan, build_histogram, subtract_histograms
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
-                          leaf_weight)
+                          leaf_weight, bounded_weight)
 from ._typedefs import NODE_DTYPE
 
 
@@ -67,6 +67,8 @@ cdef struct node_state:
     SUM_C sum_h
     int depth
     int slot              # histogram slot, -1 when the node has none
+    double lower          # bounds on the node's weight (monotone constraints)
+    double upper
     split_info split      # split.feature == -1: the node stays a leaf
 
 
@@ -119,6 +121,7 @@ cdef class TreeGrower:
     cdef vector[unsigned char] node_mask
     cdef vector[unsigned char] scratch_mask
     cdef vector[unsigned char] all_mask
+    cdef vector[signed char] monotone       # per feature -1 / 0 / +1, empty = none
 
     def __cinit__(self, const X_BINNED_C[:, ::1] X_binned, const int[::1] n_bins,
                   const int[::1] bin_offsets, const double[::1] bin_thresholds,
@@ -127,7 +130,7 @@ cdef class TreeGrower:
                   double max_delta_step, double gamma, int n_threads, int max_chunks=16,
                   double colsample_bytree=1.0, double colsample_bylevel=1.0,
                   double colsample_bynode=1.0, feature_weights=None,
-                  interaction_groups=None):
+                  interaction_groups=None, monotone_constraints=None):
         cdef hist_plan plan
         cdef const double[::1] fw
         cdef int f, g
@@ -180,6 +183,10 @@ cdef class TreeGrower:
         self.node_mask.assign(self.n_features, 1)
         self.scratch_mask.assign(self.n_features, 1)
         self.all_mask.assign(self.n_features, 1)
+        if monotone_constraints is not None and any(monotone_constraints):
+            self.monotone.assign(self.n_features, 0)
+            for f in range(self.n_features):
+                self.monotone[f] = <signed char>monotone_constraints[f]
 
     def __dealloc__(self):
         cdef size_t i
@@ -277,12 +284,38 @@ cdef class TreeGrower:
                     self.membership[f * self.n_groups + g]
                     and (parent == 0 or self.node_groups[k]))
 
+    cdef void _bound_children(self, int parent, int f, int left, int right,
+                              double learning_rate) noexcept nogil:
+        """Monotone constraints (XGBoost's rule): the children's weights are clipped to
+        the parent's bounds, and a constrained split puts their midpoint between them."""
+        cdef double lo = self.states[parent].lower, up = self.states[parent].upper, mid
+        cdef double wl = bounded_weight(self.states[left].sum_g, self.states[left].sum_h,
+                                        &self.params, lo, up)
+        cdef double wr = bounded_weight(self.states[right].sum_g, self.states[right].sum_h,
+                                        &self.params, lo, up)
+        cdef int c = self.monotone[f]
+        self.states[left].lower = lo
+        self.states[left].upper = up
+        self.states[right].lower = lo
+        self.states[right].upper = up
+        mid = 0.5 * (wl + wr)
+        if c > 0:
+            self.states[left].upper = mid
+            self.states[right].lower = mid
+        elif c < 0:
+            self.states[left].lower = mid
+            self.states[right].upper = mid
+        self.nodes[left].value = learning_rate * wl
+        self.nodes[right].value = learning_rate * wr
+
     cdef void _evaluate(self, int node) noexcept nogil:
         cdef const unsigned char* allowed = self._allowed(node)
         cdef node_state* st = &self.states[node]
         st.split = find_best_split(self.slots[st.slot], &self.n_bins[0], &self.bin_offsets[0],
                                    self.n_features, st.sum_g, st.sum_h, &self.params,
-                                   self.per_feature, self.n_threads, allowed)
+                                   self.per_feature, self.n_threads, allowed,
+                                   &self.monotone[0] if self.monotone.size() > 0 else NULL,
+                                   st.lower, st.upper)
 
     cdef int _new_node(self, Py_ssize_t start, Py_ssize_t end, SUM_C sum_g, SUM_C sum_h,
                        int depth, double learning_rate) noexcept nogil:
@@ -294,6 +327,8 @@ cdef class TreeGrower:
         st.sum_h = sum_h
         st.depth = depth
         st.slot = -1
+        st.lower = -INFINITY
+        st.upper = INFINITY
         st.split.feature = -1
         st.split.gain = 0.0
         rec.value = learning_rate * leaf_weight(sum_g, sum_h, &self.params)
@@ -393,6 +428,8 @@ cdef class TreeGrower:
             self.nodes[p].right = right
             if self.n_groups > 0:
                 self._constrain_children(p, f, left, right)
+            if self.monotone.size() > 0:
+                self._bound_children(p, f, left, right, learning_rate)
 
             may_l = self._may_split(left, n_leaves)
             may_r = self._may_split(right, n_leaves)

@@ -23,7 +23,10 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
                                 const int* bin_offsets, int n_features,
                                 SUM_C sum_g, SUM_C sum_h, const split_params* p,
                                 split_info* per_feature, int n_threads,
-                                const unsigned char* allowed=*) noexcept nogil
+                                const unsigned char* allowed=*, const signed char* monotone=*,
+                                double lower=*, double upper=*) noexcept nogil
+cdef double bounded_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p,
+                           double lower, double upper) noexcept nogil
 
 cdef Py_ssize_t partition(const X_BINNED_C[:, ::1] X_binned, IDX_C* rows, Py_ssize_t n_rows,
                           int feature, int bin, int missing_bin, bint default_left,

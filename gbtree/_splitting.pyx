@@ -109,20 +109,102 @@ cdef split_info _scan_feature(const hist_entry* h, int f, int nb, double G, doub
     return best
 
 
+cdef double bounded_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p,
+                           double lower, double upper) noexcept nogil:
+    """``leaf_weight`` clipped to the node's monotone-constraint bounds."""
+    cdef double w = leaf_weight(sum_g, sum_h, p)
+    if w < lower:
+        return lower
+    if w > upper:
+        return upper
+    return w
+
+
+cdef inline double _score_given_weight(double G, double H, double w,
+                                       const split_params* p) noexcept nogil:
+    if H <= 0.0 or H < p.min_child_weight:
+        return 0.0
+    return -(2.0 * G * w + (H + p.reg_lambda) * w * w + 2.0 * p.reg_alpha * fabs(w))
+
+
+cdef inline void _try_bounded(split_info* best, int f, int b, unsigned char default_left,
+                              double gl, double hl, double G, double H, double parent_score,
+                              const split_params* p, int direction, double lower,
+                              double upper) noexcept nogil:
+    # XGBoost's monotone rule: children weights clipped to the node's bounds, the split
+    # refused when they are out of order, the gain taken at the clipped weights
+    cdef double gr = G - gl, hr = H - hl, wl, wr, sl, sr, gain
+    if hl < p.min_child_weight or hr < p.min_child_weight or hl <= 0.0 or hr <= 0.0:
+        return
+    wl = bounded_weight(gl, hl, p, lower, upper)
+    wr = bounded_weight(gr, hr, p, lower, upper)
+    if (direction > 0 and wl > wr) or (direction < 0 and wl < wr):
+        return
+    sl = _score_given_weight(gl, hl, wl, p)
+    sr = _score_given_weight(gr, hr, wr, p)
+    gain = sl + sr - parent_score
+    if gain > best.gain and gain > REL_EPS * fabs(sl + sr):
+        best.gain = gain
+        best.feature = f
+        best.bin = b
+        best.default_left = default_left
+        best.sum_g_left = gl
+        best.sum_h_left = hl
+
+
+cdef split_info _scan_feature_bounded(const hist_entry* h, int f, int nb, double G, double H,
+                                      double parent_score, const split_params* p,
+                                      int direction, double lower, double upper) noexcept nogil:
+    """``_scan_feature`` under a monotone constraint and / or weight bounds."""
+    cdef split_info best
+    cdef double gl = 0.0, hl = 0.0
+    cdef double gm = h[nb].sum_g, hm = h[nb].sum_h
+    cdef bint has_missing = hm != 0.0 or gm != 0.0
+    cdef int b
+    best.gain = -INFINITY
+    best.feature = -1
+    best.bin = 0
+    best.default_left = 0
+    best.sum_g_left = 0.0
+    best.sum_h_left = 0.0
+    best.n_left = 0
+    for b in range(nb):
+        gl += h[b].sum_g
+        hl += h[b].sum_h
+        if b < nb - 1:
+            _try_bounded(&best, f, b, 0, gl, hl, G, H, parent_score, p, direction, lower, upper)
+            if has_missing:
+                _try_bounded(&best, f, b, 1, gl + gm, hl + hm, G, H, parent_score, p,
+                             direction, lower, upper)
+        elif has_missing:
+            _try_bounded(&best, f, b, 0, gl, hl, G, H, parent_score, p, direction, lower, upper)
+    if best.feature >= 0 and not has_missing:
+        best.default_left = best.sum_h_left >= H - best.sum_h_left
+    return best
+
+
+
 cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
                                 const int* bin_offsets, int n_features,
                                 SUM_C sum_g, SUM_C sum_h, const split_params* p,
                                 split_info* per_feature, int n_threads,
-                                const unsigned char* allowed=NULL) noexcept nogil:
+                                const unsigned char* allowed=NULL,
+                                const signed char* monotone=NULL, double lower=-INFINITY,
+                                double upper=INFINITY) noexcept nogil:
     """Best split of a node over all features (ties: lowest feature, then lowest bin).
 
     A split is valid when both children have ``H >= min_child_weight`` and
     ``H > 0`` and its gain is ``>= gamma`` and > 0. ``per_feature`` is a scratch
     array of n_features entries. ``allowed`` (if not NULL) masks the features
-    the node may split on (column sampling, interaction constraints). Returns
-    ``feature == -1`` when nothing is valid.
+    the node may split on (column sampling, interaction constraints).
+    ``monotone`` (per feature -1 / 0 / +1, or NULL) and the node's weight
+    bounds ``[lower, upper]`` switch to the constrained scan where they apply.
+    Returns ``feature == -1`` when nothing is valid.
     """
+    cdef bint bounded = lower > -INFINITY or upper < INFINITY
     cdef double parent_score = node_score(sum_g, sum_h, p)
+    cdef double bounded_parent = _score_given_weight(
+        sum_g, sum_h, bounded_weight(sum_g, sum_h, p, lower, upper), p)
     cdef int f, best_f = -1
     cdef split_info best
     if bin_offsets[n_features] < MIN_PARALLEL_ENTRIES:
@@ -131,8 +213,13 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
         if allowed != NULL and not allowed[f]:
             per_feature[f].feature = -1
             continue
-        per_feature[f] = _scan_feature(hist + bin_offsets[f], f, n_bins[f],
-                                       sum_g, sum_h, parent_score, p)
+        if bounded or (monotone != NULL and monotone[f] != 0):
+            per_feature[f] = _scan_feature_bounded(
+                hist + bin_offsets[f], f, n_bins[f], sum_g, sum_h, bounded_parent, p,
+                monotone[f] if monotone != NULL else 0, lower, upper)
+        else:
+            per_feature[f] = _scan_feature(hist + bin_offsets[f], f, n_bins[f],
+                                           sum_g, sum_h, parent_score, p)
     for f in range(n_features):
         if per_feature[f].feature >= 0 and per_feature[f].gain >= p.gamma:
             if best_f < 0 or per_feature[f].gain > per_feature[best_f].gain:

@@ -50,6 +50,7 @@ class BoostParams:
     colsample_bynode: float = 1.0
     feature_weights: object = None
     interaction_constraints: object = None
+    monotone_constraints: object = None
     seed: int = 0
 
 
@@ -161,6 +162,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         colsample_bytree=params.colsample_bytree, colsample_bylevel=params.colsample_bylevel,
         colsample_bynode=params.colsample_bynode, feature_weights=params.feature_weights,
         interaction_groups=params.interaction_constraints,
+        monotone_constraints=params.monotone_constraints,
     )
     rounds_before = ensemble.n_trees // K   # warm start: round numbers continue
     oob = params.subsample < 1.0 and params.sampling_method == "uniform"

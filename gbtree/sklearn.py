@@ -131,6 +131,12 @@ _SHARED_PARAMS_DOC = """
         to interact: all the split features on a path from the root must lie
         in one common group. A feature in no group can only interact with
         itself.
+    monotone_constraints : list, array or dict, or None, default=None
+        Per feature +1 (predictions never decrease as it grows), -1 (never
+        increase) or 0: a sequence with one entry per feature, or a dict from
+        feature index or name to +1 / -1. XGBoost's rule: leaf weights are kept
+        within bounds set by the constrained splits above them. Not available
+        with the objectives that refit leaves (absolute error, quantile, Huber).
 """
 
 _SHARED_DEFAULTS = dict(
@@ -141,6 +147,7 @@ _SHARED_DEFAULTS = dict(
     importance_type="total_gain", warm_start=False, subsample=1.0, sampling_method="uniform",
     top_rate=0.2, other_rate=0.1, colsample_bytree=1.0, colsample_bylevel=1.0,
     colsample_bynode=1.0, feature_weights=None, interaction_constraints=None,
+    monotone_constraints=None,
 )
 
 
@@ -294,6 +301,10 @@ class _GBTModel(BaseEstimator):
         params.seed = int(rng.randint(0, 2 ** 31 - 1))
         params.feature_weights = self._feature_weights(X.shape[1])
         params.interaction_constraints = self._interaction_groups(X.shape[1])
+        params.monotone_constraints = self._monotone(X.shape[1])
+        if params.monotone_constraints is not None and objective.needs_refit:
+            raise ValueError(f"monotone_constraints cannot be used with objective="
+                             f"{objective.name!r}, whose leaves are refit after growth")
         metrics = self._metrics(objective)
         callbacks = self._callbacks()
         eval_sets = self._eval_sets(eval_set, sample_weight_eval_set, encode_y)
@@ -344,6 +355,34 @@ class _GBTModel(BaseEstimator):
         if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
             raise ValueError("feature_weights must be finite, >= 0, with at least one > 0")
         return w
+
+    def _monotone(self, n_features):
+        spec = self.monotone_constraints
+        if spec is None:
+            return None
+        out = np.zeros(n_features, dtype=np.int8)
+        names = list(getattr(self, "feature_names_in_", []))
+        if isinstance(spec, dict):
+            items = spec.items()
+        elif isinstance(spec, (list, tuple, np.ndarray)):
+            if len(spec) != n_features:
+                raise ValueError(f"monotone_constraints must have one entry per feature "
+                                 f"({n_features}), got {len(spec)}")
+            items = enumerate(spec)
+        else:
+            raise TypeError(f"monotone_constraints must be a sequence or a dict, got {spec!r}")
+        for key, c in items:
+            if isinstance(key, str):
+                if key not in names:
+                    raise ValueError(f"monotone_constraints names an unknown feature {key!r}")
+                key = names.index(key)
+            if not (isinstance(key, numbers.Integral) and 0 <= key < n_features):
+                raise ValueError(f"monotone_constraints: {key!r} is not a feature index in "
+                                 f"[0, {n_features}) or a feature name")
+            if isinstance(c, bool) or c not in (-1, 0, 1):
+                raise ValueError(f"monotone_constraints values must be -1, 0 or 1, got {c!r}")
+            out[key] = int(c)
+        return out if np.any(out) else None
 
     def _interaction_groups(self, n_features):
         if self.interaction_constraints is None:
@@ -548,7 +587,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  importance_type="total_gain", warm_start=False, subsample=1.0,
                  sampling_method="uniform", top_rate=0.2, other_rate=0.1, colsample_bytree=1.0,
                  colsample_bylevel=1.0, colsample_bynode=1.0, feature_weights=None,
-                 interaction_constraints=None):
+                 interaction_constraints=None, monotone_constraints=None):
         self.objective = objective
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
@@ -650,7 +689,8 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  random_state=0, verbosity=0, importance_type="total_gain", warm_start=False,
                  subsample=1.0, sampling_method="uniform", top_rate=0.2, other_rate=0.1,
                  colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0,
-                 feature_weights=None, interaction_constraints=None):
+                 feature_weights=None, interaction_constraints=None,
+                 monotone_constraints=None):
         self.objective = objective
         self.class_weight = class_weight
         _set_shared(self, locals())

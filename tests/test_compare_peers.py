@@ -177,3 +177,17 @@ def test_objective_matches_its_peer(name):
     ours = score(yte, GBTRegressor(**_COMMON, **ours_params).fit(Xtr, ytr).predict(Xte))
     theirs = score(yte, make_peer().fit(Xtr, ytr).predict(Xte))
     assert ours <= 1.02 * theirs
+
+
+@pytest.mark.parametrize("policy", list(POLICIES))
+@pytest.mark.parametrize("rounds", [1, 20])
+def test_monotone_constraints_match_xgboost(policy, rounds):
+    X, y = _prebinned(seed=3)
+    kw = POLICIES[policy]
+    ours = GBTRegressor(n_estimators=rounds, learning_rate=0.3,
+                        monotone_constraints=[1, 0, -1, 0, 0, 0, 0, 0], **kw).fit(X, y)
+    base = float(ours._ensemble.base_score[0])
+    theirs = xgb.XGBRegressor(
+        n_estimators=rounds, learning_rate=0.3, tree_method="hist", max_bin=255, base_score=base,
+        monotone_constraints="(1,0,-1,0,0,0,0,0)", n_jobs=1, **kw).fit(X, y)
+    assert _fraction_close(ours.predict(X), theirs.predict(X), 1e-5 if rounds == 1 else 1e-3) >= 0.99

@@ -140,3 +140,55 @@ def test_invalid_sampling_parameters_name_themselves(param, value, error):
         GBTRegressor(n_estimators=2, **{param: value}).fit(X, y)
     with pytest.raises(ValueError, match="top_rate"):
         GBTRegressor(sampling_method="goss", top_rate=0.7, other_rate=0.5).fit(X, y)
+
+
+# ---------------------------------------------------------------- monotone constraints
+def _grid_predictions(model, X, feature, grid):
+    """Predictions for each row of X with ``feature`` swept over ``grid``: (rows, grid)."""
+    out = []
+    for v in grid:
+        Xv = X.copy()
+        Xv[:, feature] = v
+        out.append(model.predict(Xv) if isinstance(model, GBTRegressor)
+                   else model.predict_proba(Xv)[:, 1])
+    return np.column_stack(out)
+
+
+@pytest.mark.parametrize("grow_policy", ["depthwise", "lossguide"])
+@pytest.mark.parametrize("Est", [GBTRegressor, GBTClassifier])
+def test_monotone_constraints_hold_on_a_grid(grow_policy, Est):
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(4000, 4))
+    # non-monotone truth in features 0 and 1: the constraints must override it
+    f = np.sin(4 * X[:, 0]) + X[:, 0] - np.sin(4 * X[:, 1]) - X[:, 1] + X[:, 2] * X[:, 3]
+    y = f + rng.normal(scale=0.3, size=4000)
+    if Est is GBTClassifier:
+        y = (y > 0).astype(int)
+    params = dict(n_estimators=40, learning_rate=0.3, max_depth=5, max_leaves=24,
+                  grow_policy=grow_policy)
+    model = Est(monotone_constraints=[1, -1, 0, 0], **params).fit(X, y)
+    free = Est(**params).fit(X, y)
+    grid = np.linspace(-1.2, 1.2, 61)
+    up = _grid_predictions(model, X[:200], 0, grid)
+    down = _grid_predictions(model, X[:200], 1, grid)
+    assert np.all(np.diff(up, axis=1) >= -1e-12)
+    assert np.all(np.diff(down, axis=1) <= 1e-12)
+    # the unconstrained model does follow the wiggles
+    assert np.any(np.diff(_grid_predictions(free, X[:200], 0, grid), axis=1) < -1e-3)
+    as_dict = Est(monotone_constraints={0: 1, 1: -1}, **params).fit(X, y)
+    np.testing.assert_array_equal(as_dict._ensemble.nodes, model._ensemble.nodes)
+
+
+def test_monotone_constraints_by_name_and_errors():
+    pd = pytest.importorskip("pandas")
+    X, y = make_regression(300, 3, random_state=0)
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    by_name = GBTRegressor(n_estimators=5, monotone_constraints={"b": 1}).fit(df, y)
+    by_index = GBTRegressor(n_estimators=5, monotone_constraints=[0, 1, 0]).fit(X, y)
+    np.testing.assert_array_equal(by_name.predict(df), by_index.predict(X))
+    for bad, error in [([1, 0], ValueError), ([2, 0, 0], ValueError), ({"z": 1}, ValueError),
+                       ("(1,0,0)", TypeError)]:
+        with pytest.raises(error, match="monotone_constraints"):
+            GBTRegressor(n_estimators=2, monotone_constraints=bad).fit(df, y)
+    with pytest.raises(ValueError, match="monotone_constraints cannot be used"):
+        GBTRegressor(objective="absolute_error", monotone_constraints=[1, 0, 0]).fit(X, y)
