@@ -346,3 +346,21 @@ def test_warm_start_refuses_a_changed_objective_or_classes():
     clf = GBTClassifier(n_estimators=3, warm_start=True).fit(Xc, yc)
     with pytest.raises(ValueError, match="classes"):
         clf.set_params(n_estimators=6).fit(Xc, yc + 1)
+
+
+def test_eval_set_through_metadata_routing():
+    import sklearn
+    from sklearn.model_selection import cross_validate
+    X, y = make_classification(600, 5, random_state=0)
+    Xv, yv = make_classification(200, 5, random_state=1)
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = (GBTClassifier(n_estimators=200, learning_rate=0.5, early_stopping_rounds=3)
+               .set_fit_request(eval_set=True, sample_weight=True)
+               .set_score_request(sample_weight=False))
+        grid = GridSearchCV(est, {"max_depth": [2, 3]}, cv=2).fit(
+            X, y, eval_set=[(Xv, yv)], sample_weight=np.ones(600))
+        assert list(grid.best_estimator_.evals_result_) == ["validation_0"]
+        assert grid.best_estimator_.n_estimators_ < 200
+        res = cross_validate(est, X, y, cv=2, return_estimator=True,
+                             params={"eval_set": [(Xv, yv)], "sample_weight": np.ones(600)})
+        assert all(e.n_estimators_ < 200 for e in res["estimator"])
