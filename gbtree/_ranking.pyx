@@ -61,12 +61,12 @@ cdef inline double _discount(int p) noexcept nogil:
 
 cdef inline double _pair_weight(int kind, int a, int b, int i, int j, const double* y,
                                 const double* gain, double inv_ideal, const double* hits,
-                                const double* inv_rank_sum) noexcept nogil:
+                                const double* inv_rank_sum, const double* disc) noexcept nogil:
     """|delta metric| of swapping the documents at ranks a < b (i at a, j at b)."""
     cdef double d, between
     cdef bint rel_a
     if kind == KIND_NDCG:
-        return fabs(gain[i] - gain[j]) * fabs(_discount(a) - _discount(b)) * inv_ideal
+        return fabs(gain[i] - gain[j]) * (disc[a] - disc[b]) * inv_ideal
     if kind == KIND_MAP:
         rel_a = y[i] > 0
         if rel_a == (y[j] > 0):
@@ -80,14 +80,18 @@ cdef inline double _pair_weight(int kind, int a, int b, int i, int j, const doub
     return 1.0
 
 
-cdef inline double _add_pair(int hi, int lo, double z, const double* s, bint score_norm,
-                             double* lam, double* hh) noexcept nogil:
-    """Accumulate the pair (hi better than lo) with weight z; returns 2 z rho."""
+cdef inline double _add_pair(int hi, int lo, double z, const double* s, const double* ex,
+                             bint score_norm, double* lam, double* hh) noexcept nogil:
+    """Accumulate the pair (hi better than lo) with weight z; returns 2 z rho.
+
+    ``ex[i] = exp(s_i - max s)`` turns ``rho = 1 / (1 + exp(s_hi - s_lo))`` into a
+    division (no exp per pair); both underflowing falls back to the exp.
+    """
     cdef double d = s[hi] - s[lo]
-    cdef double rho
+    cdef double rho, den = ex[hi] + ex[lo]
     if score_norm:
         z = z / (0.01 + fabs(d))
-    rho = 1.0 / (1.0 + exp(d))
+    rho = ex[lo] / den if den > 0 else 1.0 / (1.0 + exp(d))
     lam[hi] -= z * rho
     lam[lo] += z * rho
     hh[hi] += z * rho * (1.0 - rho)
@@ -104,6 +108,8 @@ cdef void _group_grad(const double* y, const double* s, int n, Py_ssize_t group,
     cdef double* gain = buf + 2 * n
     cdef double* hits = buf + 3 * n
     cdef double* inv_rank_sum = buf + 4 * n
+    cdef double* disc = buf + 5 * n
+    cdef double* ex = buf + 6 * n
     cdef int* by_score = ibuf
     cdef int* rank = ibuf + n
     cdef int* by_label = ibuf + 2 * n
@@ -124,12 +130,17 @@ cdef void _group_grad(const double* y, const double* s, int n, Py_ssize_t group,
     for p in range(n):
         rank[by_score[p]] = p
     score_norm = norm and s[by_score[0]] != s[by_score[n - 1]]
+    for i in range(n):
+        ex[i] = exp(s[i] - s[by_score[0]])
+    if kind == KIND_NDCG:
+        for p in range(n):
+            disc[p] = _discount(p)
     if kind == KIND_NDCG:
         for i in range(n):
             gain[i] = exp2(y[i]) - 1.0 if exp_gain else y[i]
         acc = 0.0
         for p in range(min(truncation, n)):
-            acc = acc + gain[by_label[p]] * _discount(p)
+            acc = acc + gain[by_label[p]] * disc[p]
         inv_ideal = 1.0 / acc
     elif kind == KIND_MAP:
         count = 0.0
@@ -152,12 +163,12 @@ cdef void _group_grad(const double* y, const double* s, int n, Py_ssize_t group,
                     continue
                 if y[i] > y[j]:
                     total = total + _add_pair(i, j, _pair_weight(
-                        kind, a, b, i, j, y, gain, inv_ideal, hits, inv_rank_sum),
-                        s, score_norm, lam, hh)
+                        kind, a, b, i, j, y, gain, inv_ideal, hits, inv_rank_sum, disc),
+                        s, ex, score_norm, lam, hh)
                 else:
                     total = total + _add_pair(j, i, _pair_weight(
-                        kind, a, b, i, j, y, gain, inv_ideal, hits, inv_rank_sum),
-                        s, score_norm, lam, hh)
+                        kind, a, b, i, j, y, gain, inv_ideal, hits, inv_rank_sum, disc),
+                        s, ex, score_norm, lam, hh)
     else:
         # tie blocks of the label order: tie_lo[p] is the first position with by_label[p]'s label
         tie_lo[0] = 0
@@ -181,11 +192,11 @@ cdef void _group_grad(const double* y, const double* s, int n, Py_ssize_t group,
                     if y[i] > y[j]:
                         total = total + _add_pair(i, j, _pair_weight(
                             kind, a, b, by_score[a], by_score[b], y, gain, inv_ideal, hits,
-                            inv_rank_sum), s, score_norm, lam, hh)
+                            inv_rank_sum, disc), s, ex, score_norm, lam, hh)
                     else:
                         total = total + _add_pair(j, i, _pair_weight(
                             kind, a, b, by_score[a], by_score[b], y, gain, inv_ideal, hits,
-                            inv_rank_sum), s, score_norm, lam, hh)
+                            inv_rank_sum, disc), s, ex, score_norm, lam, hh)
             p = hi
     if norm and total > 0:
         factor = log2(1.0 + total) / total
@@ -214,7 +225,7 @@ def ranking_grad(const double[::1] y, const double[:, ::1] raw, const double[::1
     if n_groups < 4 or group_ptr[n_groups] < 4096:
         n_threads = 1
     with nogil, parallel(num_threads=n_threads):
-        buf = <double*>malloc(5 * max(max_n, 1) * sizeof(double))
+        buf = <double*>malloc(7 * max(max_n, 1) * sizeof(double))
         ibuf = <int*>malloc(4 * max(max_n, 1) * sizeof(int))
         for g in prange(n_groups, schedule='dynamic', chunksize=16):
             start = group_ptr[g]
