@@ -30,13 +30,27 @@ from ._typedefs cimport G_H_C
 cdef extern from *:
     """
     #include <algorithm>
-    /* idx = 0..n-1 sorted by key descending, ties in index order. */
+    /* idx = 0..n-1 sorted by key descending, ties in index order (a stable sort
+       without the temporary buffer std::stable_sort allocates on every call). */
     static void gbt_argsort_desc(const double* key, int* idx, int n) {
         for (int i = 0; i < n; ++i) idx[i] = i;
-        std::stable_sort(idx, idx + n, [key](int a, int b) { return key[a] > key[b]; });
+        std::sort(idx, idx + n, [key](int a, int b) {
+            return key[a] > key[b] || (key[a] == key[b] && a < b);
+        });
+    }
+    /* sum over the k largest of gain[0..n) (k <= n), largest first, of gain x disc[p]. */
+    static double gbt_top_dcg(const double* gain, double* tmp, int n, int k,
+                              const double* disc) {
+        std::copy(gain, gain + n, tmp);
+        std::partial_sort(tmp, tmp + k, tmp + n, [](double a, double b) { return a > b; });
+        double acc = 0.0;
+        for (int p = 0; p < k; ++p) acc += tmp[p] * disc[p];
+        return acc;
     }
     """
     void gbt_argsort_desc(const double* key, int* idx, int n) noexcept nogil
+    double gbt_top_dcg(const double* gain, double* tmp, int n, int k,
+                       const double* disc) noexcept nogil
 
 cdef enum:
     KIND_PAIRWISE = 0
@@ -123,8 +137,10 @@ cdef void _group_grad(const double* y, const double* s, int n, Py_ssize_t group,
         hh[i] = 0.0
     if n < 2:
         return
-    gbt_argsort_desc(y, by_label, n)
-    if y[by_label[0]] == y[by_label[n - 1]]:
+    for i in range(1, n):
+        if y[i] != y[0]:
+            break
+    else:
         return   # all labels tie: no pairs
     gbt_argsort_desc(s, by_score, n)
     for p in range(n):
@@ -138,10 +154,7 @@ cdef void _group_grad(const double* y, const double* s, int n, Py_ssize_t group,
     if kind == KIND_NDCG:
         for i in range(n):
             gain[i] = exp2(y[i]) - 1.0 if exp_gain else y[i]
-        acc = 0.0
-        for p in range(min(truncation, n)):
-            acc = acc + gain[by_label[p]] * disc[p]
-        inv_ideal = 1.0 / acc
+        inv_ideal = 1.0 / gbt_top_dcg(gain, hits, n, min(truncation, n), disc)
     elif kind == KIND_MAP:
         count = 0.0
         acc = 0.0
@@ -171,6 +184,7 @@ cdef void _group_grad(const double* y, const double* s, int n, Py_ssize_t group,
                         s, ex, score_norm, lam, hh)
     else:
         # tie blocks of the label order: tie_lo[p] is the first position with by_label[p]'s label
+        gbt_argsort_desc(y, by_label, n)
         tie_lo[0] = 0
         for p in range(1, n):
             tie_lo[p] = p if y[by_label[p]] != y[by_label[p - 1]] else tie_lo[p - 1]
