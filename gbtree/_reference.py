@@ -172,3 +172,116 @@ def tweedie_grad(y, raw, w=None, power=1.5):
     w = np.ones_like(y) if w is None else w
     a, b = np.exp((1 - power) * raw[:, 0]), np.exp((2 - power) * raw[:, 0])
     return w * (b - y * a), w * ((2 - power) * b - (1 - power) * y * a)
+
+
+# ---------------------------------------------------------------- ranking
+def _splitmix(state):
+    """One step of splitmix64 on a Python int state: (new state, output)."""
+    m = (1 << 64) - 1
+    state = (state + 0x9E3779B97F4A7C15) & m
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+    return state, z ^ (z >> 31)
+
+
+def _dcg_full(gain_in_order):
+    """DCG over every position (no cut-off) of gains listed in rank order."""
+    return float(np.sum(gain_in_order / np.log2(np.arange(gain_in_order.size) + 2.0)))
+
+
+def _ap_full(rel_in_order):
+    """Average precision (no cut-off) of binary relevances in rank order (0 if none)."""
+    hits = np.cumsum(rel_in_order)
+    if hits[-1] == 0:
+        return 0.0
+    return float(np.sum(rel_in_order * hits / (np.arange(rel_in_order.size) + 1)) / hits[-1])
+
+
+def ranking_grad(y, raw, group_ptr, kind="ndcg", w=None, truncation=30, exp_gain=True,
+                 norm=True, n_pair=0, seed=0):
+    """Per-group pairwise gradients, the slow way (``_ranking.ranking_grad``).
+
+    The pair weight is computed by brute force: the metric of the current
+    ranking with the two documents swapped minus the metric without the swap
+    (NDCG: DCG over every position divided by the ideal DCG at ``truncation``;
+    MAP: average precision over every position, relevant meaning ``y > 0``).
+    """
+    y = np.asarray(y, dtype=np.float64)
+    s_all = raw[:, 0]
+    n_rows = y.size
+    w = np.ones(n_rows) if w is None else w
+    grad, hess = np.zeros(n_rows), np.zeros(n_rows)
+    for g in range(len(group_ptr) - 1):
+        lo_row, hi_row = group_ptr[g], group_ptr[g + 1]
+        yy, s = y[lo_row:hi_row], s_all[lo_row:hi_row]
+        n = int(yy.size)
+        if n < 2 or np.all(yy == yy[0]):
+            continue
+        by_score = np.argsort(-s, kind="stable")
+        rank = np.empty(n, dtype=int)
+        rank[by_score] = np.arange(n)
+        gain = (2.0 ** yy - 1) if exp_gain else yy.copy()
+        ideal = np.sort(gain)[::-1][:min(truncation, n)]
+        idcg = _dcg_full(ideal)
+        rel = (yy > 0).astype(float)
+
+        def weight(i, j):
+            if kind == "pairwise":
+                return 1.0
+            order = by_score.copy()
+            a, b = rank[i], rank[j]
+            swapped = order.copy()
+            swapped[a], swapped[b] = order[b], order[a]
+            if kind == "ndcg":
+                return abs(_dcg_full(gain[swapped]) - _dcg_full(gain[order])) / idcg
+            return abs(_ap_full(rel[swapped]) - _ap_full(rel[order]))
+
+        if n_pair <= 0:
+            pairs = [(by_score[a], by_score[b]) for a in range(min(truncation, n - 1))
+                     for b in range(a + 1, n)]
+        else:
+            by_label = np.argsort(-yy, kind="stable")
+            state = seed ^ ((g * 0xD1B54A32D192ED03) & ((1 << 64) - 1))
+            pairs = []
+            for q in range(n):
+                i = by_label[q]
+                same = np.flatnonzero(yy[by_label] == yy[i])
+                lo, hi = int(same[0]), int(same[-1]) + 1
+                for _ in range(n_pair):
+                    state, r = _splitmix(state)
+                    r = r % (n - (hi - lo))   # Python ints: no overflow
+                    pairs.append((i, by_label[r if r < lo else r + (hi - lo)]))
+        score_norm = norm and s.max() != s.min()
+        lam, hh = np.zeros(n), np.zeros(n)
+        total = 0.0
+        for i, j in pairs:
+            if yy[i] == yy[j]:
+                continue
+            hi_doc, lo_doc = (i, j) if yy[i] > yy[j] else (j, i)
+            z = weight(i, j)
+            d = s[hi_doc] - s[lo_doc]
+            if score_norm:
+                z /= 0.01 + abs(d)
+            rho = 1 / (1 + np.exp(d))
+            lam[hi_doc] -= z * rho
+            lam[lo_doc] += z * rho
+            hh[hi_doc] += z * rho * (1 - rho)
+            hh[lo_doc] += z * rho * (1 - rho)
+            total += 2 * z * rho
+        if norm and total > 0:
+            f = np.log2(1 + total) / total
+            lam, hh = lam * f, hh * f
+        grad[lo_row:hi_row] = w[lo_row:hi_row] * lam
+        hess[lo_row:hi_row] = w[lo_row:hi_row] * hh
+    return grad, hess
+
+
+def ranknet_loss(y, raw, group_ptr):
+    """Sum over groups and pairs ``y_i > y_j`` of ``log(1 + exp(-(s_i - s_j)))``."""
+    total = 0.0
+    for g in range(len(group_ptr) - 1):
+        yy, s = y[group_ptr[g]:group_ptr[g + 1]], raw[group_ptr[g]:group_ptr[g + 1], 0]
+        better = yy[:, None] > yy[None, :]
+        total += float(np.sum(np.logaddexp(0.0, -(s[:, None] - s[None, :]))[better]))
+    return total

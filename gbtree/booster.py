@@ -55,10 +55,15 @@ class BoostParams:
 
 
 class EvalSet:
-    """A validation data set and its running raw predictions."""
+    """A validation data set and its running raw predictions.
 
-    def __init__(self, name, X, y, sample_weight):
+    ``group_ptr`` (ranking): the ``n_groups + 1`` row offsets of its queries,
+    rows sorted by query; ranking metrics need it.
+    """
+
+    def __init__(self, name, X, y, sample_weight, group_ptr=None):
         self.name, self.X, self.y, self.sample_weight = name, X, y, sample_weight
+        self.group_ptr = group_ptr
         self.raw = None
 
 
@@ -221,7 +226,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             add_trees_to_raw(ev.X, trees, range(K), ev.raw, n_threads)
             pred = objective.transform(ev.raw)
             for m in metrics:
-                state.evals_result[ev.name][m.name].append(m(ev.y, pred, ev.sample_weight))
+                state.evals_result[ev.name][m.name].append(
+                    m(ev.y, pred, ev.sample_weight, ev.group_ptr))
         if any([cb.after_iteration(state) for cb in callbacks]):
             break
     for cb in callbacks:

@@ -3,6 +3,9 @@
 Every metric takes ``(y, pred, sample_weight)`` where ``pred`` is on the
 user's scale: predictions for regression (the mean, for log-link losses),
 class probabilities of shape (n, K) for classification. Names follow XGBoost.
+Ranking metrics (``ndcg@k``, ``map@k``, ``ndcg``, ``map``) also need the query
+groups: ``group_ptr``, the ``n_groups + 1`` row offsets of rows sorted by query
+(``Metric.needs_group``); their weight is per query (the weight of its rows).
 """
 from dataclasses import dataclass
 from typing import Callable
@@ -20,9 +23,15 @@ class Metric:
     name: str
     func: Callable
     greater_is_better: bool = False
+    needs_group: bool = False
 
-    def __call__(self, y, pred, sample_weight=None):
-        return float(self.func(y, pred, sample_weight))
+    def __call__(self, y, pred, sample_weight=None, group_ptr=None):
+        if not self.needs_group:
+            return float(self.func(y, pred, sample_weight))
+        if group_ptr is None:
+            raise ValueError(f"the metric {self.name!r} needs query groups (GBTRanker with "
+                             f"qid or group for every eval set)")
+        return float(self.func(y, pred, sample_weight, group_ptr))
 
 
 def _avg(values, w):
@@ -123,20 +132,136 @@ def quantile_loss(alpha):
     return pinball
 
 
+# ---------------------------------------------------------------- ranking
+def _group_ids(group_ptr):
+    sizes = np.diff(group_ptr)
+    return np.repeat(np.arange(sizes.size), sizes), sizes
+
+
+def _query_mean(values, w, group_ptr):
+    """Mean of per-query values, weighted by each query's (first row's) weight."""
+    qw = None if w is None else w[group_ptr[:-1]]
+    return float(np.average(values, weights=qw))
+
+
+def _positions(gid, group_ptr, order):
+    """0-based position within its group of each row of ``order`` (sorted by group)."""
+    return np.arange(order.size) - group_ptr[gid[order]]
+
+
+def ndcg_per_query(y, pred, group_ptr, k=None, exp_gain=True):
+    """NDCG@k of every query (k=None: every position).
+
+    DCG@k = sum over the top k positions of gain / log2(position + 2), gain
+    ``2^y - 1`` (``exp_gain``) or ``y``. Documents with tied scores share
+    their positions: each gets the mean discount of the tied block
+    (scikit-learn's ``ndcg_score``, so a constant scorer is not rewarded by the
+    row order). A query without relevant documents (ideal DCG 0) scores 1.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    pred = np.asarray(pred, dtype=np.float64)
+    group_ptr = np.asarray(group_ptr, dtype=np.intp)
+    gid, sizes = _group_ids(group_ptr)
+    n_groups = sizes.size
+    gain = np.exp2(y) - 1.0 if exp_gain else y
+    kk = np.inf if k is None else k
+    # actual ranking with tie-averaged discounts
+    order = np.lexsort((-pred, gid))
+    pos = _positions(gid, group_ptr, order)
+    disc = np.where(pos < kk, 1.0 / np.log2(pos + 2.0), 0.0)
+    g_sorted, p_sorted = gid[order], pred[order]
+    new_block = np.r_[True, (g_sorted[1:] != g_sorted[:-1]) | (p_sorted[1:] != p_sorted[:-1])]
+    block = np.cumsum(new_block) - 1
+    n_blocks = block[-1] + 1 if block.size else 0
+    block_gain = np.bincount(block, weights=gain[order], minlength=n_blocks)
+    block_disc = np.bincount(block, weights=disc, minlength=n_blocks)
+    block_size = np.bincount(block, minlength=n_blocks)
+    block_group = g_sorted[new_block]
+    dcg = np.bincount(block_group, weights=block_gain / block_size * block_disc,
+                      minlength=n_groups)
+    # ideal ranking
+    ideal = np.lexsort((-gain, gid))
+    ipos = _positions(gid, group_ptr, ideal)
+    idisc = np.where(ipos < kk, 1.0 / np.log2(ipos + 2.0), 0.0)
+    idcg = np.bincount(gid[ideal], weights=gain[ideal] * idisc, minlength=n_groups)
+    out = np.ones(n_groups)
+    np.divide(dcg, idcg, out=out, where=idcg > 0)
+    return out
+
+
+def map_per_query(y, pred, group_ptr, k=None):
+    """AP@k of every query (k=None: every position); relevant means ``y > 0``.
+
+    ``AP@k = sum_{p <= k, doc at p relevant} precision@p / min(k, R)``, R the
+    query's relevant documents. Documents with tied scores are ordered
+    pessimistically (irrelevant ones first). A query without relevant
+    documents scores 1.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    pred = np.asarray(pred, dtype=np.float64)
+    group_ptr = np.asarray(group_ptr, dtype=np.intp)
+    gid, sizes = _group_ids(group_ptr)
+    n_groups = sizes.size
+    rel = (y > 0).astype(np.float64)
+    kk = np.inf if k is None else k
+    order = np.lexsort((rel, -pred, gid))
+    pos = _positions(gid, group_ptr, order)
+    r_sorted = rel[order]
+    cum = np.cumsum(r_sorted)
+    before = np.r_[0.0, cum][group_ptr[:-1]]
+    hits = cum - before[gid[order]]
+    contrib = np.where(pos < kk, r_sorted * hits / (pos + 1.0), 0.0)
+    ap_sum = np.bincount(gid[order], weights=contrib, minlength=n_groups)
+    n_rel = np.bincount(gid, weights=rel, minlength=n_groups)
+    denom = np.minimum(n_rel, kk)
+    out = np.ones(n_groups)
+    np.divide(ap_sum, denom, out=out, where=n_rel > 0)
+    return out
+
+
+def ndcg_metric(k=None, exp_gain=True):
+    def ndcg(y, pred, w, group_ptr):
+        return _query_mean(ndcg_per_query(y, pred, group_ptr, k, exp_gain), w, group_ptr)
+    return ndcg
+
+
+def map_metric(k=None):
+    def mean_ap(y, pred, w, group_ptr):
+        return _query_mean(map_per_query(y, pred, group_ptr, k), w, group_ptr)
+    return mean_ap
+
+
+def _parse_ranking_metric(spec):
+    """``("ndcg" | "map", k or None)`` for a ranking metric name, else None."""
+    if not isinstance(spec, str):
+        return None
+    base, at, cut = spec.partition("@")
+    if base not in ("ndcg", "map"):
+        return None
+    if not at:
+        return base, None
+    if not cut.isdigit() or int(cut) < 1:
+        raise ValueError(f"eval_metric {spec!r}: the cut-off after '@' must be a positive "
+                         f"integer")
+    return base, int(cut)
+
+
 _FIXED = {
     "rmse": (rmse, False), "mae": (mae, False), "mape": (mape, False), "r2": (r2, True),
     "logloss": (logloss, False), "error": (error, False), "auc": (auc, True),
     "mlogloss": (mlogloss, False), "merror": (merror, False),
     "poisson-nloglik": (poisson_nloglik, False), "gamma-deviance": (gamma_deviance, False),
 }
-METRIC_NAMES = tuple(_FIXED) + ("tweedie-deviance", "quantile")
+METRIC_NAMES = tuple(_FIXED) + ("tweedie-deviance", "quantile", "ndcg", "ndcg@k", "map",
+                                 "map@k")
 
 
 def get_metric(spec, objective):
     """A ``Metric`` from a name or a callable.
 
     ``tweedie-deviance`` takes its power and ``quantile`` its alpha from the
-    objective when it has them (else 1.5 and 0.5). A callable
+    objective when it has them (else 1.5 and 0.5); ``ndcg`` and ``ndcg@k`` take
+    the gain (exponential unless the objective says ``exp_gain=False``). A callable
     ``f(y_true, y_pred[, sample_weight]) -> float`` is minimised unless it
     has an attribute ``greater_is_better = True``.
     """
@@ -153,4 +278,10 @@ def get_metric(spec, objective):
         return Metric(spec, tweedie_deviance(getattr(objective, "power", 1.5)))
     if spec == "quantile":
         return Metric(spec, quantile_loss(getattr(objective, "alpha", 0.5)))
+    ranking = _parse_ranking_metric(spec)
+    if ranking is not None:
+        base, k = ranking
+        func = (ndcg_metric(k, getattr(objective, "exp_gain", True)) if base == "ndcg"
+                else map_metric(k))
+        return Metric(spec, func, greater_is_better=True, needs_group=True)
     raise ValueError(f"eval_metric must be a callable or one of {METRIC_NAMES}, got {spec!r}")

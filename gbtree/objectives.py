@@ -14,7 +14,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit, softmax
 
-from . import _objectives
+from . import _objectives, _ranking
 
 _EPS = 1e-15
 
@@ -382,6 +382,90 @@ class Custom(Objective):
             return softmax(raw, axis=1)
         return raw[:, 0]
 
+
+MAX_EXP_GAIN_LABEL = 31
+"""Largest label the exponential gain ``2^y - 1`` accepts (as LightGBM's default label_gain)."""
+
+
+class Ranking(Objective):
+    """Pairwise ranking losses over query groups (LambdaMART / RankNet); kernel in _ranking.pyx.
+
+    ``group_ptr`` holds the ``n_groups + 1`` row offsets of the groups in the
+    (query-sorted) training rows. ``kind``: ``"pairwise"`` (RankNet: every pair
+    of documents with different labels, weight 1), ``"ndcg"`` (LambdaMART:
+    weight ``|delta NDCG|`` of swapping the pair's ranks, gain ``2^y - 1`` or
+    ``y``, ideal DCG at ``truncation_level``), ``"map"`` (weight ``|delta AP|``,
+    relevant meaning ``y > 0``). Pairs: those whose better-ranked document is
+    among the top ``truncation_level`` by the current score, or with
+    ``num_pair_per_sample`` set, that many partners per document drawn among
+    the other labels of its group (seeded by ``seed`` and the round). ``norm``:
+    LightGBM's and XGBoost's lambdarank normalisation (see ``_ranking.pyx``).
+    F0 is 0: a ranking does not depend on a constant.
+    """
+
+    name = "ranking"
+    needs_groups = True
+    default_metric = "ndcg@10"
+
+    def __init__(self, group_ptr, kind="ndcg", truncation_level=30, num_pair_per_sample=None,
+                 norm=True, exp_gain=True, seed=0):
+        if kind not in _ranking.KINDS:
+            raise ValueError(f"kind must be one of {tuple(_ranking.KINDS)}, got {kind!r}")
+        self.group_ptr = np.ascontiguousarray(group_ptr, dtype=np.intp)
+        self.kind = kind
+        self.name = f"rank:{kind}"
+        if kind == "map":
+            self.default_metric = "map@10"
+        self.truncation_level = int(truncation_level)
+        self.num_pair_per_sample = num_pair_per_sample
+        self.norm = bool(norm)
+        self.exp_gain = bool(exp_gain)
+        self.seed = int(seed)
+        self._round = 0
+
+    def check_target(self, y):
+        if not np.all(np.isfinite(y)):
+            raise ValueError(f"objective='{self.name}' needs finite labels")
+        if self.kind == "pairwise":
+            return
+        if np.any(y < 0) or np.any(y != np.round(y)):
+            bad = y[(y < 0) | (y != np.round(y))][:5]
+            raise ValueError(f"objective='{self.name}' needs non-negative integer relevance "
+                             f"labels, got {bad!r}")
+        if self.kind == "ndcg" and self.exp_gain and y.size and y.max() > MAX_EXP_GAIN_LABEL:
+            raise ValueError(f"objective='rank:ndcg' with the exponential gain 2^y - 1 accepts "
+                             f"labels up to {MAX_EXP_GAIN_LABEL}, got {y.max():g}; use "
+                             f"ndcg_exp_gain=False (linear gain) for larger labels")
+
+    def init_raw(self, y, sample_weight):
+        return np.zeros(1)
+
+    def gradient(self, y, raw, sample_weight, grad, hess, n_threads):
+        weighted = sample_weight is not None
+        w = sample_weight if weighted else np.empty(1, dtype=np.float64)
+        n_pair = 0 if self.num_pair_per_sample is None else int(self.num_pair_per_sample)
+        # a fresh, thread-independent seed per round for the pair sampling
+        seed = (self.seed * 1_000_003 + self._round * 7_919 + 1) % (1 << 63)
+        self._round += 1
+        _ranking.ranking_grad(y, raw, w, weighted, self.group_ptr, grad, hess, n_threads,
+                              _ranking.KINDS[self.kind], self.truncation_level, self.exp_gain,
+                              self.norm, n_pair, seed)
+
+    def loss(self, y, raw, sample_weight=None):
+        """RankNet loss ``log(1 + exp(-(s_i - s_j)))`` averaged over all pairs ``y_i > y_j``."""
+        total, count = 0.0, 0
+        for lo, hi in zip(self.group_ptr[:-1], self.group_ptr[1:]):
+            yy, s = y[lo:hi], raw[lo:hi, 0]
+            better = yy[:, None] > yy[None, :]
+            total += float(np.logaddexp(0.0, s[None, :] - s[:, None])[better].sum())
+            count += int(better.sum())
+        return total / count if count else 0.0
+
+    def transform(self, raw):
+        return raw[:, 0]
+
+
+RANKING_OBJECTIVES = ("rank:ndcg", "rank:pairwise", "rank:map")
 
 REGRESSION_OBJECTIVES = ("squared_error", "absolute_error", "huber", "quantile", "poisson",
                          "gamma", "tweedie")

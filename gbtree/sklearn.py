@@ -7,14 +7,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import GroupShuffleSplit, train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 
 from . import booster
 from . import objectives as _obj
 from ._threads import effective_n_threads
 from .callback import EarlyStopping
-from .metrics import get_metric
+from .metrics import get_metric, ndcg_per_query
 from .tree import IMPORTANCE_TYPES, add_trees_to_raw
 
 _INPUT_DTYPES = [np.float64, np.float32]
@@ -246,6 +246,10 @@ class _GBTModel(BaseEstimator):
             raise ValueError(f"eval_metric must be a name, a callable, a non-empty list of "
                              f"them or None, got {self.eval_metric!r}")
         metrics = [get_metric(m, objective) for m in spec]
+        for m in metrics:
+            if m.needs_group and not getattr(objective, "needs_groups", False):
+                raise ValueError(f"eval_metric {m.name!r} is a ranking metric: it needs query "
+                                 f"groups, which only GBTRanker has")
         if len({m.name for m in metrics}) != len(metrics):
             raise ValueError(f"eval_metric has the same metric twice: {self.eval_metric!r}")
         return metrics
@@ -288,16 +292,27 @@ class _GBTModel(BaseEstimator):
             sets.append(booster.EvalSet(f"validation_{i}", X_val, y_val, w_val))
         return sets
 
-    def _fit(self, X, y, sample_weight, objective, eval_set=None, sample_weight_eval_set=None,
-             encode_y=None, stratify=False):
-        params = self._boost_params()
-        _check_importance_type(self.importance_type)
-        n_threads = effective_n_threads(self.n_jobs)
+    def _rng(self):
         try:
-            rng = check_random_state(self.random_state)
+            return check_random_state(self.random_state)
         except ValueError as exc:
             raise ValueError(f"random_state must be None, an int or a RandomState instance, "
                              f"got {self.random_state!r}") from exc
+
+    def _fit(self, X, y, sample_weight, objective, eval_set=None, sample_weight_eval_set=None,
+             encode_y=None, stratify=False, eval_sets=None, rng=None):
+        """Validate the parameters and train.
+
+        ``eval_sets`` (a list of ``booster.EvalSet``) and ``rng`` are given by an
+        estimator that has built its eval sets and any ``validation_fraction``
+        hold-out itself (the ranker, which splits by query); then ``eval_set``
+        is not read and no hold-out is made here.
+        """
+        params = self._boost_params()
+        _check_importance_type(self.importance_type)
+        n_threads = effective_n_threads(self.n_jobs)
+        prepared = eval_sets is not None
+        rng = self._rng() if rng is None else rng
         params.seed = int(rng.randint(0, 2 ** 31 - 1))
         params.feature_weights = self._feature_weights(X.shape[1])
         params.interaction_constraints = self._interaction_groups(X.shape[1])
@@ -307,14 +322,15 @@ class _GBTModel(BaseEstimator):
                              f"{objective.name!r}, whose leaves are refit after growth")
         metrics = self._metrics(objective)
         callbacks = self._callbacks()
-        eval_sets = self._eval_sets(eval_set, sample_weight_eval_set, encode_y)
+        if not prepared:
+            eval_sets = self._eval_sets(eval_set, sample_weight_eval_set, encode_y)
         objective.check_target(y)
         init_model, done = self._warm_start_model(X, objective)
         if init_model is not None:
             if params.n_estimators == done:
                 return self
             params.n_estimators -= done
-        if self.validation_fraction > 0:
+        if self.validation_fraction > 0 and not prepared:
             idx = np.arange(X.shape[0])
             try:
                 train, val = train_test_split(idx, test_size=self.validation_fraction,
@@ -415,12 +431,15 @@ class _GBTModel(BaseEstimator):
         """(model to continue, its rounds) under ``warm_start``, else (None, 0)."""
         if not self.warm_start or not hasattr(self, "_ensemble"):
             return None, 0
+        # the loss and its parameters; not the training data a ranker's objective holds
+        ignore = ("func", "group_ptr")
+        new = {k: v for k, v in vars(objective).items() if k not in ignore}
+        old = {k: v for k, v in vars(self._objective).items() if k not in ignore}
         same = (type(objective) is type(self._objective)
                 and objective.n_outputs == self._objective.n_outputs
                 and getattr(objective, "func", None) is getattr(self._objective, "func", None)
-                and vars(objective).keys() == vars(self._objective).keys()
-                and all(np.all(v == vars(self._objective)[k]) for k, v in vars(objective).items()
-                        if k != "func"))
+                and new.keys() == old.keys()
+                and all(np.all(v == old[k]) for k, v in new.items()))
         if not same:
             raise ValueError("warm_start=True continues the fitted model, but the objective or "
                              "its parameters changed; set warm_start=False to refit")
@@ -776,6 +795,361 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         """Predicted labels after each round, as a generator."""
         for proba in self.staged_predict_proba(X):
             yield self.classes_[np.argmax(proba, axis=1)]
+
+
+def _is_missing(values):
+    """Elementwise "is NaN or None" for an array of any dtype."""
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype.kind == "O":
+        return np.array([v is None or (isinstance(v, float) and v != v) for v in values],
+                        dtype=bool)
+    return np.zeros(values.shape, dtype=bool)
+
+
+def query_groups(n_rows, group=None, qid=None, where="fit"):
+    """Rows in query order and the query offsets, from ``qid`` or ``group``.
+
+    Returns ``(order, group_ptr)``: ``order`` (None when the rows are already
+    in order) is the stable sort of the rows by ``qid``, so each query's rows
+    keep their relative order; ``group_ptr`` holds the ``n_groups + 1`` row
+    offsets of the queries in that order (queries sorted by id). With
+    ``group`` (query sizes in row order) the rows are taken as they are.
+    """
+    if (group is None) == (qid is None):
+        raise ValueError(f"{where}: pass exactly one of qid (a query id per row) or group (the "
+                         f"query sizes, in row order); got "
+                         f"{'neither' if group is None else 'both'}")
+    if group is not None:
+        sizes = np.asarray(group)
+        if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iuf":
+            raise ValueError(f"{where}: group must be a non-empty 1-D list of query sizes")
+        if np.any(~np.isfinite(sizes)) or np.any(sizes != np.round(sizes)) or np.any(sizes < 1):
+            raise ValueError(f"{where}: group sizes must be positive integers")
+        sizes = sizes.astype(np.intp)
+        if sizes.sum() != n_rows:
+            raise ValueError(f"{where}: group sizes sum to {int(sizes.sum())} but there are "
+                             f"{n_rows} rows")
+        return None, np.r_[0, np.cumsum(sizes)].astype(np.intp)
+    qid = np.asarray(qid)
+    if qid.ndim != 1 or qid.shape[0] != n_rows:
+        raise ValueError(f"{where}: qid must be 1-D with one query id per row ({n_rows} rows), "
+                         f"got shape {qid.shape}")
+    if np.any(_is_missing(qid)):
+        raise ValueError(f"{where}: qid contains NaN or None")
+    try:
+        _, codes = np.unique(qid, return_inverse=True)
+    except TypeError:
+        raise ValueError(f"{where}: qid values must be mutually comparable (all numbers or "
+                         f"all strings)") from None
+    codes = codes.reshape(-1)
+    order = np.argsort(codes, kind="stable")
+    if np.all(np.diff(codes) >= 0):
+        order = None
+    counts = np.bincount(codes)
+    return order, np.r_[0, np.cumsum(counts)].astype(np.intp)
+
+
+def _take(a, order):
+    return a if (a is None or order is None) else a[order]
+
+
+def _check_group_weights(w, group_ptr, where):
+    """Per-row weights that must be constant within each query; returns them."""
+    if w is None:
+        return None
+    first = np.repeat(w[group_ptr[:-1]], np.diff(group_ptr))
+    if not np.array_equal(first, w):
+        raise ValueError(f"{where}: sample_weight must be the same for every row of a query "
+                         f"(it weights the query)")
+    return w
+
+
+def _pop_qid_column(X, column, where, required=True):
+    """(X without the column, its values) for a DataFrame X and a column name."""
+    if not hasattr(X, "columns") or not hasattr(X, "drop"):
+        raise ValueError(f"{where}: qid={column!r} names a column, but X is not a DataFrame")
+    if column not in X.columns:
+        if not required:
+            return X, None
+        raise ValueError(f"{where}: qid={column!r} is not a column of X")
+    return X.drop(columns=[column]), np.asarray(X[column])
+
+
+_RANKER_PARAMS_DOC = """
+    objective : {"rank:ndcg", "rank:pairwise", "rank:map"}, default="rank:ndcg"
+        ``rank:ndcg``: LambdaMART, the pairwise logistic loss of each pair of
+        documents with different labels weighted by the ``|delta NDCG|`` of
+        swapping them; ``rank:pairwise``: RankNet, unweighted pairs;
+        ``rank:map``: pairs weighted by ``|delta AP|`` (relevant: label > 0).
+        See docs/ranking.md for the formulas.
+    lambdarank_truncation_level : int, default=30
+        Pairs are formed only when the better-ranked document of the pair (by
+        the current scores) is in the top ``lambdarank_truncation_level`` of its
+        query; the ideal DCG of ``rank:ndcg`` is taken at this level. Ignored
+        when ``lambdarank_num_pair_per_sample`` is set.
+    lambdarank_num_pair_per_sample : int or None, default=None
+        If set, instead of the truncated pairs each document is paired with this
+        many documents drawn at random (with replacement, seeded by
+        ``random_state``) among the documents of its query with another label.
+    lambdarank_norm : bool, default=True
+        LightGBM's and XGBoost's normalisation: each pair weight is divided by
+        ``0.01 + |s_i - s_j|`` (unless every score of the query is equal) and a
+        query's gradients and hessians are scaled by ``log2(1 + L) / L``, ``L``
+        the sum of its pair lambdas.
+    ndcg_exp_gain : bool, default=True
+        Gain ``2^label - 1`` (labels up to 31) in ``rank:ndcg``, the ``ndcg``
+        metrics and ``score``; False: the label itself (linear gain).
+"""
+
+
+class GBTRanker(_GBTModel):
+    """Gradient-boosted trees for learning to rank (LambdaMART, RankNet, MAP).
+
+    Rows are documents; every row belongs to a query, given at ``fit`` by
+    ``qid`` (one id per row, any order) or ``group`` (query sizes, in row
+    order). ``predict`` returns scores: higher means ranked higher within its
+    query. ``score`` is the mean NDCG@10 over queries.
+
+    Parameters
+    ----------
+""" + _RANKER_PARAMS_DOC + _SHARED_PARAMS_DOC + """
+    Notes
+    -----
+    ``sample_weight`` is per row and must be equal within a query: it weighs
+    the query's gradients and, in the metrics, the query's score.
+    ``validation_fraction`` holds out that share of the *queries*. The default
+    ``eval_metric`` is ``ndcg@10`` (``map@10`` for ``rank:map``). With
+    ``qid="column"`` at ``fit`` (X a DataFrame), the column is taken out of the
+    features and ``predict`` / ``score`` read and drop it when present.
+    """
+
+    def __init__(self, *, objective="rank:ndcg", lambdarank_truncation_level=30,
+                 lambdarank_num_pair_per_sample=None, lambdarank_norm=True, ndcg_exp_gain=True,
+                 n_estimators=100, learning_rate=0.1, max_depth=6, max_leaves=0,
+                 grow_policy="depthwise", max_bin=256, min_child_weight=1.0, reg_lambda=1.0,
+                 reg_alpha=0.0, gamma=0.0, max_delta_step=0.0, eval_metric=None,
+                 early_stopping_rounds=None, validation_fraction=0.0, callbacks=None,
+                 log_period=10, n_jobs=None, random_state=0, verbosity=0,
+                 importance_type="total_gain", warm_start=False, subsample=1.0,
+                 sampling_method="uniform", top_rate=0.2, other_rate=0.1, colsample_bytree=1.0,
+                 colsample_bylevel=1.0, colsample_bynode=1.0, feature_weights=None,
+                 interaction_constraints=None, monotone_constraints=None):
+        self.objective = objective
+        self.lambdarank_truncation_level = lambdarank_truncation_level
+        self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample
+        self.lambdarank_norm = lambdarank_norm
+        self.ndcg_exp_gain = ndcg_exp_gain
+        _set_shared(self, locals())
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+    def _make_objective(self, seed):
+        if self.objective not in _obj.RANKING_OBJECTIVES:
+            raise ValueError(f"objective must be one of {_obj.RANKING_OBJECTIVES}, "
+                             f"got {self.objective!r}")
+        _check_number("lambdarank_truncation_level", self.lambdarank_truncation_level, "int", 1)
+        if self.lambdarank_num_pair_per_sample is not None:
+            _check_number("lambdarank_num_pair_per_sample", self.lambdarank_num_pair_per_sample,
+                          "int", 1)
+        for name in ("lambdarank_norm", "ndcg_exp_gain"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        return _obj.Ranking(
+            np.zeros(1, dtype=np.intp), kind=self.objective.split(":")[1],
+            truncation_level=self.lambdarank_truncation_level,
+            num_pair_per_sample=self.lambdarank_num_pair_per_sample,
+            norm=self.lambdarank_norm, exp_gain=self.ndcg_exp_gain, seed=seed)
+
+    def _split_qid_column(self, X, qid, where):
+        """X without the query-id column and the query ids (qid may name the column)."""
+        if isinstance(qid, str):
+            return _pop_qid_column(X, qid, where)
+        column = getattr(self, "qid_column_", None)
+        if qid is None and column is not None and hasattr(X, "columns"):
+            return _pop_qid_column(X, column, where, required=False)
+        return X, qid
+
+    def fit(self, X, y, *, group=None, qid=None, sample_weight=None, eval_set=None,
+            eval_group=None, eval_qid=None, sample_weight_eval_set=None):
+        """Fit the ranker.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            One row per document; NaN marks a missing value.
+        y : array-like of shape (n_samples,)
+            Relevance labels: non-negative integers for ``rank:ndcg`` (at most
+            31 with the exponential gain) and ``rank:map`` (relevant: > 0); any
+            finite numbers for ``rank:pairwise``. Higher is more relevant.
+        group : array-like of int, default=None
+            Query sizes, in row order (rows of a query contiguous).
+        qid : array-like of shape (n_samples,) or str, default=None
+            Query id of every row, in any order (sorted stably inside); or the
+            name of a column of the DataFrame ``X`` holding it (the column is
+            not a feature). Exactly one of ``group`` and ``qid`` is required.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-row weights, equal within each query (a query's weight).
+        eval_set : list of (X, y) pairs, default=None
+            Evaluated with ``eval_metric`` after every round.
+        eval_group, eval_qid : list, default=None
+            Query sizes or query ids of each eval set (one of the two per set;
+            with ``qid="column"`` the eval sets' own column is used).
+        sample_weight_eval_set : list of array-like or None, default=None
+            Per-row weights of each eval set, equal within each query.
+        """
+        self.qid_column_ = qid if isinstance(qid, str) else None
+        X, qid = self._split_qid_column(X, qid, "fit")
+        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=True)
+        y = y.astype(np.float64, copy=False)
+        order, group_ptr = query_groups(X.shape[0], group, qid, "fit")
+        X, y, sample_weight = _take(X, order), _take(y, order), _take(sample_weight, order)
+        sample_weight = _check_group_weights(sample_weight, group_ptr, "fit")
+
+        rng = self._rng()
+        objective = self._make_objective(seed=int(rng.randint(np.iinfo(np.int32).max)))
+        objective.check_target(y)
+        eval_sets = self._ranking_eval_sets(eval_set, eval_group, eval_qid,
+                                            sample_weight_eval_set, objective)
+        if self.validation_fraction > 0:
+            self._boost_params()   # validates validation_fraction
+            n_groups = group_ptr.shape[0] - 1
+            gid = np.repeat(np.arange(n_groups), np.diff(group_ptr))
+            try:
+                train, val = next(GroupShuffleSplit(
+                    1, test_size=self.validation_fraction, random_state=rng
+                ).split(np.empty((n_groups, 1)), groups=np.arange(n_groups)))
+            except ValueError as exc:
+                raise ValueError(f"validation_fraction={self.validation_fraction} cannot split "
+                                 f"these {n_groups} queries: {exc}") from exc
+            train_rows = np.flatnonzero(np.isin(gid, train))
+            val_rows = np.flatnonzero(np.isin(gid, val))
+            sizes = np.diff(group_ptr)
+            val_ptr = np.r_[0, np.cumsum(sizes[np.sort(val)])].astype(np.intp)
+            group_ptr = np.r_[0, np.cumsum(sizes[np.sort(train)])].astype(np.intp)
+            eval_sets.append(booster.EvalSet("validation", X[val_rows], y[val_rows],
+                                             _take(sample_weight, val_rows), val_ptr))
+            X, y, sample_weight = X[train_rows], y[train_rows], _take(sample_weight, train_rows)
+        objective.group_ptr = group_ptr
+        self._fit(X, y, sample_weight, objective, eval_sets=eval_sets, rng=rng)
+        objective.group_ptr = None   # the training queries are not part of the model
+        return self
+
+    def _ranking_eval_sets(self, eval_set, eval_group, eval_qid, sample_weight_eval_set,
+                           objective):
+        n_sets = 0 if eval_set is None else len(eval_set)
+        for name, value in (("eval_group", eval_group), ("eval_qid", eval_qid)):
+            if value is not None and (eval_set is None or len(value) != n_sets):
+                raise ValueError(f"{name} must have one entry per eval_set entry")
+        qids, prepared = [], []
+        for i in range(n_sets):
+            pair = eval_set[i]
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise TypeError(f"eval_set[{i}] must be an (X, y) pair")
+            g = None if eval_group is None else eval_group[i]
+            q = None if eval_qid is None else eval_qid[i]
+            X_val, q = self._split_qid_column(pair[0], q, f"eval_set[{i}]")
+            if g is None and q is None:
+                raise ValueError(f"eval_set[{i}] has no query ids: pass eval_qid (a list with "
+                                 f"one qid array per eval set) or eval_group")
+            qids.append((g, q))
+            prepared.append((X_val, pair[1]))
+
+        def encode(y_val, name):
+            try:
+                y_val = y_val.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name}: y must be numeric") from None
+            try:
+                objective.check_target(y_val)
+            except ValueError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+            return y_val
+
+        sets = self._eval_sets(prepared if eval_set is not None else None,
+                               sample_weight_eval_set, encode)
+        for i, ev in enumerate(sets):
+            order, ptr = query_groups(ev.X.shape[0], *qids[i], where=f"eval_set[{i}]")
+            ev.X, ev.y = _take(ev.X, order), _take(ev.y, order)
+            ev.sample_weight = _check_group_weights(_take(ev.sample_weight, order), ptr,
+                                                    f"sample_weight_eval_set[{i}]")
+            ev.group_ptr = ptr
+        return sets
+
+    def predict(self, X, iteration_range=None):
+        """Ranking scores, shape (n_samples,), in the rows' order (higher ranks first).
+
+        With ``qid="column"`` at fit, a DataFrame's query-id column is dropped.
+        """
+        X, _ = self._split_qid_column(X, None, "predict")
+        return self._raw_predict(X, iteration_range)[:, 0]
+
+    def staged_predict(self, X):
+        """Scores after each round, as a generator of arrays."""
+        X, _ = self._split_qid_column(X, None, "staged_predict")
+        for raw in self._staged_raw(X):
+            yield raw[:, 0]
+
+    def score(self, X, y, qid=None, group=None, sample_weight=None):
+        """Mean NDCG@10 over the queries (gain as ``ndcg_exp_gain``; a query without
+        relevant documents scores 1; tied scores share their positions).
+
+        ``qid`` (ids per row, any order, or a column name), or ``group`` (sizes
+        in row order); with ``qid="column"`` at fit, a DataFrame's column is used
+        when neither is given. ``sample_weight`` (equal within a query) weighs
+        the queries.
+        """
+        X, qid = self._split_qid_column(X, qid, "score")
+        if qid is None and group is None:
+            raise ValueError("score needs the queries: pass qid or group (in GridSearchCV, "
+                             "route them with set_score_request(qid=True), or give qid as a "
+                             "DataFrame column name at fit)")
+        scores = self.predict(X)
+        return ndcg_at_k(y, scores, qid=qid, group=group, sample_weight=sample_weight, k=10,
+                         exp_gain=self.ndcg_exp_gain)
+
+
+def ndcg_at_k(y_true, y_score, *, qid=None, group=None, sample_weight=None, k=10,
+              exp_gain=True):
+    """Mean NDCG@k over the queries given by ``qid`` (any order) or ``group`` (sizes).
+
+    Gain ``2^y - 1`` (``exp_gain``) or ``y``; documents with tied scores share
+    their positions (mean discount); a query without relevant documents
+    scores 1. ``sample_weight`` (equal within a query) weighs the queries.
+    """
+    y_true = np.asarray(y_true, dtype=np.float64)
+    y_score = np.asarray(y_score, dtype=np.float64)
+    if y_true.shape != y_score.shape or y_true.ndim != 1:
+        raise ValueError("y_true and y_score must be 1-D arrays of the same length")
+    order, ptr = query_groups(y_true.shape[0], group, qid, "ndcg_at_k")
+    w = None if sample_weight is None else _check_group_weights(
+        np.asarray(sample_weight, dtype=np.float64)[order if order is not None else slice(None)],
+        ptr, "ndcg_at_k")
+    per_query = ndcg_per_query(_take(y_true, order), _take(y_score, order), ptr, k, exp_gain)
+    return float(np.average(per_query, weights=None if w is None else w[ptr[:-1]]))
+
+
+def make_ndcg_scorer(k=10, exp_gain=True):
+    """A scikit-learn scorer of the mean NDCG@k over queries (``scoring=`` in
+    ``GridSearchCV``, ``cross_val_score``...).
+
+    It needs the query ids of the scored rows: with metadata routing enabled
+    (``sklearn.set_config(enable_metadata_routing=True)``) the scorer requests
+    ``qid`` (and ``group``, ``sample_weight``) already, so
+    ``GridSearchCV(..., scoring=make_ndcg_scorer(5)).fit(X, y, groups=qid, qid=qid)``
+    routes them.
+    """
+    from sklearn import get_config
+    from sklearn.metrics import make_scorer
+
+    _check_number("k", k, "int", 1)
+    scorer = make_scorer(ndcg_at_k, greater_is_better=True, k=k, exp_gain=exp_gain)
+    if get_config().get("enable_metadata_routing", False):
+        scorer = scorer.set_score_request(qid=True, group=True, sample_weight=True)
+    return scorer
 
 
 def _set_shared(est, given):
