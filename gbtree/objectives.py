@@ -73,6 +73,9 @@ class Objective:
     def check_target(self, y):
         """Raise ValueError if ``y`` is outside the loss's domain."""
 
+    def continue_from(self, fitted):
+        """Take over the running state of ``fitted`` (same loss) when training continues."""
+
     def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves):
         """Optimal value of each leaf given the raw predictions before the tree (or NaN)."""
         raise NotImplementedError
@@ -422,6 +425,9 @@ class Ranking(Objective):
         self.exp_gain = bool(exp_gain)
         self.seed = int(seed)
         self._round = 0
+
+    def continue_from(self, fitted):
+        self._round = fitted._round   # pair sampling goes on with the next round's draws
 
     def check_target(self, y):
         if not np.all(np.isfinite(y)):

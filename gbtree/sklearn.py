@@ -432,7 +432,7 @@ class _GBTModel(BaseEstimator):
         if not self.warm_start or not hasattr(self, "_ensemble"):
             return None, 0
         # the loss and its parameters; not the training data a ranker's objective holds
-        ignore = ("func", "group_ptr")
+        ignore = ("func", "group_ptr", "_round")
         new = {k: v for k, v in vars(objective).items() if k not in ignore}
         old = {k: v for k, v in vars(self._objective).items() if k not in ignore}
         same = (type(objective) is type(self._objective)
@@ -446,6 +446,7 @@ class _GBTModel(BaseEstimator):
         if self.n_estimators < self.n_estimators_:
             raise ValueError(f"n_estimators={self.n_estimators} must be >= n_estimators_="
                              f"{self.n_estimators_} when warm_start=True")
+        objective.continue_from(self._objective)
         return (self._ensemble, self._bin_mapper), self.n_estimators_
 
     def _tree_range(self, iteration_range):

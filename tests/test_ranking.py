@@ -373,8 +373,10 @@ def test_ranker_warm_start_and_row_sampling():
     qid = np.repeat(np.arange(40), 15)
     X = rng.normal(size=(600, 5))
     y = np.clip(np.round(X[:, 0] + rng.normal(scale=0.5, size=600)) + 2, 0, 4)
-    once = GBTRanker(n_estimators=12, subsample=0.7).fit(X, y, qid=qid)
-    warm = GBTRanker(n_estimators=5, subsample=0.7, warm_start=True).fit(X, y, qid=qid)
+    once = GBTRanker(n_estimators=12, subsample=0.7, lambdarank_num_pair_per_sample=3).fit(
+        X, y, qid=qid)
+    warm = GBTRanker(n_estimators=5, subsample=0.7, lambdarank_num_pair_per_sample=3,
+                     warm_start=True).fit(X, y, qid=qid)
     warm.set_params(n_estimators=12).fit(X, y, qid=qid)
     np.testing.assert_array_equal(warm._ensemble.nodes, once._ensemble.nodes)
     assert all(once._ensemble.tree(t)[0]["count"] < 600 for t in range(12))
