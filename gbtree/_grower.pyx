@@ -15,9 +15,10 @@ from libc.stdlib cimport malloc, free
 from libcpp.vector cimport vector
 
 from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct
-from ._histogram cimport hist_plan, make_plan, build_histogram, subtract_histograms
+from ._histogram cimport (hist_plan, make_plan, build_histogram, subtract_histograms,
+                          interleave_into)
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
-                          leaf_weight)
+                          leaf_weight, MAX_PARTITION_CHUNKS)
 from ._typedefs import NODE_DTYPE
 
 
@@ -52,6 +53,7 @@ cdef class TreeGrower:
     cdef Py_ssize_t n_rows, n_entries
     cdef IDX_C[::1] rows
     cdef IDX_C[::1] buffer
+    cdef G_H_C[::1] gh            # interleaved (gradient, hessian) pairs of the current tree
     cdef Py_ssize_t[::1] chunk_counts
     cdef vector[hist_entry*] slots
     cdef vector[int] free_slots
@@ -89,7 +91,8 @@ cdef class TreeGrower:
         self.n_threads = n_threads
         self.rows = np.empty(self.n_rows, dtype=np.uint32)
         self.buffer = np.empty(self.n_rows, dtype=np.uint32)
-        self.chunk_counts = np.empty(2 * (self.n_rows // 65536 + 1) + 1, dtype=np.intp)
+        self.gh = np.empty(2 * max(self.n_rows, 1), dtype=np.float32)
+        self.chunk_counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
         plan = make_plan(self.n_rows, self.n_features, self.n_entries, max_chunks, n_threads)
         self.max_chunks = max_chunks
         self.scratch = <hist_entry*>malloc(max(plan.n_chunks, 1) * self.n_entries * sizeof(hist_entry))
@@ -121,12 +124,12 @@ cdef class TreeGrower:
         if s >= 0:
             self.free_slots.push_back(s)
 
-    cdef void _build(self, int node, const G_H_C* grad, const G_H_C* hess) noexcept nogil:
+    cdef void _build(self, int node) noexcept nogil:
         cdef node_state* st = &self.states[node]
         cdef Py_ssize_t n = st.end - st.start
         cdef hist_plan plan = make_plan(n, self.n_features, self.n_entries, self.max_chunks,
                                          self.n_threads)
-        build_histogram(self.X_binned, &self.rows[st.start], n, grad, hess,
+        build_histogram(self.X_binned, &self.rows[st.start], n, &self.gh[0],
                         &self.bin_offsets[0], self.n_features,
                         self.slots[st.slot], self.scratch, plan, self.n_threads)
 
@@ -183,6 +186,7 @@ cdef class TreeGrower:
         cdef node_state* st
         self.nodes.clear()
         self.states.clear()
+        interleave_into(grad, hess, self.n_rows, &self.gh[0], self.n_threads)
         for i in range(self.n_rows):
             self.rows[i] = <IDX_C>i
         self._new_node(0, self.n_rows, 0.0, 0.0, 0, learning_rate)
@@ -192,7 +196,7 @@ cdef class TreeGrower:
         if slot < 0:
             return -1
         self.states[0].slot = slot
-        self._build(0, grad, hess)
+        self._build(0)
         for k in range(self.bin_offsets[1]):
             G += self.slots[self.states[0].slot][k].sum_g
             H += self.slots[self.states[0].slot][k].sum_h
@@ -256,7 +260,7 @@ cdef class TreeGrower:
             if slot < 0:
                 return -1
             self.states[small].slot = slot
-            self._build(small, grad, hess)
+            self._build(small)
             st = &self.states[p]
             if (large == left and may_l) or (large == right and may_r):
                 subtract_histograms(self.slots[st.slot], self.slots[slot],

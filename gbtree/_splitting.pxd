@@ -1,5 +1,9 @@
 from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry
 
+cdef enum:
+    # Upper bound on the parallel partition's chunks (size of chunk_counts).
+    MAX_PARTITION_CHUNKS = 64
+
 cdef struct split_params:
     double reg_lambda
     double reg_alpha

@@ -12,13 +12,26 @@ import numpy as np
 from cython.parallel cimport prange
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.math cimport fabs, INFINITY
+from libc.string cimport memcpy, memmove
 
 from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define GBT_PREFETCH(p) __builtin_prefetch((const void*)(p), 0, 3)
+    #else
+    #define GBT_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void GBT_PREFETCH(const void* p) noexcept nogil
+
 cdef enum:
-    # Rows per chunk of the parallel partition; fixed so that the result never
-    # depends on the thread count.
-    PARTITION_CHUNK = 65536
+    # The partition runs in parallel, one chunk per thread, when every chunk
+    # gets at least this many rows.
+    MIN_PARTITION_ROWS = 16384
+    # How many rows ahead the partition prefetches the split feature.
+    PREFETCH_ROWS = 16
     # Feature scans run in parallel only above this many histogram entries.
     MIN_PARALLEL_ENTRIES = 16384
 
@@ -37,6 +50,10 @@ cdef inline double _threshold_l1(double g, double alpha) noexcept nogil:
 
 cdef double leaf_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
     """Optimal weight ``-T_alpha(G) / (H + lambda)``, clipped to max_delta_step."""
+    return _weight(sum_g, sum_h, p)
+
+
+cdef inline double _weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
     cdef double w
     if sum_h <= 0.0 or sum_h < p.min_child_weight:
         return 0.0
@@ -51,13 +68,17 @@ cdef double leaf_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcep
 
 cdef double node_score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
     """``-2 x`` the node's minimal regularised loss (larger is better)."""
+    return _score(sum_g, sum_h, p)
+
+
+cdef inline double _score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
     cdef double t, w
     if sum_h <= 0.0 or sum_h < p.min_child_weight:
         return 0.0
     if p.max_delta_step <= 0.0:
         t = _threshold_l1(sum_g, p.reg_alpha)
         return t * t / (sum_h + p.reg_lambda)
-    w = leaf_weight(sum_g, sum_h, p)
+    w = _weight(sum_g, sum_h, p)
     return -(2.0 * sum_g * w + (sum_h + p.reg_lambda) * w * w + 2.0 * p.reg_alpha * fabs(w))
 
 
@@ -67,8 +88,8 @@ cdef inline void _try(split_info* best, int f, int b, unsigned char default_left
     cdef double gr = G - gl, hr = H - hl, sl, sr, gain
     if hl < p.min_child_weight or hr < p.min_child_weight or hl <= 0.0 or hr <= 0.0:
         return
-    sl = node_score(gl, hl, p)
-    sr = node_score(gr, hr, p)
+    sl = _score(gl, hl, p)
+    sr = _score(gr, hr, p)
     gain = sl + sr - parent_score
     if gain > best.gain and gain > REL_EPS * (sl + sr):
         best.gain = gain
@@ -144,6 +165,29 @@ cdef inline bint _goes_left(X_BINNED_C b, int bin, int missing_bin, bint default
     return b <= bin
 
 
+cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows,
+                             Py_ssize_t lo, Py_ssize_t hi, int bin, int missing_bin,
+                             bint default_left, IDX_C* right) noexcept nogil:
+    """One pass over ``rows[lo:hi]``: its left rows are compacted in place at
+    ``rows[lo:]`` (the write never passes the read), its right rows go to
+    ``right[0:]``, both in their original order. Returns the number of left rows.
+    ``X`` already points at the split feature's column.
+    """
+    cdef Py_ssize_t i, nl = lo, nr = 0, pf_end = hi - PREFETCH_ROWS
+    cdef IDX_C r
+    for i in range(lo, hi):
+        if i < pf_end:
+            GBT_PREFETCH(X + rows[i + PREFETCH_ROWS] * stride)
+        r = rows[i]
+        if _goes_left(X[r * stride], bin, missing_bin, default_left):
+            rows[nl] = r
+            nl += 1
+        else:
+            right[nr] = r
+            nr += 1
+    return nl - lo
+
+
 cdef Py_ssize_t partition(const X_BINNED_C[:, ::1] X_binned, IDX_C* rows, Py_ssize_t n_rows,
                           int feature, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
@@ -151,58 +195,44 @@ cdef Py_ssize_t partition(const X_BINNED_C[:, ::1] X_binned, IDX_C* rows, Py_ssi
     """Stable in-place partition of ``rows[0:n_rows]``: left rows first, order kept.
 
     Returns the number of left rows. ``buffer`` holds n_rows indices and
-    ``chunk_counts`` ``2 * ceil(n_rows / PARTITION_CHUNK) + 1`` counters.
+    ``chunk_counts`` ``MAX_PARTITION_CHUNKS`` counters. The result is the same
+    whatever the chunking, so the chunks may follow the thread count.
     """
-    cdef Py_ssize_t n_chunks = (n_rows + PARTITION_CHUNK - 1) // PARTITION_CHUNK
-    cdef Py_ssize_t c, i, lo, hi, nl, pl, pr, n_left = 0
-    cdef const X_BINNED_C* X = &X_binned[0, 0]
+    cdef Py_ssize_t n_chunks = n_rows // MIN_PARTITION_ROWS
+    cdef Py_ssize_t chunk, c, lo, hi, nl, n_left = 0, pr
+    cdef const X_BINNED_C* X = &X_binned[0, 0] + feature
     cdef Py_ssize_t stride = X_binned.shape[1]
-    cdef IDX_C r
+    if n_chunks > n_threads:
+        n_chunks = n_threads
+    if n_chunks > MAX_PARTITION_CHUNKS:
+        n_chunks = MAX_PARTITION_CHUNKS
     if n_chunks < 2:
-        n_threads = 1
-    # 1. count left rows per chunk
+        n_left = _split_chunk(X, stride, rows, 0, n_rows, bin, missing_bin, default_left, buffer)
+        memcpy(rows + n_left, buffer, (n_rows - n_left) * sizeof(IDX_C))
+        return n_left
+    chunk = (n_rows + n_chunks - 1) // n_chunks
+    # 1. each chunk splits itself: left rows in place, right rows into buffer[lo:]
     for c in prange(n_chunks, schedule='static', num_threads=n_threads, nogil=True):
-        lo = c * PARTITION_CHUNK
-        hi = lo + PARTITION_CHUNK
+        lo = c * chunk
+        hi = lo + chunk
         if hi > n_rows:
             hi = n_rows
-        nl = 0
-        for i in range(lo, hi):
-            if _goes_left(X[rows[i] * stride + feature], bin, missing_bin, default_left):
-                nl = nl + 1
-        chunk_counts[c] = nl
-    # 2. where each chunk writes its left rows and its right rows
+        chunk_counts[c] = _split_chunk(X, stride, rows, lo, hi, bin, missing_bin,
+                                       default_left, buffer + lo)
+    # 2. the left rows slide down in chunk order (each destination ends
+    #    before the next chunk's source starts), then the right rows follow
     for c in range(n_chunks):
+        memmove(rows + n_left, rows + c * chunk, chunk_counts[c] * sizeof(IDX_C))
         n_left += chunk_counts[c]
-    pl = 0
     pr = n_left
     for c in range(n_chunks):
+        lo = c * chunk
+        hi = lo + chunk
+        if hi > n_rows:
+            hi = n_rows
         nl = chunk_counts[c]
-        hi = (c + 1) * PARTITION_CHUNK
-        if hi > n_rows:
-            hi = n_rows
-        chunk_counts[c] = pl
-        chunk_counts[n_chunks + c] = pr
-        pl += nl
-        pr += (hi - c * PARTITION_CHUNK) - nl
-    # 3. scatter into the buffer, then copy back
-    for c in prange(n_chunks, schedule='static', num_threads=n_threads, nogil=True):
-        lo = c * PARTITION_CHUNK
-        hi = lo + PARTITION_CHUNK
-        if hi > n_rows:
-            hi = n_rows
-        pl = chunk_counts[c]
-        pr = chunk_counts[n_chunks + c]
-        for i in range(lo, hi):
-            r = rows[i]
-            if _goes_left(X[r * stride + feature], bin, missing_bin, default_left):
-                buffer[pl] = r
-                pl = pl + 1
-            else:
-                buffer[pr] = r
-                pr = pr + 1
-    for i in prange(n_rows, schedule='static', num_threads=n_threads, nogil=True):
-        rows[i] = buffer[i]
+        memcpy(rows + pr, buffer + lo, (hi - lo - nl) * sizeof(IDX_C))
+        pr += hi - lo - nl
     return n_left
 
 
@@ -251,7 +281,7 @@ def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature
     """Stable partition of ``rows`` in place; returns the number of left rows."""
     cdef Py_ssize_t n = rows.shape[0]
     buffer = np.empty(max(n, 1), dtype=np.uint32)
-    counts = np.empty(2 * (n // PARTITION_CHUNK + 1) + 1, dtype=np.intp)
+    counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
     cdef IDX_C[::1] buf_v = buffer
     cdef Py_ssize_t[::1] counts_v = counts
     if n == 0:
