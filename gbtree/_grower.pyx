@@ -18,7 +18,7 @@ from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct
 from ._histogram cimport (hist_plan, make_plan, build_histogram, subtract_histograms,
                           interleave_into)
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
-                          leaf_weight, MAX_PARTITION_CHUNKS)
+                          leaf_weight, MAX_PARTITION_CHUNKS, MIN_PARALLEL_ENTRIES)
 from ._typedefs import NODE_DTYPE
 
 
@@ -96,7 +96,7 @@ cdef class TreeGrower:
         plan = make_plan(self.n_rows, self.n_features, self.n_entries, max_chunks, n_threads)
         self.max_chunks = max_chunks
         self.scratch = <hist_entry*>malloc(max(plan.n_chunks, 1) * self.n_entries * sizeof(hist_entry))
-        self.per_feature = <split_info*>malloc(self.n_features * sizeof(split_info))
+        self.per_feature = <split_info*>malloc(2 * max(self.n_features, 1) * sizeof(split_info))
         if self.scratch == NULL or self.per_feature == NULL:
             raise MemoryError()
 
@@ -142,10 +142,40 @@ cdef class TreeGrower:
         return st.end - st.start >= 2
 
     cdef void _evaluate(self, int node) noexcept nogil:
+        self._evaluate_with(node, self.per_feature, self.n_threads)
+
+    cdef void _evaluate_with(self, int node, split_info* scratch, int n_threads) noexcept nogil:
         cdef node_state* st = &self.states[node]
         st.split = find_best_split(self.slots[st.slot], &self.n_bins[0], &self.bin_offsets[0],
                                    self.n_features, st.sum_g, st.sum_h, &self.params,
-                                   self.per_feature, self.n_threads)
+                                   scratch, n_threads)
+
+    cdef void _subtract_and_evaluate(self, int small, int large, bint need_small,
+                                     bint need_large) noexcept nogil:
+        """The larger child's histogram is its parent's minus the smaller one's
+        (the parent's buffer is already the larger child's slot); then both
+        children that may split look for their best split. With two children
+        to evaluate, each is one task of a single parallel region."""
+        cdef int t
+        if need_small and need_large and self.n_threads > 1 and (
+                self.n_threads == 2 or self.n_entries < MIN_PARALLEL_ENTRIES):
+            for t in prange(2, schedule='static', num_threads=2, nogil=True):
+                if t == 0:
+                    self._evaluate_with(small, self.per_feature, 1)
+                else:
+                    subtract_histograms(self.slots[self.states[large].slot],
+                                        self.slots[self.states[small].slot],
+                                        self.n_entries, 1)
+                    self._evaluate_with(large, self.per_feature + self.n_features, 1)
+            return
+        if need_large:
+            subtract_histograms(self.slots[self.states[large].slot],
+                                self.slots[self.states[small].slot],
+                                self.n_entries, self.n_threads)
+        if need_small:
+            self._evaluate(small)
+        if need_large:
+            self._evaluate(large)
 
     cdef int _new_node(self, Py_ssize_t start, Py_ssize_t end, SUM_C sum_g, SUM_C sum_h,
                        int depth, double learning_rate) noexcept nogil:
@@ -181,7 +211,7 @@ cdef class TreeGrower:
         cdef Py_ssize_t i, n_left
         cdef int n_leaves = 1, pick, k, p, left, right, small, large, f, slot
         cdef SUM_C G = 0.0, H = 0.0
-        cdef bint may_l, may_r
+        cdef bint may_l, may_r, need_small, need_large
         cdef split_info s
         cdef node_state* st
         self.nodes.clear()
@@ -262,16 +292,15 @@ cdef class TreeGrower:
             self.states[small].slot = slot
             self._build(small)
             st = &self.states[p]
-            if (large == left and may_l) or (large == right and may_r):
-                subtract_histograms(self.slots[st.slot], self.slots[slot],
-                                    self.n_entries, self.n_threads)
-                self.states[large].slot = st.slot
+            need_small = may_l if small == left else may_r
+            need_large = may_l if large == left else may_r
+            if need_large:
+                self.states[large].slot = st.slot   # becomes its histogram below
             else:
                 self._release_slot(st.slot)
             st.slot = -1
+            self._subtract_and_evaluate(small, large, need_small, need_large)
             for k in range(left, right + 1):
-                if (k == left and may_l) or (k == right and may_r):
-                    self._evaluate(k)
                 if self.states[k].split.feature >= 0:
                     open_nodes.push_back(k)
                 else:

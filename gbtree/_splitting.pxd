@@ -3,6 +3,8 @@ from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry
 cdef enum:
     # Upper bound on the parallel partition's chunks (size of chunk_counts).
     MAX_PARTITION_CHUNKS = 64
+    # Feature scans run in parallel only above this many histogram entries.
+    MIN_PARALLEL_ENTRIES = 16384
 
 cdef struct split_params:
     double reg_lambda
