@@ -5,6 +5,8 @@ for missing values (NaN), so the binned matrix fits in uint8 with the default
 ``max_bin=256``. Bin ``b`` of feature ``f`` holds the values
 ``cuts[b - 1] < x <= cuts[b]``; the missing bin is ``n_bins_[f]``.
 """
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from ._binning import map_to_bins
@@ -23,18 +25,33 @@ def _weighted_cuts(values, weights, max_value_bins):
     cumulative weight crosses ``k / max_value_bins`` (k = 1 .. max_value_bins-1),
     each turned into the midpoint to the next distinct value. Duplicates are
     merged, so a feature may get fewer bins than asked.
+
+    ``weights=None`` means every value weighs 1 (then a plain sort is enough).
     """
     if values.size == 0:
         return np.empty(0, dtype=np.float64)
-    order = np.argsort(values, kind="stable")
-    v = values[order]
-    w = weights[order]
-    distinct, first = np.unique(v, return_index=True)
+    if weights is None:
+        v = np.sort(values)
+        w = None
+    else:
+        order = np.argsort(values, kind="stable")
+        v = values[order]
+        w = weights[order]
+    # first index of each distinct value in the sorted array (np.unique's
+    # return_index, without sorting a second time)
+    new_value = np.empty(v.size, dtype=bool)
+    new_value[0] = True
+    np.not_equal(v[1:], v[:-1], out=new_value[1:])
+    first = np.flatnonzero(new_value)
+    distinct = v[first]
     if distinct.size <= 1:
         return np.empty(0, dtype=np.float64)
     if distinct.size <= max_value_bins:
         return (distinct[:-1] + (distinct[1:] - distinct[:-1]) / 2.0).astype(np.float64)
-    w_per_value = np.add.reduceat(w, first)
+    if w is None:
+        w_per_value = np.diff(np.append(first, v.size)).astype(np.float64)
+    else:
+        w_per_value = np.add.reduceat(w, first)
     cum = np.cumsum(w_per_value)
     total = cum[-1]
     if total <= 0:  # all weights zero: fall back to unweighted ranks
@@ -79,7 +96,8 @@ class BinMapper:
         self.subsample = subsample
         self.random_state = random_state
 
-    def fit(self, X, sample_weight=None):
+    def fit(self, X, sample_weight=None, n_threads=1):
+        """Learn the edges; ``n_threads`` features are sketched at a time (same result)."""
         n_rows, n_features = X.shape
         rng = np.random.RandomState(self.random_state) if not isinstance(
             self.random_state, np.random.RandomState) else self.random_state
@@ -87,15 +105,23 @@ class BinMapper:
             rows = np.sort(rng.choice(n_rows, self.subsample, replace=False))
             X = X[rows]
             sample_weight = None if sample_weight is None else sample_weight[rows]
-        if sample_weight is None:
-            sample_weight = np.ones(X.shape[0], dtype=np.float64)
         max_value_bins = self.max_bin - 1
-        cuts = []
-        for f in range(n_features):
+
+        def feature_cuts(f):
             col = np.asarray(X[:, f], dtype=np.float64)
+            finite = np.isfinite(col)
+            if sample_weight is None:
+                return _weighted_cuts(col if finite.all() else col[finite], None, max_value_bins)
             # zero-weight rows carry no information: they do not place edges
-            keep = np.isfinite(col) & (sample_weight > 0)
-            cuts.append(_weighted_cuts(col[keep], sample_weight[keep], max_value_bins))
+            keep = finite & (sample_weight > 0)
+            return _weighted_cuts(col[keep], sample_weight[keep], max_value_bins)
+
+        if n_threads > 1 and n_features > 1:
+            # NumPy's sorts release the GIL; each feature is independent
+            with ThreadPoolExecutor(min(n_threads, n_features)) as pool:
+                cuts = list(pool.map(feature_cuts, range(n_features)))
+        else:
+            cuts = [feature_cuts(f) for f in range(n_features)]
         lengths = np.array([c.size for c in cuts], dtype=np.int32)
         self.cut_ptr_ = np.zeros(n_features + 1, dtype=np.int32)
         np.cumsum(lengths, out=self.cut_ptr_[1:])
