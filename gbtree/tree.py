@@ -9,7 +9,7 @@ so the model pickles as such.
 """
 import numpy as np
 
-from ._predictor import apply_raw, predict_binned, predict_raw
+from ._predictor import apply_raw, compact_nodes, predict_binned, predict_raw
 from ._typedefs import NODE_DTYPE
 
 IMPORTANCE_TYPES = ("weight", "gain", "cover", "total_gain", "total_cover")
@@ -32,6 +32,7 @@ class TreeEnsemble:
         self._tree_ptr = np.zeros(1, dtype=np.int64)
         self._tree_class = np.empty(0, dtype=np.int32)
         self._pending = []
+        self._compact = None
 
     @property
     def nodes(self):
@@ -73,6 +74,7 @@ class TreeEnsemble:
         self._tree_class = np.concatenate(
             [self._tree_class, np.array([o for _, o in self._pending], dtype=np.int32)])
         self._pending = []
+        self._compact = None
 
     def truncate(self, n_trees):
         """Keep the first ``n_trees`` trees."""
@@ -80,14 +82,16 @@ class TreeEnsemble:
         self._nodes = self._nodes[: self._tree_ptr[n_trees]].copy()
         self._tree_ptr = self._tree_ptr[: n_trees + 1].copy()
         self._tree_class = self._tree_class[:n_trees].copy()
+        self._compact = None
 
     def __getstate__(self):
         self._flush()
-        return {k: v for k, v in self.__dict__.items() if k != "_pending"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_pending", "_compact")}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._pending = []
+        self._compact = None
 
     def tree(self, t):
         """The nodes of tree t (a view)."""
@@ -97,7 +101,10 @@ class TreeEnsemble:
         """Raw predictions, shape (n_rows, n_outputs), for float32/float64 X."""
         out = np.empty((X.shape[0], self.n_outputs), dtype=np.float64)
         out[:] = self.base_score
-        predict_raw(X, self.nodes, self.tree_ptr, self.tree_class, out, n_threads)
+        self._flush()
+        if self._compact is None:   # the traversal copy, rebuilt when trees change
+            self._compact = compact_nodes(self._nodes, self._tree_ptr)
+        predict_raw(X, self._compact, self._tree_ptr, self._tree_class, out, n_threads)
         return out
 
     def predict_raw_binned(self, X_binned, missing_bin, n_threads=1):
