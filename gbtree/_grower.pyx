@@ -46,6 +46,7 @@ cdef class TreeGrower:
     n_threads : int
     """
     cdef const X_BINNED_C[:, ::1] X_binned
+    cdef const X_BINNED_C[:, ::1] X_columns   # X_binned transposed, for the partition
     cdef const int[::1] n_bins
     cdef const int[::1] bin_offsets
     cdef const double[::1] bin_thresholds
@@ -74,6 +75,7 @@ cdef class TreeGrower:
                   double max_delta_step, double gamma, int n_threads, int max_chunks=16):
         cdef hist_plan plan
         self.X_binned = X_binned
+        self.X_columns = np.ascontiguousarray(np.asarray(X_binned).T)
         self.n_bins = n_bins
         self.bin_offsets = bin_offsets
         self.bin_thresholds = bin_thresholds
@@ -255,8 +257,8 @@ cdef class TreeGrower:
             open_nodes.erase(open_nodes.begin() + pick)
             s = self.states[p].split
             st = &self.states[p]
-            n_left = partition(self.X_binned, &self.rows[st.start], st.end - st.start,
-                               s.feature, s.bin, self.n_bins[s.feature], s.default_left,
+            n_left = partition(&self.X_columns[s.feature, 0], 1, &self.rows[st.start],
+                               st.end - st.start, s.bin, self.n_bins[s.feature], s.default_left,
                                &self.buffer[0], &self.chunk_counts[0], self.n_threads)
             left = self._new_node(st.start, st.start + n_left, s.sum_g_left, s.sum_h_left,
                                   st.depth + 1, learning_rate)

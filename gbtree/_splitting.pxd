@@ -30,7 +30,7 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
                                 SUM_C sum_g, SUM_C sum_h, const split_params* p,
                                 split_info* per_feature, int n_threads) noexcept nogil
 
-cdef Py_ssize_t partition(const X_BINNED_C[:, ::1] X_binned, IDX_C* rows, Py_ssize_t n_rows,
-                          int feature, int bin, int missing_bin, bint default_left,
+cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
+                          Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
                           int n_threads) noexcept nogil

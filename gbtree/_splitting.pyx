@@ -259,11 +259,15 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows
     return nl - lo
 
 
-cdef Py_ssize_t partition(const X_BINNED_C[:, ::1] X_binned, IDX_C* rows, Py_ssize_t n_rows,
-                          int feature, int bin, int missing_bin, bint default_left,
+cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
+                          Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
                           int n_threads) noexcept nogil:
     """Stable in-place partition of ``rows[0:n_rows]``: left rows first, order kept.
+
+    Row r's bin of the split feature is ``column[r * stride]`` (the grower
+    passes a column-major copy, stride 1: the rows of a node are increasing,
+    so their bins share cache lines).
 
     Returns the number of left rows. ``buffer`` holds n_rows indices and
     ``chunk_counts`` ``MAX_PARTITION_CHUNKS`` counters. The result is the same
@@ -271,8 +275,7 @@ cdef Py_ssize_t partition(const X_BINNED_C[:, ::1] X_binned, IDX_C* rows, Py_ssi
     """
     cdef Py_ssize_t n_chunks = n_rows // MIN_PARTITION_ROWS
     cdef Py_ssize_t chunk, c, lo, hi, nl, n_left = 0, pr
-    cdef const X_BINNED_C* X = &X_binned[0, 0] + feature
-    cdef Py_ssize_t stride = X_binned.shape[1]
+    cdef const X_BINNED_C* X = column
     if n_chunks > n_threads:
         n_chunks = n_threads
     if n_chunks > MAX_PARTITION_CHUNKS:
@@ -363,5 +366,5 @@ def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature
     cdef Py_ssize_t[::1] counts_v = counts
     if n == 0:
         return 0
-    return partition(X_binned, &rows[0], n, feature, bin, missing_bin, default_left,
-                     &buf_v[0], &counts_v[0], n_threads)
+    return partition(&X_binned[0, feature], X_binned.shape[1], &rows[0], n, bin, missing_bin,
+                     default_left, &buf_v[0], &counts_v[0], n_threads)
