@@ -5,8 +5,6 @@ for missing values (NaN), so the binned matrix fits in uint8 with the default
 ``max_bin=256``. Bin ``b`` of feature ``f`` holds the values
 ``cuts[b - 1] < x <= cuts[b]``; the missing bin is ``n_bins_[f]``.
 """
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from ._binning import map_to_bins
@@ -96,8 +94,7 @@ class BinMapper:
         self.subsample = subsample
         self.random_state = random_state
 
-    def fit(self, X, sample_weight=None, n_threads=1):
-        """Learn the edges; ``n_threads`` features are sketched at a time (same result)."""
+    def fit(self, X, sample_weight=None):
         n_rows, n_features = X.shape
         rng = np.random.RandomState(self.random_state) if not isinstance(
             self.random_state, np.random.RandomState) else self.random_state
@@ -116,12 +113,9 @@ class BinMapper:
             keep = finite & (sample_weight > 0)
             return _weighted_cuts(col[keep], sample_weight[keep], max_value_bins)
 
-        if n_threads > 1 and n_features > 1:
-            # NumPy's sorts release the GIL; each feature is independent
-            with ThreadPoolExecutor(min(n_threads, n_features)) as pool:
-                cuts = list(pool.map(feature_cuts, range(n_features)))
-        else:
-            cuts = [feature_cuts(f) for f in range(n_features)]
+        # (Sketching features on a thread pool saved ~0.1 s on 500k x 28 but
+        # raised peak RSS by ~26 MiB through the threads' malloc arenas.)
+        cuts = [feature_cuts(f) for f in range(n_features)]
         lengths = np.array([c.size for c in cuts], dtype=np.int32)
         self.cut_ptr_ = np.zeros(n_features + 1, dtype=np.int32)
         np.cumsum(lengths, out=self.cut_ptr_[1:])

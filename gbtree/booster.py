@@ -54,7 +54,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     info : dict with ``bin_seconds``, ``boost_seconds``, ``train_loss`` (if verbose)
     """
     t0 = time.perf_counter()
-    mapper = BinMapper(params.max_bin, random_state=random_state).fit(X, sample_weight, n_threads)
+    mapper = BinMapper(params.max_bin, random_state=random_state).fit(X, sample_weight)
     X_binned = mapper.transform(X, n_threads)
     t1 = time.perf_counter()
 

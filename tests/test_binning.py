@@ -105,14 +105,3 @@ def test_bin_thresholds_translate_bins_to_raw_values(rng):
             np.testing.assert_array_equal(Xb[:, f] <= b, X[:, f] <= t)
         assert np.isnan(thr[mapper.bin_offsets_[f + 1] - 1])
 
-
-def test_edges_do_not_depend_on_the_threads(rng):
-    X = rng.normal(size=(5000, 7))
-    X[rng.rand(5000, 7) < 0.1] = np.nan
-    X[:, 3] = np.round(X[:, 3])
-    w = rng.uniform(0, 2, size=5000)
-    for sw in (None, w):
-        a = BinMapper(max_bin=64, subsample=3000).fit(X, sw, n_threads=1)
-        b = BinMapper(max_bin=64, subsample=3000).fit(X, sw, n_threads=3)
-        np.testing.assert_array_equal(a.cuts_, b.cuts_)
-        np.testing.assert_array_equal(a.cut_ptr_, b.cut_ptr_)
