@@ -156,11 +156,15 @@ cdef class TreeGrower:
                                      bint need_large) noexcept nogil:
         """The larger child's histogram is its parent's minus the smaller one's
         (the parent's buffer is already the larger child's slot); then both
-        children that may split look for their best split. With two children
-        to evaluate, each is one task of a single parallel region."""
+        children that may split look for their best split. On two threads with
+        wide histograms each child is one task of a single parallel region."""
         cdef int t
-        if need_small and need_large and self.n_threads > 1 and (
-                self.n_threads == 2 or self.n_entries < MIN_PARALLEL_ENTRIES):
+        # Only for wide histograms, whose scans would run in parallel anyway:
+        # there one region replaces two or three. Narrow ones are scanned on
+        # one thread, as every parallel region is a barrier, and barriers are
+        # what costs most when the cores are shared with other work.
+        if (need_small and need_large and self.n_threads == 2
+                and self.n_entries >= MIN_PARALLEL_ENTRIES):
             for t in prange(2, schedule='static', num_threads=2, nogil=True):
                 if t == 0:
                     self._evaluate_with(small, self.per_feature, 1)
