@@ -7,17 +7,18 @@ from ._typedefs cimport X_BINNED_C
 
 
 cdef inline X_BINNED_C _bin_one(double x, const double* cuts, int n_cuts) noexcept nogil:
-    # Bin b holds cuts[b-1] < x <= cuts[b]; the result is the number of cuts < x.
-    cdef int lo = 0, hi = n_cuts, mid
+    # Bin b holds cuts[b-1] < x <= cuts[b]; the result is the number of cuts < x,
+    # found by a binary search without branches (the compiler emits conditional
+    # moves: the comparisons are unpredictable, the loop count is not).
+    cdef const double* first = cuts
+    cdef int length = n_cuts, half
     if isnan(x):
         return <X_BINNED_C>(n_cuts + 1)          # the missing bin, right after the last value bin
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if cuts[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return <X_BINNED_C>lo
+    while length > 0:
+        half = length >> 1
+        first = first + (length - half) if first[half] < x else first
+        length = half
+    return <X_BINNED_C>(first - cuts)
 
 
 def map_to_bins(const floating[:, :] X, const double[::1] cuts, const int[::1] cut_ptr,

@@ -19,9 +19,11 @@ from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
 from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct
-from ._histogram cimport hist_plan, make_plan, build_histogram, subtract_histograms
+from ._histogram cimport (hist_plan, make_plan, build_histogram, subtract_histograms,
+                          interleave_into)
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
-                          leaf_weight, bounded_weight)
+                          leaf_weight, bounded_weight, MAX_PARTITION_CHUNKS,
+                          MIN_PARALLEL_ENTRIES)
 from ._typedefs import NODE_DTYPE
 
 
@@ -86,6 +88,7 @@ cdef class TreeGrower:
     n_threads : int
     """
     cdef const X_BINNED_C[:, ::1] X_binned
+    cdef const X_BINNED_C[:, ::1] X_columns   # X_binned transposed, for the partition
     cdef const int[::1] n_bins
     cdef const int[::1] bin_offsets
     cdef const double[::1] bin_thresholds
@@ -93,6 +96,7 @@ cdef class TreeGrower:
     cdef Py_ssize_t n_rows, n_entries
     cdef IDX_C[::1] rows
     cdef IDX_C[::1] buffer
+    cdef G_H_C[::1] gh            # interleaved (gradient, hessian) pairs of the current tree
     cdef Py_ssize_t[::1] chunk_counts
     cdef vector[hist_entry*] slots
     cdef vector[int] free_slots
@@ -135,6 +139,7 @@ cdef class TreeGrower:
         cdef const double[::1] fw
         cdef int f, g
         self.X_binned = X_binned
+        self.X_columns = np.ascontiguousarray(np.asarray(X_binned).T)
         self.n_bins = n_bins
         self.bin_offsets = bin_offsets
         self.bin_thresholds = bin_thresholds
@@ -152,11 +157,12 @@ cdef class TreeGrower:
         self.n_threads = n_threads
         self.rows = np.empty(self.n_rows, dtype=np.uint32)
         self.buffer = np.empty(self.n_rows, dtype=np.uint32)
-        self.chunk_counts = np.empty(2 * (self.n_rows // 65536 + 1) + 1, dtype=np.intp)
+        self.gh = np.empty(2 * max(self.n_rows, 1), dtype=np.float32)
+        self.chunk_counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
         plan = make_plan(self.n_rows, self.n_features, self.n_entries, max_chunks, n_threads)
         self.max_chunks = max_chunks
         self.scratch = <hist_entry*>malloc(max(plan.n_chunks, 1) * self.n_entries * sizeof(hist_entry))
-        self.per_feature = <split_info*>malloc(self.n_features * sizeof(split_info))
+        self.per_feature = <split_info*>malloc(2 * max(self.n_features, 1) * sizeof(split_info))
         if self.scratch == NULL or self.per_feature == NULL:
             raise MemoryError()
         self.colsample_bytree = colsample_bytree
@@ -180,8 +186,8 @@ cdef class TreeGrower:
                     self.membership[f * self.n_groups + g] = 1
                     self.listed[f] = 1
         self.tree_mask.assign(self.n_features, 1)
-        self.node_mask.assign(self.n_features, 1)
-        self.scratch_mask.assign(self.n_features, 1)
+        self.node_mask.assign(2 * self.n_features, 1)      # one per concurrent evaluation
+        self.scratch_mask.assign(2 * self.n_features, 1)
         self.all_mask.assign(self.n_features, 1)
         if monotone_constraints is not None and any(monotone_constraints):
             self.monotone.assign(self.n_features, 0)
@@ -212,12 +218,12 @@ cdef class TreeGrower:
         if s >= 0:
             self.free_slots.push_back(s)
 
-    cdef void _build(self, int node, const G_H_C* grad, const G_H_C* hess) noexcept nogil:
+    cdef void _build(self, int node) noexcept nogil:
         cdef node_state* st = &self.states[node]
         cdef Py_ssize_t n = st.end - st.start
         cdef hist_plan plan = make_plan(n, self.n_features, self.n_entries, self.max_chunks,
                                          self.n_threads)
-        build_histogram(self.X_binned, &self.rows[st.start], n, grad, hess,
+        build_histogram(self.X_binned, &self.rows[st.start], n, &self.gh[0],
                         &self.bin_offsets[0], self.n_features,
                         self.slots[st.slot], self.scratch, plan, self.n_threads)
 
@@ -229,34 +235,42 @@ cdef class TreeGrower:
             return False
         return st.end - st.start >= 2
 
-    cdef const unsigned char* _allowed(self, int node) noexcept nogil:
-        """Features the node may split on, or NULL for all of them."""
+    cdef void _ensure_level(self, int d) noexcept nogil:
+        """Draw the column sample of depth levels up to ``d`` (serially, before use)."""
+        if not self.sampling_columns or self.colsample_bylevel >= 1.0:
+            return
+        while <int>self.level_masks.size() <= d:
+            self.level_masks.push_back(self.all_mask)
+            _sample_features(&self.tree_mask[0],
+                             &self.level_masks[self.level_masks.size() - 1][0],
+                             self.n_features, self.colsample_bylevel, self.feature_weights,
+                             _mix(self.seed ^ (<uint64_t>0x51ED27 + self.level_masks.size())))
+
+    cdef const unsigned char* _allowed(self, int node, int task) noexcept nogil:
+        """Features the node may split on, or NULL for all of them. Writes only the
+        mask buffers of ``task``; the level samples must exist (``_ensure_level``)."""
         cdef int f, g, d = self.states[node].depth, solo
         cdef const unsigned char* base
+        cdef unsigned char* node_mask = &self.node_mask[task * self.n_features]
+        cdef unsigned char* out = &self.scratch_mask[task * self.n_features]
         cdef bint any_group
         if not self.sampling_columns and self.n_groups == 0:
             return NULL
         base = &self.tree_mask[0]
         if self.sampling_columns:
             if self.colsample_bylevel < 1.0:
-                while <int>self.level_masks.size() <= d:
-                    self.level_masks.push_back(self.all_mask)
-                    _sample_features(&self.tree_mask[0],
-                                     &self.level_masks[self.level_masks.size() - 1][0],
-                                     self.n_features, self.colsample_bylevel, self.feature_weights,
-                                     _mix(self.seed ^ (<uint64_t>0x51ED27 + self.level_masks.size())))
                 base = &self.level_masks[d][0]
             if self.colsample_bynode < 1.0:
-                _sample_features(base, &self.node_mask[0], self.n_features, self.colsample_bynode,
+                _sample_features(base, node_mask, self.n_features, self.colsample_bynode,
                                  self.feature_weights,
                                  _mix(self.seed ^ (<uint64_t>0xA5A5A5A5 * (<uint64_t>node + 1))))
-                base = &self.node_mask[0]
+                base = node_mask
         if self.n_groups == 0 or node == 0:
             return base
         solo = self.node_solo[node]
         for f in range(self.n_features):
             if solo >= 0:
-                self.scratch_mask[f] = base[f] and f == solo
+                out[f] = base[f] and f == solo
             else:
                 any_group = False
                 for g in range(self.n_groups):
@@ -264,8 +278,8 @@ cdef class TreeGrower:
                             and self.membership[f * self.n_groups + g]):
                         any_group = True
                         break
-                self.scratch_mask[f] = base[f] and any_group
-        return &self.scratch_mask[0]
+                out[f] = base[f] and any_group
+        return out
 
     cdef void _constrain_children(self, int parent, int f, int left, int right) noexcept nogil:
         """Interaction constraints: the children's paths add feature f."""
@@ -309,13 +323,47 @@ cdef class TreeGrower:
         self.nodes[right].value = learning_rate * wr
 
     cdef void _evaluate(self, int node) noexcept nogil:
-        cdef const unsigned char* allowed = self._allowed(node)
+        self._ensure_level(self.states[node].depth)
+        self._evaluate_with(node, self.per_feature, self.n_threads, 0)
+
+    cdef void _evaluate_with(self, int node, split_info* scratch, int n_threads,
+                             int task) noexcept nogil:
+        # ``task`` (0 or 1) picks the mask buffers: two nodes may be evaluated at once
+        cdef const unsigned char* allowed = self._allowed(node, task)
         cdef node_state* st = &self.states[node]
         st.split = find_best_split(self.slots[st.slot], &self.n_bins[0], &self.bin_offsets[0],
                                    self.n_features, st.sum_g, st.sum_h, &self.params,
-                                   self.per_feature, self.n_threads, allowed,
+                                   scratch, n_threads, allowed,
                                    &self.monotone[0] if self.monotone.size() > 0 else NULL,
                                    st.lower, st.upper)
+
+    cdef void _subtract_and_evaluate(self, int small, int large, bint need_small,
+                                     bint need_large) noexcept nogil:
+        """The larger child's histogram is its parent's minus the smaller one's
+        (the parent's buffer is already the larger child's slot); then both
+        children that may split look for their best split. With two children
+        to evaluate, each is one task of a single parallel region."""
+        cdef int t
+        self._ensure_level(self.states[small].depth)   # shared by both tasks: made first
+        if need_small and need_large and self.n_threads > 1 and (
+                self.n_threads == 2 or self.n_entries < MIN_PARALLEL_ENTRIES):
+            for t in prange(2, schedule='static', num_threads=2, nogil=True):
+                if t == 0:
+                    self._evaluate_with(small, self.per_feature, 1, 0)
+                else:
+                    subtract_histograms(self.slots[self.states[large].slot],
+                                        self.slots[self.states[small].slot],
+                                        self.n_entries, 1)
+                    self._evaluate_with(large, self.per_feature + self.n_features, 1, 1)
+            return
+        if need_large:
+            subtract_histograms(self.slots[self.states[large].slot],
+                                self.slots[self.states[small].slot],
+                                self.n_entries, self.n_threads)
+        if need_small:
+            self._evaluate(small)
+        if need_large:
+            self._evaluate(large)
 
     cdef int _new_node(self, Py_ssize_t start, Py_ssize_t end, SUM_C sum_g, SUM_C sum_h,
                        int depth, double learning_rate) noexcept nogil:
@@ -355,11 +403,12 @@ cdef class TreeGrower:
         cdef Py_ssize_t i, n_left
         cdef int n_leaves = 1, pick, k, p, left, right, small, large, f, slot
         cdef SUM_C G = 0.0, H = 0.0
-        cdef bint may_l, may_r
+        cdef bint may_l, may_r, need_small, need_large
         cdef split_info s
         cdef node_state* st
         self.nodes.clear()
         self.states.clear()
+        interleave_into(grad, hess, self.n_rows, &self.gh[0], self.n_threads)
         if sample == NULL:
             n_sample = self.n_rows
             for i in range(self.n_rows):
@@ -378,7 +427,7 @@ cdef class TreeGrower:
         if slot < 0:
             return -1
         self.states[0].slot = slot
-        self._build(0, grad, hess)
+        self._build(0)
         for k in range(self.bin_offsets[1]):
             G += self.slots[self.states[0].slot][k].sum_g
             H += self.slots[self.states[0].slot][k].sum_h
@@ -407,8 +456,8 @@ cdef class TreeGrower:
             open_nodes.erase(open_nodes.begin() + pick)
             s = self.states[p].split
             st = &self.states[p]
-            n_left = partition(self.X_binned, &self.rows[st.start], st.end - st.start,
-                               s.feature, s.bin, self.n_bins[s.feature], s.default_left,
+            n_left = partition(&self.X_columns[s.feature, 0], 1, &self.rows[st.start],
+                               st.end - st.start, s.bin, self.n_bins[s.feature], s.default_left,
                                &self.buffer[0], &self.chunk_counts[0], self.n_threads)
             left = self._new_node(st.start, st.start + n_left, s.sum_g_left, s.sum_h_left,
                                   st.depth + 1, learning_rate)
@@ -446,18 +495,17 @@ cdef class TreeGrower:
             if slot < 0:
                 return -1
             self.states[small].slot = slot
-            self._build(small, grad, hess)
+            self._build(small)
             st = &self.states[p]
-            if (large == left and may_l) or (large == right and may_r):
-                subtract_histograms(self.slots[st.slot], self.slots[slot],
-                                    self.n_entries, self.n_threads)
-                self.states[large].slot = st.slot
+            need_small = may_l if small == left else may_r
+            need_large = may_l if large == left else may_r
+            if need_large:
+                self.states[large].slot = st.slot   # becomes its histogram below
             else:
                 self._release_slot(st.slot)
             st.slot = -1
+            self._subtract_and_evaluate(small, large, need_small, need_large)
             for k in range(left, right + 1):
-                if (k == left and may_l) or (k == right and may_r):
-                    self._evaluate(k)
                 if self.states[k].split.feature >= 0:
                     open_nodes.push_back(k)
                 else:

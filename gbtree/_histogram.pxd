@@ -14,10 +14,13 @@ cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries
 
 cdef void build_histogram(const X_BINNED_C[:, ::1] X_binned,
                           const IDX_C* rows, Py_ssize_t n_rows,
-                          const G_H_C* grad, const G_H_C* hess,
+                          const G_H_C* gh,
                           const int* bin_offsets, int n_features,
                           hist_entry* out, hist_entry* scratch,
                           hist_plan plan, int n_threads) noexcept nogil
 
 cdef void subtract_histograms(hist_entry* parent, const hist_entry* child,
                               Py_ssize_t n_entries, int n_threads) noexcept nogil
+
+cdef void interleave_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n,
+                          G_H_C* gh, int n_threads) noexcept nogil

@@ -4,6 +4,10 @@ A histogram is a flat array of (sum_g, sum_h) entries; feature f owns entries
 ``bin_offsets[f]:bin_offsets[f + 1]``. The work is cut into tasks (row chunk x
 feature block, see ``make_plan``) run with ``prange``; the grower builds the
 smaller child and derives its sibling with ``subtract_histograms``.
+
+Gradients and hessians are read as interleaved float32 pairs ``gh[2 r]``,
+``gh[2 r + 1]`` (one cache line per row instead of two); the rows of a node
+are read ahead with software prefetches, since they are a gather.
 """
 import numpy as np
 
@@ -12,6 +16,16 @@ from libc.string cimport memset
 
 from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define GBT_PREFETCH(p) __builtin_prefetch((const void*)(p), 0, 3)
+    #else
+    #define GBT_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void GBT_PREFETCH(const void* p) noexcept nogil
+
 cdef enum:
     # Rows per chunk below which splitting rows across buffers does not pay.
     MIN_CHUNK_ROWS = 16384
@@ -19,6 +33,8 @@ cdef enum:
     MAX_SCRATCH_ENTRIES = 4 * 1024 * 1024
     # Below this many (row, feature) pairs a build runs on one thread.
     MIN_PARALLEL_WORK = 65536
+    # How many rows ahead the gather is prefetched.
+    PREFETCH_ROWS = 16
 
 
 cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries,
@@ -45,18 +61,24 @@ cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries
 
 cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
                              const IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi,
-                             const G_H_C* grad, const G_H_C* hess,
+                             const G_H_C* gh,
                              const int* bin_offsets, int f_lo, int f_hi,
                              hist_entry* hist) noexcept nogil:
-    cdef Py_ssize_t i, r
+    cdef Py_ssize_t i, r, pf_end = hi - PREFETCH_ROWS
     cdef int f
     cdef SUM_C g, h
     cdef const X_BINNED_C* row
     cdef hist_entry* e
+    if pf_end < lo:
+        pf_end = lo
     for i in range(lo, hi):
+        if i < pf_end:
+            r = rows[i + PREFETCH_ROWS]
+            GBT_PREFETCH(X + r * stride + f_lo)
+            GBT_PREFETCH(gh + 2 * r)
         r = rows[i]
-        g = grad[r]
-        h = hess[r]
+        g = gh[2 * r]
+        h = gh[2 * r + 1]
         row = X + r * stride
         for f in range(f_lo, f_hi):
             e = &hist[bin_offsets[f] + row[f]]
@@ -66,12 +88,13 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
 
 cdef void build_histogram(const X_BINNED_C[:, ::1] X_binned,
                           const IDX_C* rows, Py_ssize_t n_rows,
-                          const G_H_C* grad, const G_H_C* hess,
+                          const G_H_C* gh,
                           const int* bin_offsets, int n_features,
                           hist_entry* out, hist_entry* scratch,
                           hist_plan plan, int n_threads) noexcept nogil:
     """Histogram of ``rows[0:n_rows]`` into ``out`` (overwritten).
 
+    ``gh`` holds the interleaved (gradient, hessian) pairs of all rows.
     ``scratch`` must hold ``plan.n_chunks * n_entries`` entries when
     ``plan.n_chunks > 1``.
     """
@@ -100,7 +123,7 @@ cdef void build_histogram(const X_BINNED_C[:, ::1] X_binned,
         memset(dest + bin_offsets[f_lo], 0,
                (bin_offsets[f_hi] - bin_offsets[f_lo]) * sizeof(hist_entry))
         if lo < hi:
-            _accumulate(X, n_features, rows, lo, hi, grad, hess, bin_offsets, f_lo, f_hi, dest)
+            _accumulate(X, n_features, rows, lo, hi, gh, bin_offsets, f_lo, f_hi, dest)
     if plan.n_chunks > 1:
         for b in prange(n_entries, schedule='static', num_threads=n_threads, nogil=True):
             sg = 0.0
@@ -135,16 +158,37 @@ def py_build_histogram(const X_BINNED_C[:, ::1] X_binned, const IDX_C[::1] rows,
     cdef hist_plan plan = make_plan(rows.shape[0], n_features, n_entries, max_chunks, n_threads)
     out = np.zeros((n_entries, 2), dtype=np.float64)
     scratch = np.zeros((max(plan.n_chunks, 1) * n_entries, 2), dtype=np.float64)
+    gh = interleave(grad, hess)
     cdef double[:, ::1] out_v = out
     cdef double[:, ::1] scratch_v = scratch
+    cdef const G_H_C[::1] gh_v = gh
     if n_entries == 0:
         return out
     with nogil:
         build_histogram(X_binned, &rows[0] if rows.shape[0] > 0 else NULL, rows.shape[0],
-                        &grad[0], &hess[0], &bin_offsets[0], n_features,
+                        &gh_v[0] if gh_v.shape[0] > 0 else NULL, &bin_offsets[0], n_features,
                         <hist_entry*>&out_v[0, 0], <hist_entry*>&scratch_v[0, 0],
                         plan, n_threads)
     return out
+
+
+def interleave(const G_H_C[::1] grad, const G_H_C[::1] hess, int n_threads=1):
+    """The (gradient, hessian) pairs ``build_histogram`` reads: float32, length 2 n."""
+    out = np.empty(2 * grad.shape[0], dtype=np.float32)
+    cdef G_H_C[::1] o = out
+    if grad.shape[0] > 0:
+        interleave_into(&grad[0], &hess[0], grad.shape[0], &o[0], n_threads)
+    return out
+
+
+cdef void interleave_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n,
+                          G_H_C* gh, int n_threads) noexcept nogil:
+    cdef Py_ssize_t i
+    if n < 65536:
+        n_threads = 1
+    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
+        gh[2 * i] = grad[i]
+        gh[2 * i + 1] = hess[i]
 
 
 def py_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries, int max_chunks=16,

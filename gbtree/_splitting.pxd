@@ -1,5 +1,11 @@
 from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry
 
+cdef enum:
+    # Upper bound on the parallel partition's chunks (size of chunk_counts).
+    MAX_PARTITION_CHUNKS = 64
+    # Feature scans run in parallel only above this many histogram entries.
+    MIN_PARALLEL_ENTRIES = 16384
+
 cdef struct split_params:
     double reg_lambda
     double reg_alpha
@@ -28,7 +34,7 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
 cdef double bounded_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p,
                            double lower, double upper) noexcept nogil
 
-cdef Py_ssize_t partition(const X_BINNED_C[:, ::1] X_binned, IDX_C* rows, Py_ssize_t n_rows,
-                          int feature, int bin, int missing_bin, bint default_left,
+cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
+                          Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
                           int n_threads) noexcept nogil

@@ -12,19 +12,61 @@ import numpy as np
 from cython.parallel cimport prange
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.math cimport fabs, INFINITY
+from libc.string cimport memcpy, memmove
 
 from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define GBT_PREFETCH(p) __builtin_prefetch((const void*)(p), 0, 3)
+    #else
+    #define GBT_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void GBT_PREFETCH(const void* p) noexcept nogil
+
+cdef extern from *:
+    """
+    #include <math.h>
+    /* Gains of the candidates "bins 0..b left" for b < m, -inf where a child
+       is too light or the gain is rounding noise (see _try); plain C so that
+       the compiler vectorises it. */
+    static inline void gbt_plain_gains(const double* __restrict cg, const double* __restrict ch,
+                                       int m, double G, double H, double lam, double mcw,
+                                       double parent, double rel_eps, double* __restrict gains) {
+        for (int b = 0; b < m; ++b) {
+            double gl = cg[b], hl = ch[b];
+            double gr = G - gl, hr = H - hl;
+            double sl = gl * gl / (hl + lam);
+            double sr = gr * gr / (hr + lam);
+            double gain = sl + sr - parent;
+            int ok = (hl >= mcw) & (hr >= mcw) & (hl > 0.0) & (hr > 0.0)
+                     & (gain > rel_eps * (sl + sr));
+            gains[b] = ok ? gain : -INFINITY;
+        }
+    }
+    """
+    void gbt_plain_gains(const double* cg, const double* ch, int m, double G, double H,
+                         double lam, double mcw, double parent, double rel_eps,
+                         double* gains) noexcept nogil
+
 cdef enum:
-    # Rows per chunk of the parallel partition; fixed so that the result never
-    # depends on the thread count.
-    PARTITION_CHUNK = 65536
-    # Feature scans run in parallel only above this many histogram entries.
-    MIN_PARALLEL_ENTRIES = 16384
+    # The partition runs in parallel, one chunk per thread, when every chunk
+    # gets at least this many rows.
+    MIN_PARTITION_ROWS = 16384
+    # How many rows ahead the partition prefetches the split feature.
+    PREFETCH_ROWS = 16
+    # Features with at most this many value bins take the vectorised scan.
+    MAX_FAST_BINS = 256
 
 # A split must improve the objective by more than this fraction of the
 # children's scores: rejects splits that only rearrange rounding noise.
 cdef double REL_EPS = 1e-10
+
+# The vectorised scan of features without missing rows (_scan_plain); the
+# tests switch it off to check it against the general scan bit for bit.
+cdef bint USE_PLAIN_SCAN = True
 
 
 cdef inline double _threshold_l1(double g, double alpha) noexcept nogil:
@@ -37,6 +79,10 @@ cdef inline double _threshold_l1(double g, double alpha) noexcept nogil:
 
 cdef double leaf_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
     """Optimal weight ``-T_alpha(G) / (H + lambda)``, clipped to max_delta_step."""
+    return _weight(sum_g, sum_h, p)
+
+
+cdef inline double _weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
     cdef double w
     if sum_h <= 0.0 or sum_h < p.min_child_weight:
         return 0.0
@@ -51,13 +97,17 @@ cdef double leaf_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcep
 
 cdef double node_score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
     """``-2 x`` the node's minimal regularised loss (larger is better)."""
+    return _score(sum_g, sum_h, p)
+
+
+cdef inline double _score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
     cdef double t, w
     if sum_h <= 0.0 or sum_h < p.min_child_weight:
         return 0.0
     if p.max_delta_step <= 0.0:
         t = _threshold_l1(sum_g, p.reg_alpha)
         return t * t / (sum_h + p.reg_lambda)
-    w = leaf_weight(sum_g, sum_h, p)
+    w = _weight(sum_g, sum_h, p)
     return -(2.0 * sum_g * w + (sum_h + p.reg_lambda) * w * w + 2.0 * p.reg_alpha * fabs(w))
 
 
@@ -67,8 +117,8 @@ cdef inline void _try(split_info* best, int f, int b, unsigned char default_left
     cdef double gr = G - gl, hr = H - hl, sl, sr, gain
     if hl < p.min_child_weight or hr < p.min_child_weight or hl <= 0.0 or hr <= 0.0:
         return
-    sl = node_score(gl, hl, p)
-    sr = node_score(gr, hr, p)
+    sl = _score(gl, hl, p)
+    sr = _score(gr, hr, p)
     gain = sl + sr - parent_score
     if gain > best.gain and gain > REL_EPS * (sl + sr):
         best.gain = gain
@@ -82,10 +132,8 @@ cdef inline void _try(split_info* best, int f, int b, unsigned char default_left
 cdef split_info _scan_feature(const hist_entry* h, int f, int nb, double G, double H,
                               double parent_score, const split_params* p) noexcept nogil:
     cdef split_info best
-    cdef double gl = 0.0, hl = 0.0
     cdef double gm = h[nb].sum_g, hm = h[nb].sum_h
     cdef bint has_missing = hm != 0.0 or gm != 0.0
-    cdef int b
     best.gain = -INFINITY
     best.feature = -1
     best.bin = 0
@@ -93,20 +141,64 @@ cdef split_info _scan_feature(const hist_entry* h, int f, int nb, double G, doub
     best.sum_g_left = 0.0
     best.sum_h_left = 0.0
     best.n_left = 0
-    for b in range(nb):
-        gl += h[b].sum_g
-        hl += h[b].sum_h
-        if b < nb - 1:
-            _try(&best, f, b, 0, gl, hl, G, H, parent_score, p)
-            if has_missing:
-                _try(&best, f, b, 1, gl + gm, hl + hm, G, H, parent_score, p)
-        elif has_missing:
-            # every non-missing row left, the missing ones right
-            _try(&best, f, b, 0, gl, hl, G, H, parent_score, p)
+    if (USE_PLAIN_SCAN and not has_missing and p.reg_alpha == 0.0 and p.max_delta_step <= 0.0
+            and nb <= MAX_FAST_BINS):
+        _scan_plain(&best, h, f, nb, G, H, parent_score, p)
+    else:
+        _scan_general(&best, h, f, nb, G, H, parent_score, p, gm, hm, has_missing)
     if best.feature >= 0 and not has_missing:
         # No missing value reached this node: send future ones to the heavier child.
         best.default_left = best.sum_h_left >= H - best.sum_h_left
     return best
+
+
+cdef inline void _scan_plain(split_info* best, const hist_entry* h, int f, int nb,
+                             double G, double H, double parent_score,
+                             const split_params* p) noexcept nogil:
+    """``_scan_general`` for a feature without missing rows when alpha = 0 and
+    max_delta_step = 0, where the score is ``G^2 / (H + lambda)``: the same
+    arithmetic, laid out so that the compiler vectorises the gains."""
+    cdef double cg[MAX_FAST_BINS]
+    cdef double ch[MAX_FAST_BINS]
+    cdef double gains[MAX_FAST_BINS]
+    cdef double gl = 0.0, hl = 0.0, best_gain = -INFINITY
+    cdef int b, m = nb - 1, best_b = -1
+    for b in range(m):
+        gl += h[b].sum_g
+        hl += h[b].sum_h
+        cg[b] = gl
+        ch[b] = hl
+    gbt_plain_gains(cg, ch, m, G, H, p.reg_lambda, p.min_child_weight, parent_score,
+                    REL_EPS, gains)
+    for b in range(m):
+        if gains[b] > best_gain:
+            best_gain = gains[b]
+            best_b = b
+    if best_b >= 0:
+        best.gain = best_gain
+        best.feature = f
+        best.bin = best_b
+        best.default_left = 0
+        best.sum_g_left = cg[best_b]
+        best.sum_h_left = ch[best_b]
+
+
+cdef inline void _scan_general(split_info* best, const hist_entry* h, int f, int nb,
+                               double G, double H, double parent_score,
+                               const split_params* p, double gm, double hm,
+                               bint has_missing) noexcept nogil:
+    cdef double gl = 0.0, hl = 0.0
+    cdef int b
+    for b in range(nb):
+        gl += h[b].sum_g
+        hl += h[b].sum_h
+        if b < nb - 1:
+            _try(best, f, b, 0, gl, hl, G, H, parent_score, p)
+            if has_missing:
+                _try(best, f, b, 1, gl + gm, hl + hm, G, H, parent_score, p)
+        elif has_missing:
+            # every non-missing row left, the missing ones right
+            _try(best, f, b, 0, gl, hl, G, H, parent_score, p)
 
 
 cdef double bounded_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p,
@@ -237,65 +329,77 @@ cdef inline bint _goes_left(X_BINNED_C b, int bin, int missing_bin, bint default
     return b <= bin
 
 
-cdef Py_ssize_t partition(const X_BINNED_C[:, ::1] X_binned, IDX_C* rows, Py_ssize_t n_rows,
-                          int feature, int bin, int missing_bin, bint default_left,
+cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows,
+                             Py_ssize_t lo, Py_ssize_t hi, int bin, int missing_bin,
+                             bint default_left, IDX_C* right) noexcept nogil:
+    """One pass over ``rows[lo:hi]``: its left rows are compacted in place at
+    ``rows[lo:]`` (the write never passes the read), its right rows go to
+    ``right[0:]``, both in their original order. Returns the number of left rows.
+    ``X`` already points at the split feature's column.
+    """
+    cdef Py_ssize_t i, nl = lo, nr = 0, pf_end = hi - PREFETCH_ROWS
+    cdef IDX_C r
+    for i in range(lo, hi):
+        if i < pf_end:
+            GBT_PREFETCH(X + rows[i + PREFETCH_ROWS] * stride)
+        r = rows[i]
+        if _goes_left(X[r * stride], bin, missing_bin, default_left):
+            rows[nl] = r
+            nl += 1
+        else:
+            right[nr] = r
+            nr += 1
+    return nl - lo
+
+
+cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
+                          Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
                           int n_threads) noexcept nogil:
     """Stable in-place partition of ``rows[0:n_rows]``: left rows first, order kept.
 
+    Row r's bin of the split feature is ``column[r * stride]`` (the grower
+    passes a column-major copy, stride 1: the rows of a node are increasing,
+    so their bins share cache lines).
+
     Returns the number of left rows. ``buffer`` holds n_rows indices and
-    ``chunk_counts`` ``2 * ceil(n_rows / PARTITION_CHUNK) + 1`` counters.
+    ``chunk_counts`` ``MAX_PARTITION_CHUNKS`` counters. The result is the same
+    whatever the chunking, so the chunks may follow the thread count.
     """
-    cdef Py_ssize_t n_chunks = (n_rows + PARTITION_CHUNK - 1) // PARTITION_CHUNK
-    cdef Py_ssize_t c, i, lo, hi, nl, pl, pr, n_left = 0
-    cdef const X_BINNED_C* X = &X_binned[0, 0]
-    cdef Py_ssize_t stride = X_binned.shape[1]
-    cdef IDX_C r
+    cdef Py_ssize_t n_chunks = n_rows // MIN_PARTITION_ROWS
+    cdef Py_ssize_t chunk, c, lo, hi, nl, n_left = 0, pr
+    cdef const X_BINNED_C* X = column
+    if n_chunks > n_threads:
+        n_chunks = n_threads
+    if n_chunks > MAX_PARTITION_CHUNKS:
+        n_chunks = MAX_PARTITION_CHUNKS
     if n_chunks < 2:
-        n_threads = 1
-    # 1. count left rows per chunk
+        n_left = _split_chunk(X, stride, rows, 0, n_rows, bin, missing_bin, default_left, buffer)
+        memcpy(rows + n_left, buffer, (n_rows - n_left) * sizeof(IDX_C))
+        return n_left
+    chunk = (n_rows + n_chunks - 1) // n_chunks
+    # 1. each chunk splits itself: left rows in place, right rows into buffer[lo:]
     for c in prange(n_chunks, schedule='static', num_threads=n_threads, nogil=True):
-        lo = c * PARTITION_CHUNK
-        hi = lo + PARTITION_CHUNK
+        lo = c * chunk
+        hi = lo + chunk
         if hi > n_rows:
             hi = n_rows
-        nl = 0
-        for i in range(lo, hi):
-            if _goes_left(X[rows[i] * stride + feature], bin, missing_bin, default_left):
-                nl = nl + 1
-        chunk_counts[c] = nl
-    # 2. where each chunk writes its left rows and its right rows
+        chunk_counts[c] = _split_chunk(X, stride, rows, lo, hi, bin, missing_bin,
+                                       default_left, buffer + lo)
+    # 2. the left rows slide down in chunk order (each destination ends
+    #    before the next chunk's source starts), then the right rows follow
     for c in range(n_chunks):
+        memmove(rows + n_left, rows + c * chunk, chunk_counts[c] * sizeof(IDX_C))
         n_left += chunk_counts[c]
-    pl = 0
     pr = n_left
     for c in range(n_chunks):
+        lo = c * chunk
+        hi = lo + chunk
+        if hi > n_rows:
+            hi = n_rows
         nl = chunk_counts[c]
-        hi = (c + 1) * PARTITION_CHUNK
-        if hi > n_rows:
-            hi = n_rows
-        chunk_counts[c] = pl
-        chunk_counts[n_chunks + c] = pr
-        pl += nl
-        pr += (hi - c * PARTITION_CHUNK) - nl
-    # 3. scatter into the buffer, then copy back
-    for c in prange(n_chunks, schedule='static', num_threads=n_threads, nogil=True):
-        lo = c * PARTITION_CHUNK
-        hi = lo + PARTITION_CHUNK
-        if hi > n_rows:
-            hi = n_rows
-        pl = chunk_counts[c]
-        pr = chunk_counts[n_chunks + c]
-        for i in range(lo, hi):
-            r = rows[i]
-            if _goes_left(X[r * stride + feature], bin, missing_bin, default_left):
-                buffer[pl] = r
-                pl = pl + 1
-            else:
-                buffer[pr] = r
-                pr = pr + 1
-    for i in prange(n_rows, schedule='static', num_threads=n_threads, nogil=True):
-        rows[i] = buffer[i]
+        memcpy(rows + pr, buffer + lo, (hi - lo - nl) * sizeof(IDX_C))
+        pr += hi - lo - nl
     return n_left
 
 
@@ -328,6 +432,12 @@ def py_find_best_split(const double[:, ::1] hist, const int[::1] n_bins,
         else dict(gain=0.0, feature=-1)
 
 
+def py_use_plain_scan(bint use):
+    """Switch the vectorised scan of features without missing rows on or off (tests)."""
+    global USE_PLAIN_SCAN
+    USE_PLAIN_SCAN = use
+
+
 def py_leaf_weight(double sum_g, double sum_h, double reg_lambda=1.0, double reg_alpha=0.0,
                    double min_child_weight=1.0, double max_delta_step=0.0):
     cdef split_params p
@@ -344,10 +454,10 @@ def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature
     """Stable partition of ``rows`` in place; returns the number of left rows."""
     cdef Py_ssize_t n = rows.shape[0]
     buffer = np.empty(max(n, 1), dtype=np.uint32)
-    counts = np.empty(2 * (n // PARTITION_CHUNK + 1) + 1, dtype=np.intp)
+    counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
     cdef IDX_C[::1] buf_v = buffer
     cdef Py_ssize_t[::1] counts_v = counts
     if n == 0:
         return 0
-    return partition(X_binned, &rows[0], n, feature, bin, missing_bin, default_left,
-                     &buf_v[0], &counts_v[0], n_threads)
+    return partition(&X_binned[0, feature], X_binned.shape[1], &rows[0], n, bin, missing_bin,
+                     default_left, &buf_v[0], &counts_v[0], n_threads)

@@ -23,18 +23,33 @@ def _weighted_cuts(values, weights, max_value_bins):
     cumulative weight crosses ``k / max_value_bins`` (k = 1 .. max_value_bins-1),
     each turned into the midpoint to the next distinct value. Duplicates are
     merged, so a feature may get fewer bins than asked.
+
+    ``weights=None`` means every value weighs 1 (then a plain sort is enough).
     """
     if values.size == 0:
         return np.empty(0, dtype=np.float64)
-    order = np.argsort(values, kind="stable")
-    v = values[order]
-    w = weights[order]
-    distinct, first = np.unique(v, return_index=True)
+    if weights is None:
+        v = np.sort(values)
+        w = None
+    else:
+        order = np.argsort(values, kind="stable")
+        v = values[order]
+        w = weights[order]
+    # first index of each distinct value in the sorted array (np.unique's
+    # return_index, without sorting a second time)
+    new_value = np.empty(v.size, dtype=bool)
+    new_value[0] = True
+    np.not_equal(v[1:], v[:-1], out=new_value[1:])
+    first = np.flatnonzero(new_value)
+    distinct = v[first]
     if distinct.size <= 1:
         return np.empty(0, dtype=np.float64)
     if distinct.size <= max_value_bins:
         return (distinct[:-1] + (distinct[1:] - distinct[:-1]) / 2.0).astype(np.float64)
-    w_per_value = np.add.reduceat(w, first)
+    if w is None:
+        w_per_value = np.diff(np.append(first, v.size)).astype(np.float64)
+    else:
+        w_per_value = np.add.reduceat(w, first)
     cum = np.cumsum(w_per_value)
     total = cum[-1]
     if total <= 0:  # all weights zero: fall back to unweighted ranks
@@ -87,15 +102,20 @@ class BinMapper:
             rows = np.sort(rng.choice(n_rows, self.subsample, replace=False))
             X = X[rows]
             sample_weight = None if sample_weight is None else sample_weight[rows]
-        if sample_weight is None:
-            sample_weight = np.ones(X.shape[0], dtype=np.float64)
         max_value_bins = self.max_bin - 1
-        cuts = []
-        for f in range(n_features):
+
+        def feature_cuts(f):
             col = np.asarray(X[:, f], dtype=np.float64)
+            finite = np.isfinite(col)
+            if sample_weight is None:
+                return _weighted_cuts(col if finite.all() else col[finite], None, max_value_bins)
             # zero-weight rows carry no information: they do not place edges
-            keep = np.isfinite(col) & (sample_weight > 0)
-            cuts.append(_weighted_cuts(col[keep], sample_weight[keep], max_value_bins))
+            keep = finite & (sample_weight > 0)
+            return _weighted_cuts(col[keep], sample_weight[keep], max_value_bins)
+
+        # (Sketching features on a thread pool saved ~0.1 s on 500k x 28 but
+        # raised peak RSS by ~26 MiB through the threads' malloc arenas.)
+        cuts = [feature_cuts(f) for f in range(n_features)]
         lengths = np.array([c.size for c in cuts], dtype=np.int32)
         self.cut_ptr_ = np.zeros(n_features + 1, dtype=np.int32)
         np.cumsum(lengths, out=self.cut_ptr_[1:])

@@ -9,7 +9,7 @@ so the model pickles as such.
 """
 import numpy as np
 
-from ._predictor import apply_raw, predict_binned, predict_raw
+from ._predictor import apply_raw, compact_nodes, predict_binned, predict_raw
 from ._typedefs import NODE_DTYPE
 
 IMPORTANCE_TYPES = ("weight", "gain", "cover", "total_gain", "total_cover")
@@ -32,6 +32,7 @@ class TreeEnsemble:
         self._tree_ptr = np.zeros(1, dtype=np.int64)
         self._tree_class = np.empty(0, dtype=np.int32)
         self._pending = []
+        self._compact = None
 
     @property
     def nodes(self):
@@ -73,6 +74,7 @@ class TreeEnsemble:
         self._tree_class = np.concatenate(
             [self._tree_class, np.array([o for _, o in self._pending], dtype=np.int32)])
         self._pending = []
+        self._compact = None
 
     def truncate(self, n_trees):
         """Keep the first ``n_trees`` trees."""
@@ -80,14 +82,16 @@ class TreeEnsemble:
         self._nodes = self._nodes[: self._tree_ptr[n_trees]].copy()
         self._tree_ptr = self._tree_ptr[: n_trees + 1].copy()
         self._tree_class = self._tree_class[:n_trees].copy()
+        self._compact = None
 
     def __getstate__(self):
         self._flush()
-        return {k: v for k, v in self.__dict__.items() if k != "_pending"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_pending", "_compact")}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._pending = []
+        self._compact = None
 
     def tree(self, t):
         """The nodes of tree t (a view)."""
@@ -101,9 +105,12 @@ class TreeEnsemble:
         """
         out = np.empty((X.shape[0], self.n_outputs), dtype=np.float64)
         out[:] = self.base_score
+        self._flush()
+        if self._compact is None:   # the traversal copy, rebuilt when trees change
+            self._compact = compact_nodes(self._nodes, self._tree_ptr)
         start, stop = (0, self.n_trees) if tree_range is None else tree_range
-        predict_raw(X, self.nodes, self.tree_ptr[start:stop + 1], self.tree_class[start:stop],
-                    out, n_threads)
+        predict_raw(X, self._compact, self._tree_ptr[start:stop + 1],
+                    self._tree_class[start:stop], out, n_threads)
         return out
 
     def predict_raw_binned(self, X_binned, missing_bin, n_threads=1):
@@ -264,4 +271,5 @@ def add_trees_to_raw(X, trees, outputs, out, n_threads=1):
     """``out[:, outputs[j]] += trees[j](X)`` for a few new trees (NODE_DTYPE arrays)."""
     sizes = np.array([t.shape[0] for t in trees], dtype=np.int64)
     ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    predict_raw(X, np.concatenate(trees), ptr, np.asarray(outputs, dtype=np.int32), out, n_threads)
+    predict_raw(X, compact_nodes(np.concatenate(trees), ptr), ptr,
+                np.asarray(outputs, dtype=np.int32), out, n_threads)

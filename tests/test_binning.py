@@ -104,3 +104,4 @@ def test_bin_thresholds_translate_bins_to_raw_values(rng):
             t = thr[mapper.bin_offsets_[f] + b]
             np.testing.assert_array_equal(Xb[:, f] <= b, X[:, f] <= t)
         assert np.isnan(thr[mapper.bin_offsets_[f + 1] - 1])
+

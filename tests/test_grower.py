@@ -120,6 +120,23 @@ def test_tree_is_identical_across_threads(rng):
         np.testing.assert_array_equal(raw, trees[0][1])
 
 
+@pytest.mark.parametrize("lossguide", [False, True])
+def test_wide_tree_is_identical_across_threads(rng, lossguide):
+    # > 16384 histogram entries: on two threads both children are scanned as
+    # the two tasks of one parallel region, on three over features
+    X, Xb, mapper, grad, hess = _setup(rng, n=6000, p=70, max_bin=256)
+    assert mapper.bin_offsets_[-1] >= 16384
+    trees = []
+    for n_threads in (1, 2, 3):
+        raw = np.zeros((X.shape[0], 1))
+        trees.append((_grower(Xb, mapper, n_threads, max_depth=0 if lossguide else 6,
+                              max_leaves=40 if lossguide else 0, lossguide=lossguide)
+                      .grow(grad, hess, 0.3, raw, 0), raw))
+    for tree, raw in trees[1:]:
+        assert tree.tobytes() == trees[0][0].tobytes()
+        np.testing.assert_array_equal(raw, trees[0][1])
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), max_depth=st.integers(1, 6), reg_lambda=st.floats(0, 5),
        reg_alpha=st.floats(0, 5), min_child_weight=st.floats(0, 20), gamma=st.floats(0, 5),

@@ -42,3 +42,24 @@ def test_apply_returns_leaves(rng):
         np.testing.assert_allclose(
             model._ensemble.base_score[0] + sum(model._ensemble.tree(u)["value"][leaves[:, u]] for u in range(4)),
             model.predict(X))
+
+
+def test_traversal_copy_follows_the_trees(rng):
+    # predict_raw walks a cached compact copy of the trees: it must be rebuilt
+    # when trees are added or dropped, and is not pickled
+    import pickle
+    X = rng.normal(size=(400, 4))
+    X[rng.rand(*X.shape) < 0.1] = np.nan
+    model = GBTRegressor(n_estimators=6, max_depth=5).fit(X, np.nan_to_num(X[:, 0]) * 3 + rng.normal(size=400))
+    ens = model._ensemble
+    full = ens.predict_raw(X)
+    ens.truncate(3)
+    expected = ref.predict_raw(X, ens.nodes, ens.tree_ptr, ens.tree_class, ens.base_score)
+    np.testing.assert_allclose(ens.predict_raw(X), expected, rtol=1e-12)
+    ens.add_tree(ens.tree(0).copy(), 0)
+    expected = ref.predict_raw(X, ens.nodes, ens.tree_ptr, ens.tree_class, ens.base_score)
+    np.testing.assert_allclose(ens.predict_raw(X), expected, rtol=1e-12)
+    clone = pickle.loads(pickle.dumps(ens))
+    assert "_compact" not in ens.__getstate__()
+    np.testing.assert_array_equal(clone.predict_raw(X), ens.predict_raw(X))
+    assert not np.array_equal(full, ens.predict_raw(X))
