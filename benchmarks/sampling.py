@@ -9,12 +9,17 @@ GOSS (top 20% + 10% of the rest; LightGBM: ``data_sample_strategy="goss"``),
 full-data fit of the same library, the test AUC and its change.
 """
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
 from datagen import make_dataset
+
+# like run.py: the checkout's in-place build of gbtree first
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def main():
