@@ -111,6 +111,26 @@ cdef inline double _score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexc
     return -(2.0 * sum_g * w + (sum_h + p.reg_lambda) * w * w + 2.0 * p.reg_alpha * fabs(w))
 
 
+cdef inline void _no_split(split_info* best) noexcept nogil:
+    best.gain = -INFINITY
+    best.feature = -1
+    best.bin = 0
+    best.default_left = 0
+    best.sum_g_left = 0.0
+    best.sum_h_left = 0.0
+    best.n_left = 0
+
+
+cdef inline void _keep(split_info* best, double gain, int f, int b,
+                       unsigned char default_left, double gl, double hl) noexcept nogil:
+    best.gain = gain
+    best.feature = f
+    best.bin = b
+    best.default_left = default_left
+    best.sum_g_left = gl
+    best.sum_h_left = hl
+
+
 cdef inline void _try(split_info* best, int f, int b, unsigned char default_left,
                       double gl, double hl, double G, double H, double parent_score,
                       const split_params* p) noexcept nogil:
@@ -121,12 +141,7 @@ cdef inline void _try(split_info* best, int f, int b, unsigned char default_left
     sr = _score(gr, hr, p)
     gain = sl + sr - parent_score
     if gain > best.gain and gain > REL_EPS * (sl + sr):
-        best.gain = gain
-        best.feature = f
-        best.bin = b
-        best.default_left = default_left
-        best.sum_g_left = gl
-        best.sum_h_left = hl
+        _keep(best, gain, f, b, default_left, gl, hl)
 
 
 cdef split_info _scan_feature(const hist_entry* h, int f, int nb, double G, double H,
@@ -134,13 +149,7 @@ cdef split_info _scan_feature(const hist_entry* h, int f, int nb, double G, doub
     cdef split_info best
     cdef double gm = h[nb].sum_g, hm = h[nb].sum_h
     cdef bint has_missing = hm != 0.0 or gm != 0.0
-    best.gain = -INFINITY
-    best.feature = -1
-    best.bin = 0
-    best.default_left = 0
-    best.sum_g_left = 0.0
-    best.sum_h_left = 0.0
-    best.n_left = 0
+    _no_split(&best)
     if (USE_PLAIN_SCAN and not has_missing and p.reg_alpha == 0.0 and p.max_delta_step <= 0.0
             and nb <= MAX_FAST_BINS):
         _scan_plain(&best, h, f, nb, G, H, parent_score, p)
@@ -236,12 +245,7 @@ cdef inline void _try_bounded(split_info* best, int f, int b, unsigned char defa
     sr = _score_given_weight(gr, hr, wr, p)
     gain = sl + sr - parent_score
     if gain > best.gain and gain > REL_EPS * fabs(sl + sr):
-        best.gain = gain
-        best.feature = f
-        best.bin = b
-        best.default_left = default_left
-        best.sum_g_left = gl
-        best.sum_h_left = hl
+        _keep(best, gain, f, b, default_left, gl, hl)
 
 
 cdef split_info _scan_feature_bounded(const hist_entry* h, int f, int nb, double G, double H,
@@ -253,13 +257,7 @@ cdef split_info _scan_feature_bounded(const hist_entry* h, int f, int nb, double
     cdef double gm = h[nb].sum_g, hm = h[nb].sum_h
     cdef bint has_missing = hm != 0.0 or gm != 0.0
     cdef int b
-    best.gain = -INFINITY
-    best.feature = -1
-    best.bin = 0
-    best.default_left = 0
-    best.sum_g_left = 0.0
-    best.sum_h_left = 0.0
-    best.n_left = 0
+    _no_split(&best)
     for b in range(nb):
         gl += h[b].sum_g
         hl += h[b].sum_h
