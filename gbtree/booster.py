@@ -145,6 +145,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         mapper = BinMapper(params.max_bin, random_state=random_state).fit(X, sample_weight)
     else:
         mapper = init_model[1]
+        if X.shape[1] != init_model[0].n_features:
+            raise ValueError(f"X has {X.shape[1]} features, but the model to continue has "
+                             f"{init_model[0].n_features}")
     X_binned = mapper.transform(X, n_threads)
     t1 = time.perf_counter()
 

@@ -133,8 +133,13 @@ class LearningRateScheduler(Callback):
         self.schedule = schedule
 
     def before_iteration(self, state):
-        lr = (self.schedule(state.iteration) if callable(self.schedule)
-              else self.schedule[state.iteration])
+        if callable(self.schedule):
+            lr = self.schedule(state.iteration)
+        elif state.iteration < len(self.schedule):
+            lr = self.schedule[state.iteration]
+        else:
+            raise ValueError(f"the learning-rate schedule has {len(self.schedule)} values "
+                             f"but round {state.iteration} needs one (n_estimators rounds)")
         if not lr > 0:
             raise ValueError(f"the learning-rate schedule gave {lr!r} for round "
                              f"{state.iteration}; it must be > 0")

@@ -24,6 +24,7 @@ class Metric:
     func: Callable
     greater_is_better: bool = False
     needs_group: bool = False
+    tasks: frozenset = None   # the model tasks it applies to (None: any, for callables)
 
     def __call__(self, y, pred, sample_weight=None, group_ptr=None):
         if not self.needs_group:
@@ -246,6 +247,11 @@ def _parse_ranking_metric(spec):
     return base, int(cut)
 
 
+_REGRESSION = frozenset({"regression", "ranking"})
+_TASKS = {"logloss": frozenset({"binary"}), "error": frozenset({"binary"}),
+          "auc": frozenset({"binary", "multiclass"}), "mlogloss": frozenset({"multiclass"}),
+          "merror": frozenset({"multiclass"})}
+
 _FIXED = {
     "rmse": (rmse, False), "mae": (mae, False), "mape": (mape, False), "r2": (r2, True),
     "logloss": (logloss, False), "error": (error, False), "auc": (auc, True),
@@ -273,15 +279,16 @@ def get_metric(spec, objective):
         return Metric(name, call, bool(getattr(spec, "greater_is_better", False)))
     if spec in _FIXED:
         func, greater = _FIXED[spec]
-        return Metric(spec, func, greater)
+        return Metric(spec, func, greater, tasks=_TASKS.get(spec, _REGRESSION))
     if spec == "tweedie-deviance":
-        return Metric(spec, tweedie_deviance(getattr(objective, "power", 1.5)))
+        return Metric(spec, tweedie_deviance(getattr(objective, "power", 1.5)), tasks=_REGRESSION)
     if spec == "quantile":
-        return Metric(spec, quantile_loss(getattr(objective, "alpha", 0.5)))
+        return Metric(spec, quantile_loss(getattr(objective, "alpha", 0.5)), tasks=_REGRESSION)
     ranking = _parse_ranking_metric(spec)
     if ranking is not None:
         base, k = ranking
         func = (ndcg_metric(k, getattr(objective, "exp_gain", True)) if base == "ndcg"
                 else map_metric(k))
-        return Metric(spec, func, greater_is_better=True, needs_group=True)
+        return Metric(spec, func, greater_is_better=True, needs_group=True,
+                      tasks=frozenset({"ranking"}))
     raise ValueError(f"eval_metric must be a callable or one of {METRIC_NAMES}, got {spec!r}")

@@ -55,6 +55,7 @@ class Objective:
     """Interface of a loss; see the subclasses."""
 
     name = None
+    task = "regression"    # what eval metrics apply: regression, binary, multiclass, ranking
     n_outputs = 1
     default_metric = "rmse"
     needs_refit = False
@@ -109,6 +110,7 @@ class Logistic(Objective):
     """Binary log loss on y in {0, 1}; logit link; F0 = log(p / (1 - p))."""
 
     name = "logistic"
+    task = "binary"
     default_metric = "logloss"
     _kernel = staticmethod(_objectives.logistic_grad)
 
@@ -130,6 +132,7 @@ class Softmax(Objective):
     """Multinomial log loss, one output per class; F0 = the log class priors."""
 
     name = "softmax"
+    task = "multiclass"
     default_metric = "mlogloss"
     _kernel = staticmethod(_objectives.softmax_grad)
 
@@ -333,6 +336,8 @@ class Custom(Objective):
         self.link = link
         self.default_metric = {"identity": "rmse", "logistic": "logloss",
                                "softmax": "mlogloss"}[link]
+        self.task = {"identity": "regression", "logistic": "binary",
+                     "softmax": "multiclass"}[link]
         try:
             params = inspect.signature(func).parameters.values()
             positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
@@ -345,7 +350,11 @@ class Custom(Objective):
     def _call(self, y, raw, sample_weight):
         n = y.shape[0]
         arg = raw[:, 0] if self.n_outputs == 1 else raw
-        out = (self.func(y, arg, sample_weight) if self._takes_weight else self.func(y, arg))
+        if self._takes_weight:   # a weighted loss always gets weights (ones when none)
+            w = np.ones(n) if sample_weight is None else sample_weight
+            out = self.func(y, arg, w)
+        else:
+            out = self.func(y, arg)
         try:
             grad, hess = out
         except (TypeError, ValueError):
@@ -407,6 +416,7 @@ class Ranking(Objective):
     """
 
     name = "ranking"
+    task = "ranking"
     needs_groups = True
     default_metric = "ndcg@10"
 

@@ -216,8 +216,10 @@ class _GBTModel(BaseEstimator):
         )
 
     def _validate_fit_data(self, X, y, sample_weight, y_numeric):
+        # continuing a model: X must have the fitted model's columns
+        continuing = self.warm_start is True and hasattr(self, "_ensemble")
         X, y = validate_data(self, X, y, dtype=_INPUT_DTYPES, ensure_all_finite=False,
-                             y_numeric=y_numeric)
+                             y_numeric=y_numeric, reset=not continuing)
         if sample_weight is not None:
             # rejects wrong lengths, NaN/inf, negative values and all zeros
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
@@ -250,11 +252,19 @@ class _GBTModel(BaseEstimator):
             if m.needs_group and not getattr(objective, "needs_groups", False):
                 raise ValueError(f"eval_metric {m.name!r} is a ranking metric: it needs query "
                                  f"groups, which only GBTRanker has")
+            task = objective.task
+            if m.tasks is not None and task not in m.tasks:
+                raise ValueError(f"eval_metric {m.name!r} does not apply to a {task} model "
+                                 f"({type(self).__name__}); it is for "
+                                 f"{' / '.join(sorted(m.tasks))} models")
         if len({m.name for m in metrics}) != len(metrics):
             raise ValueError(f"eval_metric has the same metric twice: {self.eval_metric!r}")
         return metrics
 
     def _callbacks(self):
+        if self.callbacks is not None and not isinstance(self.callbacks, (list, tuple)):
+            raise TypeError(f"callbacks must be a list of gbtree.callback.Callback instances, "
+                            f"got {self.callbacks!r}")
         callbacks = [] if self.callbacks is None else list(self.callbacks)
         for cb in callbacks:
             if not all(hasattr(cb, h) for h in ("before_training", "before_iteration",
@@ -350,6 +360,11 @@ class _GBTModel(BaseEstimator):
         self._bin_mapper = info["bin_mapper"]
         self.fit_info_ = {"bin_seconds": info["bin_seconds"],
                           "boost_seconds": info["boost_seconds"]}
+        previous = {k: getattr(self, k) for k in ("evals_result_", "best_score_",
+                                                  "best_iteration_", "oob_improvement_",
+                                                  "oob_scores_") if hasattr(self, k)}
+        for k in previous:
+            delattr(self, k)
         self.n_estimators_ = done + info["n_rounds"]
         self.best_iteration_ = done + info["best_iteration"]
         if eval_sets:
@@ -358,8 +373,30 @@ class _GBTModel(BaseEstimator):
         if "oob_scores" in info:
             self.oob_improvement_ = info["oob_improvement"]
             self.oob_scores_ = info["oob_scores"]
+        if done:
+            self._continue_histories(previous, metrics)
+        if "oob_scores" in info:
             self.oob_score_ = float(self.oob_scores_[-1])
         return self
+
+    def _continue_histories(self, previous, metrics):
+        """Warm start: the histories cover every round, and early stopping keeps the best
+        round of all fits."""
+        old = previous.get("evals_result_")
+        if old is not None and hasattr(self, "evals_result_") and all(
+                old.get(d, {}).keys() == ms.keys() for d, ms in self.evals_result_.items()):
+            self.evals_result_ = {d: {m: old[d][m] + v for m, v in ms.items()}
+                                  for d, ms in self.evals_result_.items()}
+        if "oob_scores_" in previous and hasattr(self, "oob_scores_"):
+            self.oob_improvement_ = np.concatenate([previous["oob_improvement_"],
+                                                    self.oob_improvement_])
+            self.oob_scores_ = np.concatenate([previous["oob_scores_"], self.oob_scores_])
+        if (self.early_stopping_rounds is not None and previous.get("best_score_") is not None
+                and getattr(self, "best_score_", None) is not None):
+            sign = 1.0 if metrics[-1].greater_is_better else -1.0
+            if sign * (previous["best_score_"] - self.best_score_) >= 0:
+                self.best_iteration_ = previous["best_iteration_"]
+                self.best_score_ = previous["best_score_"]
 
     def _feature_weights(self, n_features):
         if self.feature_weights is None:
@@ -455,7 +492,11 @@ class _GBTModel(BaseEstimator):
         if iteration_range is None:
             return 0, (self.best_iteration_ + 1) * K
         try:
-            start, stop = (int(v) for v in iteration_range)
+            start, stop = iteration_range
+            if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                       for v in (start, stop)):
+                raise TypeError
+            start, stop = int(start), int(stop)
         except (TypeError, ValueError):
             raise TypeError(f"iteration_range must be a pair (start, stop), "
                             f"got {iteration_range!r}") from None
@@ -479,6 +520,14 @@ class _GBTModel(BaseEstimator):
         for r in range(self.n_estimators_):
             add_trees_to_raw(X, [ens.tree(r * K + k) for k in range(K)], range(K), raw, n_threads)
             yield raw.copy()   # the caller may keep every stage
+
+    @property
+    def base_score_(self):
+        """The starting raw prediction F0 (one value per output): a raw prediction is
+        ``base_score_`` plus the leaf values of the trees (see ``get_dump``)."""
+        check_is_fitted(self, "_ensemble")
+        b = self._ensemble.base_score
+        return float(b[0]) if b.shape[0] == 1 else b.copy()
 
     @property
     def n_trees_(self):
@@ -565,7 +614,8 @@ class _GBTModel(BaseEstimator):
         One line per node in pre-order, indented by depth; ``yes`` is the child
         of ``x <= threshold``. ``with_stats=False`` leaves out gain and cover.
         """
-        return self._ensemble.dump(self._inspect_names(), with_stats)
+        names = self._inspect_names()   # checks that the model is fitted
+        return self._ensemble.dump(names, with_stats)
 
     def dump_model(self, fout=None, with_stats=True):
         """All trees as one text (``booster[t]:`` before each tree's dump); also

@@ -364,3 +364,61 @@ def test_eval_set_through_metadata_routing():
         res = cross_validate(est, X, y, cv=2, return_estimator=True,
                              params={"eval_set": [(Xv, yv)], "sample_weight": np.ones(600)})
         assert all(e.n_estimators_ < 200 for e in res["estimator"])
+
+
+# ---------------------------------------------------------------- found by a new-user review
+def test_warm_start_refuses_other_columns():
+    X, y = make_regression(200, 4, random_state=0)
+    model = GBTRegressor(n_estimators=3, warm_start=True).fit(X, y)
+    for other in (np.hstack([X, X]), X[:, :2]):
+        with pytest.raises(ValueError, match="features"):
+            model.set_params(n_estimators=6).fit(other, y)
+    assert model.n_features_in_ == 4 and model.n_estimators_ == 3
+    np.testing.assert_array_equal(model.predict(X), GBTRegressor(n_estimators=3).fit(X, y).predict(X))
+
+
+def test_warm_start_keeps_the_histories_and_the_best_round(noisy_regression):
+    Xtr, Xte, ytr, yte = noisy_regression
+    params = dict(learning_rate=0.5, max_depth=8, early_stopping_rounds=5, subsample=0.8)
+    once = GBTRegressor(n_estimators=300, **params).fit(Xtr, ytr, eval_set=[(Xte, yte)])
+    warm = GBTRegressor(n_estimators=300, warm_start=True, **params).fit(Xtr, ytr, eval_set=[(Xte, yte)])
+    first_best, first_rounds = warm.best_iteration_, warm.n_estimators_
+    warm.set_params(n_estimators=first_rounds + 10).fit(Xtr, ytr, eval_set=[(Xte, yte)])
+    curve = warm.evals_result_["validation_0"]["rmse"]
+    assert len(curve) == warm.n_estimators_ == len(warm.oob_scores_) == len(warm.oob_improvement_)
+    assert warm.best_score_ == min(curve) and curve[warm.best_iteration_] == warm.best_score_
+    assert warm.best_iteration_ == first_best == once.best_iteration_
+
+
+def test_eval_metric_must_fit_the_task():
+    X, y = make_classification(300, 4, random_state=0)
+    with pytest.raises(ValueError, match="eval_metric 'logloss' does not apply to a regression"):
+        GBTRegressor(n_estimators=2, eval_metric="logloss").fit(X, y.astype(float), eval_set=[(X, y)])
+    with pytest.raises(ValueError, match="eval_metric 'rmse' does not apply to a binary"):
+        GBTClassifier(n_estimators=2, eval_metric="rmse").fit(X, y, eval_set=[(X, y)])
+    Xm, ym = make_classification(300, 5, n_informative=3, n_classes=3, random_state=0)
+    with pytest.raises(ValueError, match="eval_metric 'logloss' does not apply to a multiclass"):
+        GBTClassifier(n_estimators=2, eval_metric="logloss").fit(Xm, ym, eval_set=[(Xm, ym)])
+    GBTClassifier(n_estimators=2, eval_metric=["auc", "merror"]).fit(Xm, ym, eval_set=[(Xm, ym)])
+
+
+def test_small_api_mistakes_are_clear():
+    from sklearn.exceptions import NotFittedError
+    from gbtree.callback import EarlyStopping
+    X, y = make_regression(100, 3, random_state=0)
+    with pytest.raises(NotFittedError):
+        GBTRegressor().get_dump()
+    with pytest.raises(TypeError, match="callbacks must be a list"):
+        GBTRegressor(callbacks=EarlyStopping(3)).fit(X, y)
+    with pytest.raises(ValueError, match="schedule has 2 values"):
+        GBTRegressor(n_estimators=5, callbacks=[LearningRateScheduler([0.1, 0.1])]).fit(X, y)
+    model = GBTRegressor(n_estimators=3).fit(X, y)
+    with pytest.raises(TypeError, match="iteration_range"):
+        model.predict(X, iteration_range=(1, 1.5))
+    assert model.base_score_ == pytest.approx(y.mean())
+    np.testing.assert_allclose(model.predict(X, iteration_range=(0, 0)), model.base_score_)
+
+    def weighted_se(y_true, raw, sample_weight):   # gets ones when fit has no weights
+        return (raw - y_true) * sample_weight, sample_weight.copy()
+    np.testing.assert_array_equal(GBTRegressor(objective=weighted_se, n_estimators=3).fit(X, y).predict(X),
+                                  model.predict(X))
