@@ -98,10 +98,23 @@ class LogEvaluation(Callback):
         self.period = max(1, int(period))
         self.show_train_loss = show_train_loss   # callable() -> (name, value) or None
 
+    def before_training(self, state):
+        self._done = self._logged = -1
+
+    def after_training(self, state):
+        # training stopped early (a callback): log the last round that ran
+        if self._done >= 0 and self._logged != self._done:
+            self._log(state, self._done)
+
     def after_iteration(self, state):
-        it = state.iteration
+        it = self._done = state.iteration
         if (it + 1) % self.period and it != 0 and it != state.n_rounds - 1:
             return False
+        self._log(state, it)
+        return False
+
+    def _log(self, state, it):
+        self._logged = it
         parts = [f"[gbtree] round {it + 1}/{state.n_rounds}"]
         if self.show_train_loss is not None:
             name, value = self.show_train_loss()
@@ -110,7 +123,6 @@ class LogEvaluation(Callback):
             parts += [f"{data}-{m}={values[-1]:.6g}" for m, values in metrics.items() if values]
         parts.append(f"elapsed={state.elapsed:.3f}s")
         print(" ".join(parts), flush=True)
-        return False
 
 
 class RecordEvaluation(Callback):

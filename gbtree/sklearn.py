@@ -297,8 +297,11 @@ class _GBTModel(BaseEstimator):
             y_val = encode_y(y_val, f"eval_set[{i}]")
             w_val = None
             if sample_weight_eval_set is not None and sample_weight_eval_set[i] is not None:
-                w_val = _check_sample_weight(sample_weight_eval_set[i], X_val, dtype=np.float64,
-                                             ensure_non_negative=True)
+                try:
+                    w_val = _check_sample_weight(sample_weight_eval_set[i], X_val,
+                                                 dtype=np.float64, ensure_non_negative=True)
+                except ValueError as exc:
+                    raise ValueError(f"sample_weight_eval_set[{i}]: {exc}") from None
             sets.append(booster.EvalSet(f"validation_{i}", X_val, y_val, w_val))
         return sets
 
@@ -1171,6 +1174,7 @@ def ndcg_at_k(y_true, y_score, *, qid=None, group=None, sample_weight=None, k=10
     their positions (mean discount); a query without relevant documents
     scores 1. ``sample_weight`` (equal within a query) weighs the queries.
     """
+    _check_number("k", k, "int", 1)
     y_true = np.asarray(y_true, dtype=np.float64)
     y_score = np.asarray(y_score, dtype=np.float64)
     if y_true.shape != y_score.shape or y_true.ndim != 1:

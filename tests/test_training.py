@@ -422,3 +422,17 @@ def test_small_api_mistakes_are_clear():
         return (raw - y_true) * sample_weight, sample_weight.copy()
     np.testing.assert_array_equal(GBTRegressor(objective=weighted_se, n_estimators=3).fit(X, y).predict(X),
                                   model.predict(X))
+
+
+def test_log_shows_the_round_training_stopped_at(noisy_regression, capsys):
+    Xtr, Xte, ytr, yte = noisy_regression
+    model = GBTRegressor(n_estimators=200, learning_rate=0.5, max_depth=8, early_stopping_rounds=5,
+                         verbosity=1, log_period=50).fit(Xtr, ytr, eval_set=[(Xte, yte)])
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if " round " in ln]
+    assert lines[-1].split()[2] == f"{model.n_estimators_}/200"
+    from gbtree import ndcg_at_k
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        ndcg_at_k([1, 0], [0.5, 0.2], group=[2], k=0)
+    with pytest.raises(ValueError, match=r"sample_weight_eval_set\[0\]"):
+        GBTRegressor(n_estimators=2).fit(Xtr, ytr, eval_set=[(Xte, yte)],
+                                        sample_weight_eval_set=[np.ones(3)])
