@@ -1,4 +1,5 @@
 """scikit-learn estimators: parameters, validation, fit/predict; the work is in booster.py."""
+import contextlib
 import numbers
 
 import numpy as np
@@ -33,6 +34,18 @@ def _check_number(name, value, kind, low=None, high=None, low_open=False):
         raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}")
     if high is not None and value > high:
         raise ValueError(f"{name} must be <= {high}, got {value!r}")
+
+
+@contextlib.contextmanager
+def _numeric_x():
+    """Say which argument holds text: scikit-learn's message names only the value."""
+    try:
+        yield
+    except ValueError as exc:
+        if "could not convert" in str(exc):
+            raise ValueError(f"X must hold numbers (encode text or categorical columns "
+                             f"first): {exc}") from exc
+        raise
 
 
 def _check_importance_type(value, name="importance_type"):
@@ -218,8 +231,9 @@ class _GBTModel(BaseEstimator):
     def _validate_fit_data(self, X, y, sample_weight, y_numeric):
         # continuing a model: X must have the fitted model's columns
         continuing = self.warm_start is True and hasattr(self, "_ensemble")
-        X, y = validate_data(self, X, y, dtype=_INPUT_DTYPES, ensure_all_finite=False,
-                             y_numeric=y_numeric, reset=not continuing)
+        with _numeric_x():
+            X, y = validate_data(self, X, y, dtype=_INPUT_DTYPES, ensure_all_finite=False,
+                                 y_numeric=y_numeric, reset=not continuing)
         if sample_weight is not None:
             # rejects wrong lengths, NaN/inf, negative values and all zeros
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
@@ -235,7 +249,9 @@ class _GBTModel(BaseEstimator):
                 and X.shape[0] > 0 and X.shape[1] == self.n_features_in_
                 and not hasattr(self, "feature_names_in_")):
             return X
-        return validate_data(self, X, dtype=_INPUT_DTYPES, ensure_all_finite=False, reset=False)
+        with _numeric_x():
+            return validate_data(self, X, dtype=_INPUT_DTYPES, ensure_all_finite=False,
+                                 reset=False)
 
     # ------------------------------------------------------------------ fit / predict
     def _metrics(self, objective):

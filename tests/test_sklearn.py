@@ -249,7 +249,7 @@ def test_bad_shapes_and_weights_are_rejected(Est):
         est.predict(X[:, :2])
     X_str = X.astype(object)
     X_str[0, 0] = "a"
-    with pytest.raises(ValueError, match="could not convert string to float"):
+    with pytest.raises(ValueError, match="X must hold numbers.*could not convert string to float"):
         est.predict(X_str)
 
 
