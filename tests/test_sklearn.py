@@ -179,7 +179,7 @@ def test_feature_importances_follow_the_signal():
 
 
 def test_dataframe_feature_names():
-    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pandas")
     X, y = load_diabetes(return_X_y=True, as_frame=True)
     model = GBTRegressor(n_estimators=5).fit(X, y)
     np.testing.assert_array_equal(model.feature_names_in_, X.columns)
