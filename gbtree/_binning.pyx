@@ -2,6 +2,7 @@
 from cython cimport floating
 from cython.parallel cimport prange
 from libc.math cimport isnan
+from libc.stdint cimport int32_t, int64_t
 
 from ._typedefs cimport X_BINNED_C
 
@@ -44,3 +45,18 @@ def map_to_bins(const floating[:, :] X, const double[::1] cuts, const int[::1] c
         for i in prange(n_rows, schedule='static', num_threads=n_threads, nogil=True):
             for f in range(n_features):
                 binned[i, f] = _bin_one(X[i, f], &cuts[cut_ptr[f]], cut_ptr[f + 1] - cut_ptr[f])
+
+
+def map_csr_to_bins(const floating[::1] data, const int32_t[::1] indices, const int64_t[::1] indptr,
+                    const double[::1] cuts, const int[::1] cut_ptr, X_BINNED_C[::1] bins,
+                    int n_threads):
+    """``bins[k]`` = bin of the stored entry ``data[k]`` of a CSR matrix (its
+    feature is ``indices[k]``); the same mapping as ``map_to_bins``."""
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, i, k
+    cdef int f
+    if data.shape[0] == 0:
+        return
+    for i in prange(n_rows, schedule='static', num_threads=n_threads, nogil=True):
+        for k in range(indptr[i], indptr[i + 1]):
+            f = indices[k]
+            bins[k] = _bin_one(data[k], &cuts[cut_ptr[f]], cut_ptr[f + 1] - cut_ptr[f])

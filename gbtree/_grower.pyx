@@ -7,12 +7,18 @@ partitioned in place, the smaller child's histogram is built and the larger
 child's is derived from the parent's by subtraction. When the tree is done the
 raw predictions of the training rows are updated leaf by leaf from the
 partition, without walking the tree again.
+
+The binned matrix is dense (uint8, C order) or a ``binning.SparseBinned``; with
+sparse input the histograms read the stored entries only and the partition
+reads the split feature's stored entries. Histograms are kept per open node up
+to a memory budget (``HIST_MEMORY_BYTES``): a node whose histogram was dropped
+builds both children's histograms instead of subtracting.
 """
 import numpy as np
 
 from cython.parallel cimport prange
 from libc.math cimport log, INFINITY
-from libc.stdint cimport uint8_t, uint64_t
+from libc.stdint cimport uint8_t, uint32_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libcpp.algorithm cimport sort
 from libcpp.pair cimport pair
@@ -20,11 +26,18 @@ from libcpp.vector cimport vector
 
 from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct
 from ._histogram cimport (hist_plan, make_plan, build_histogram, subtract_histograms,
-                          interleave_into)
+                          interleave_into, sparse_binned)
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
-                          leaf_weight, bounded_weight, MAX_PARTITION_CHUNKS,
+                          sparse_column, leaf_weight, bounded_weight, MAX_PARTITION_CHUNKS,
                           MIN_PARALLEL_ENTRIES)
 from ._typedefs import NODE_DTYPE
+
+
+# Histograms of open nodes are kept up to this many bytes (wide data): beyond
+# it a node drops its histogram and its children are both built from rows.
+cdef Py_ssize_t HIST_MEMORY_BYTES = 256 * 1024 * 1024
+# ... but never fewer slots than this (a parent, its two children).
+cdef int MIN_SLOTS = 3
 
 
 cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
@@ -79,16 +92,32 @@ cdef class TreeGrower:
 
     Parameters
     ----------
-    X_binned : uint8 array (n_rows, n_features), C order
+    X_binned : uint8 array (n_rows, n_features), C order, or binning.SparseBinned
     n_bins, bin_offsets : int32 arrays from ``BinMapper``
     bin_thresholds : float64 array from ``BinMapper.bin_thresholds()``
     max_depth, max_leaves : int (0 = no limit)
     lossguide : bool
     reg_lambda, reg_alpha, min_child_weight, max_delta_step, gamma : float
     n_threads : int
+    default_bin : uint8 array (n_features,) or None
+        Each feature's default bin (``BinMapper.default_bins``): its histogram
+        entry is recovered from the node totals. Required for sparse input.
     """
     cdef const X_BINNED_C[:, ::1] X_binned
     cdef const X_BINNED_C[:, ::1] X_columns   # X_binned transposed, for the partition
+    cdef const X_BINNED_C* X_ptr              # dense: &X_binned[0, 0]; NULL when sparse
+    cdef bint is_sparse
+    cdef sparse_binned S                      # sparse: the row-wise entries
+    cdef const int64_t[::1] col_ptr           # sparse: the column-wise entries
+    cdef const uint32_t[::1] col_rows
+    cdef const X_BINNED_C[::1] col_bins
+    cdef const int64_t[::1] s_indptr
+    cdef const int32_t[::1] s_indices
+    cdef const X_BINNED_C[::1] s_bins
+    cdef X_BINNED_C[::1] column               # sparse: the split feature's bins by row
+    cdef const X_BINNED_C[::1] default_bin_v
+    cdef const X_BINNED_C* default_bin
+    cdef int max_slots
     cdef const int[::1] n_bins
     cdef const int[::1] bin_offsets
     cdef const double[::1] bin_thresholds
@@ -127,25 +156,49 @@ cdef class TreeGrower:
     cdef vector[unsigned char] all_mask
     cdef vector[signed char] monotone       # per feature -1 / 0 / +1, empty = none
 
-    def __cinit__(self, const X_BINNED_C[:, ::1] X_binned, const int[::1] n_bins,
+    def __cinit__(self, X_binned, const int[::1] n_bins,
                   const int[::1] bin_offsets, const double[::1] bin_thresholds,
                   int max_depth, int max_leaves, bint lossguide,
                   double reg_lambda, double reg_alpha, double min_child_weight,
                   double max_delta_step, double gamma, int n_threads, int max_chunks=16,
                   double colsample_bytree=1.0, double colsample_bylevel=1.0,
                   double colsample_bynode=1.0, feature_weights=None,
-                  interaction_groups=None, monotone_constraints=None):
+                  interaction_groups=None, monotone_constraints=None, default_bin=None):
         cdef hist_plan plan
         cdef const double[::1] fw
         cdef int f, g
-        self.X_binned = X_binned
-        self.X_columns = np.ascontiguousarray(np.asarray(X_binned).T)
+        self.is_sparse = not isinstance(X_binned, np.ndarray)
+        self.n_rows = X_binned.shape[0]
+        self.n_features = X_binned.shape[1]
+        self.X_ptr = NULL
+        if self.is_sparse:
+            if default_bin is None:
+                raise ValueError("sparse input needs default_bin")
+            self.s_indptr = X_binned.indptr
+            self.s_indices = X_binned.indices
+            self.s_bins = X_binned.bins
+            self.S.indptr = &self.s_indptr[0]
+            self.S.indices = &self.s_indices[0] if self.s_indices.shape[0] > 0 else NULL
+            self.S.bins = &self.s_bins[0] if self.s_bins.shape[0] > 0 else NULL
+            self.col_ptr = X_binned.col_ptr
+            self.col_rows = X_binned.col_rows
+            self.col_bins = X_binned.col_bins
+            self.column = np.empty(max(self.n_rows, 1), dtype=np.uint8)
+        else:
+            self.X_binned = X_binned
+            self.X_columns = np.ascontiguousarray(np.asarray(X_binned).T)
+            if self.n_rows > 0 and self.n_features > 0:
+                self.X_ptr = &self.X_binned[0, 0]
+        self.default_bin = NULL
+        if default_bin is not None:
+            self.default_bin_v = np.ascontiguousarray(default_bin, dtype=np.uint8)
+            self.default_bin = &self.default_bin_v[0] if self.n_features > 0 else NULL
         self.n_bins = n_bins
         self.bin_offsets = bin_offsets
         self.bin_thresholds = bin_thresholds
-        self.n_rows = X_binned.shape[0]
-        self.n_features = X_binned.shape[1]
         self.n_entries = bin_offsets[self.n_features]
+        self.max_slots = max(MIN_SLOTS, HIST_MEMORY_BYTES // max(
+            self.n_entries * <Py_ssize_t>sizeof(hist_entry), 1))
         self.max_depth = max_depth
         self.max_leaves = max_leaves
         self.lossguide = lossguide
@@ -201,6 +254,9 @@ cdef class TreeGrower:
         free(self.scratch)
         free(self.per_feature)
 
+    cdef inline int _held_slots(self) noexcept nogil:
+        return <int>(self.slots.size() - self.free_slots.size())
+
     cdef int _acquire_slot(self) noexcept nogil:
         cdef int s
         cdef hist_entry* buf
@@ -223,9 +279,15 @@ cdef class TreeGrower:
         cdef Py_ssize_t n = st.end - st.start
         cdef hist_plan plan = make_plan(n, self.n_features, self.n_entries, self.max_chunks,
                                          self.n_threads)
-        build_histogram(self.X_binned, &self.rows[st.start], n, &self.gh[0],
+        cdef SUM_C totals[2]
+        build_histogram(self.X_ptr, &self.S if self.is_sparse else NULL,
+                        &self.rows[st.start], n, &self.gh[0],
                         &self.bin_offsets[0], self.n_features,
-                        self.slots[st.slot], self.scratch, plan, self.n_threads)
+                        self.slots[st.slot], self.scratch, plan, self.n_threads,
+                        self.default_bin, totals)
+        if node == 0:
+            st.sum_g = totals[0]
+            st.sum_h = totals[1]
 
     cdef bint _may_split(self, int node, int n_leaves) noexcept nogil:
         cdef node_state* st = &self.states[node]
@@ -338,7 +400,7 @@ cdef class TreeGrower:
                                    st.lower, st.upper)
 
     cdef void _subtract_and_evaluate(self, int small, int large, bint need_small,
-                                     bint need_large) noexcept nogil:
+                                     bint need_large, bint large_built) noexcept nogil:
         """The larger child's histogram is its parent's minus the smaller one's
         (the parent's buffer is already the larger child's slot); then both
         children that may split look for their best split. With two children
@@ -351,12 +413,13 @@ cdef class TreeGrower:
                 if t == 0:
                     self._evaluate_with(small, self.per_feature, 1, 0)
                 else:
-                    subtract_histograms(self.slots[self.states[large].slot],
-                                        self.slots[self.states[small].slot],
-                                        self.n_entries, 1)
+                    if not large_built:
+                        subtract_histograms(self.slots[self.states[large].slot],
+                                            self.slots[self.states[small].slot],
+                                            self.n_entries, 1)
                     self._evaluate_with(large, self.per_feature + self.n_features, 1, 1)
             return
-        if need_large:
+        if need_large and not large_built:
             subtract_histograms(self.slots[self.states[large].slot],
                                 self.slots[self.states[small].slot],
                                 self.n_entries, self.n_threads)
@@ -403,7 +466,7 @@ cdef class TreeGrower:
         cdef Py_ssize_t i, n_left
         cdef int n_leaves = 1, pick, k, p, left, right, small, large, f, slot
         cdef SUM_C G = 0.0, H = 0.0
-        cdef bint may_l, may_r, need_small, need_large
+        cdef bint may_l, may_r, need_small, need_large, large_built
         cdef split_info s
         cdef node_state* st
         self.nodes.clear()
@@ -422,17 +485,14 @@ cdef class TreeGrower:
             self.node_groups.assign(self.n_groups, 0)
         self._new_node(0, n_sample, 0.0, 0.0, 0, learning_rate)
         # The root's histogram is built even when it cannot split: its sums
-        # come from it (feature 0's entries, the missing bin included).
+        # come from the same pass.
         slot = self._acquire_slot()
         if slot < 0:
             return -1
         self.states[0].slot = slot
         self._build(0)
-        for k in range(self.bin_offsets[1]):
-            G += self.slots[self.states[0].slot][k].sum_g
-            H += self.slots[self.states[0].slot][k].sum_h
-        self.states[0].sum_g = G
-        self.states[0].sum_h = H
+        G = self.states[0].sum_g
+        H = self.states[0].sum_h
         self.nodes[0].value = learning_rate * leaf_weight(G, H, &self.params)
         self.nodes[0].cover = H
         if self._may_split(0, 1):
@@ -456,9 +516,20 @@ cdef class TreeGrower:
             open_nodes.erase(open_nodes.begin() + pick)
             s = self.states[p].split
             st = &self.states[p]
-            n_left = partition(&self.X_columns[s.feature, 0], 1, &self.rows[st.start],
-                               st.end - st.start, s.bin, self.n_bins[s.feature], s.default_left,
-                               &self.buffer[0], &self.chunk_counts[0], self.n_threads)
+            if self.is_sparse:
+                f = s.feature
+                sparse_column(&self.col_rows[self.col_ptr[f]] if self.col_ptr[f + 1] > self.col_ptr[f] else NULL,
+                              &self.col_bins[self.col_ptr[f]] if self.col_ptr[f + 1] > self.col_ptr[f] else NULL,
+                              self.col_ptr[f + 1] - self.col_ptr[f], self.default_bin[f],
+                              &self.rows[st.start], st.end - st.start, &self.column[0])
+                n_left = partition(&self.column[0], 1, &self.rows[st.start],
+                                   st.end - st.start, s.bin, self.n_bins[f], s.default_left,
+                                   &self.buffer[0], &self.chunk_counts[0], self.n_threads)
+            else:
+                n_left = partition(&self.X_columns[s.feature, 0], 1, &self.rows[st.start],
+                                   st.end - st.start, s.bin, self.n_bins[s.feature],
+                                   s.default_left, &self.buffer[0], &self.chunk_counts[0],
+                                   self.n_threads)
             left = self._new_node(st.start, st.start + n_left, s.sum_g_left, s.sum_h_left,
                                   st.depth + 1, learning_rate)
             st = &self.states[p]   # push_back may have moved the vector
@@ -499,15 +570,29 @@ cdef class TreeGrower:
             st = &self.states[p]
             need_small = may_l if small == left else may_r
             need_large = may_l if large == left else may_r
-            if need_large:
+            large_built = False
+            if need_large and st.slot < 0:
+                # the parent's histogram was dropped: build the larger child too
+                slot = self._acquire_slot()
+                if slot < 0:
+                    return -1
+                self.states[large].slot = slot
+                self._build(large)
+                large_built = True
+            elif need_large:
                 self.states[large].slot = st.slot   # becomes its histogram below
             else:
                 self._release_slot(st.slot)
+            st = &self.states[p]
             st.slot = -1
-            self._subtract_and_evaluate(small, large, need_small, need_large)
+            self._subtract_and_evaluate(small, large, need_small, need_large, large_built)
             for k in range(left, right + 1):
                 if self.states[k].split.feature >= 0:
                     open_nodes.push_back(k)
+                    if self._held_slots() > self.max_slots - 2:
+                        # over the memory budget: this node will build both children
+                        self._release_slot(self.states[k].slot)
+                        self.states[k].slot = -1
                 else:
                     self._release_slot(self.states[k].slot)
                     self.states[k].slot = -1
@@ -561,3 +646,12 @@ cdef class TreeGrower:
         starts = np.array([self.states[k].start for k in range(self.nodes.size())], dtype=np.intp)
         ends = np.array([self.states[k].end for k in range(self.nodes.size())], dtype=np.intp)
         return np.asarray(self.rows)[:ends[0]].copy(), starts, ends
+
+
+def py_set_hist_memory(Py_ssize_t n_bytes):
+    """Set the histogram memory budget (``HIST_MEMORY_BYTES``) of growers created
+    afterwards; returns the previous value (tests)."""
+    global HIST_MEMORY_BYTES
+    old = HIST_MEMORY_BYTES
+    HIST_MEMORY_BYTES = n_bytes
+    return old

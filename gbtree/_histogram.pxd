@@ -1,4 +1,14 @@
+from libc.stdint cimport int32_t, int64_t
+
 from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry
+
+cdef struct sparse_binned:
+    # A binned sparse matrix, row-wise: row r's stored entries are
+    # k = indptr[r] .. indptr[r + 1] - 1, of feature indices[k] and bin bins[k];
+    # an absent entry of feature f is in f's default bin.
+    const int64_t* indptr
+    const int32_t* indices
+    const X_BINNED_C* bins
 
 cdef struct hist_plan:
     # How a histogram build is cut into tasks (row chunk x feature block).
@@ -12,12 +22,13 @@ cdef struct hist_plan:
 cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries,
                          int max_chunks, int n_threads) noexcept nogil
 
-cdef void build_histogram(const X_BINNED_C[:, ::1] X_binned,
+cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
                           const IDX_C* rows, Py_ssize_t n_rows,
                           const G_H_C* gh,
                           const int* bin_offsets, int n_features,
                           hist_entry* out, hist_entry* scratch,
-                          hist_plan plan, int n_threads) noexcept nogil
+                          hist_plan plan, int n_threads,
+                          const X_BINNED_C* default_bin, SUM_C* totals) noexcept nogil
 
 cdef void subtract_histograms(hist_entry* parent, const hist_entry* child,
                               Py_ssize_t n_entries, int n_threads) noexcept nogil

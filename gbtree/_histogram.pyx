@@ -14,6 +14,8 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.string cimport memset
 
+from libc.stdint cimport int32_t, int64_t
+
 from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry
 
 cdef extern from *:
@@ -27,6 +29,8 @@ cdef extern from *:
     void GBT_PREFETCH(const void* p) noexcept nogil
 
 cdef enum:
+    # At most this many row chunks (private buffers) per build.
+    MAX_HIST_CHUNKS = 64
     # Rows per chunk below which splitting rows across buffers does not pay.
     MIN_CHUNK_ROWS = 16384
     # Memory cap for the per-chunk private histograms, in entries.
@@ -43,6 +47,8 @@ cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries
     cdef Py_ssize_t n_chunks = n_rows // MIN_CHUNK_ROWS
     if n_chunks > max_chunks:
         n_chunks = max_chunks
+    if n_chunks > MAX_HIST_CHUNKS:
+        n_chunks = MAX_HIST_CHUNKS
     if n_chunks * n_entries > MAX_SCRATCH_ENTRIES:
         n_chunks = MAX_SCRATCH_ENTRIES // n_entries
     if n_chunks < 2:
@@ -63,10 +69,10 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
                              const IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi,
                              const G_H_C* gh,
                              const int* bin_offsets, int f_lo, int f_hi,
-                             hist_entry* hist) noexcept nogil:
+                             hist_entry* hist, SUM_C* total) noexcept nogil:
     cdef Py_ssize_t i, r, pf_end = hi - PREFETCH_ROWS
     cdef int f
-    cdef SUM_C g, h
+    cdef SUM_C g, h, tg = 0.0, th = 0.0
     cdef const X_BINNED_C* row
     cdef hist_entry* e
     if pf_end < lo:
@@ -79,24 +85,98 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
         r = rows[i]
         g = gh[2 * r]
         h = gh[2 * r + 1]
+        tg += g
+        th += h
         row = X + r * stride
         for f in range(f_lo, f_hi):
             e = &hist[bin_offsets[f] + row[f]]
             e.sum_g += g
             e.sum_h += h
+    if total != NULL:
+        total[0] = tg
+        total[1] = th
 
 
-cdef void build_histogram(const X_BINNED_C[:, ::1] X_binned,
+cdef inline void _accumulate_csr(const sparse_binned* S,
+                                 const IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi,
+                                 const G_H_C* gh,
+                                 const int* bin_offsets, int f_lo, int f_hi, bint all_features,
+                                 hist_entry* hist, SUM_C* total) noexcept nogil:
+    """``_accumulate`` over the stored entries of the rows only (the default bins
+    get nothing here: ``_recover_default_bins`` fills them)."""
+    cdef Py_ssize_t i, r, k, pf_end = hi - PREFETCH_ROWS
+    cdef int f
+    cdef SUM_C g, h, tg = 0.0, th = 0.0
+    cdef hist_entry* e
+    if pf_end < lo:
+        pf_end = lo
+    for i in range(lo, hi):
+        if i < pf_end:
+            r = rows[i + PREFETCH_ROWS]
+            GBT_PREFETCH(S.indices + S.indptr[r])
+            GBT_PREFETCH(gh + 2 * r)
+        r = rows[i]
+        g = gh[2 * r]
+        h = gh[2 * r + 1]
+        tg += g
+        th += h
+        if all_features:
+            for k in range(S.indptr[r], S.indptr[r + 1]):
+                e = &hist[bin_offsets[S.indices[k]] + S.bins[k]]
+                e.sum_g += g
+                e.sum_h += h
+        else:
+            for k in range(S.indptr[r], S.indptr[r + 1]):
+                f = S.indices[k]
+                if f >= f_lo and f < f_hi:
+                    e = &hist[bin_offsets[f] + S.bins[k]]
+                    e.sum_g += g
+                    e.sum_h += h
+    if total != NULL:
+        total[0] = tg
+        total[1] = th
+
+
+cdef void _recover_default_bins(hist_entry* hist, const int* bin_offsets, int n_features,
+                                const X_BINNED_C* default_bin, SUM_C G, SUM_C H,
+                                int n_threads) noexcept nogil:
+    """Each feature's default-bin entry becomes the node totals minus its other
+    entries (summed in bin order): the same arithmetic for a dense and a sparse
+    matrix, whose default bins are never accumulated."""
+    cdef int f
+    cdef Py_ssize_t b, d
+    cdef SUM_C sg, sh
+    if bin_offsets[n_features] < MIN_PARALLEL_WORK:
+        n_threads = 1
+    for f in prange(n_features, schedule='static', num_threads=n_threads, nogil=True):
+        d = bin_offsets[f] + default_bin[f]
+        sg = 0.0
+        sh = 0.0
+        for b in range(bin_offsets[f], bin_offsets[f + 1]):
+            if b != d:
+                sg = sg + hist[b].sum_g
+                sh = sh + hist[b].sum_h
+        hist[d].sum_g = G - sg
+        hist[d].sum_h = H - sh
+
+
+cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
                           const IDX_C* rows, Py_ssize_t n_rows,
                           const G_H_C* gh,
                           const int* bin_offsets, int n_features,
                           hist_entry* out, hist_entry* scratch,
-                          hist_plan plan, int n_threads) noexcept nogil:
-    """Histogram of ``rows[0:n_rows]`` into ``out`` (overwritten).
+                          hist_plan plan, int n_threads,
+                          const X_BINNED_C* default_bin, SUM_C* totals) noexcept nogil:
+    """Histogram of ``rows[0:n_rows]`` into ``out`` (overwritten), from the dense
+    binned matrix ``X`` (C order, n_features columns) or, when ``S`` is not NULL,
+    from its stored entries.
 
     ``gh`` holds the interleaved (gradient, hessian) pairs of all rows.
     ``scratch`` must hold ``plan.n_chunks * n_entries`` entries when
-    ``plan.n_chunks > 1``.
+    ``plan.n_chunks > 1``. ``totals`` (if not NULL) gets the rows' sums of g and h,
+    summed chunk by chunk like the bins. With ``default_bin`` (then ``totals`` is
+    required) every feature's default bin is recovered from the totals
+    (``_recover_default_bins``): required for sparse input.
     """
     cdef Py_ssize_t n_entries = bin_offsets[n_features]
     cdef int n_tasks = plan.n_chunks * plan.n_fblocks
@@ -104,7 +184,8 @@ cdef void build_histogram(const X_BINNED_C[:, ::1] X_binned,
     cdef Py_ssize_t lo, hi, b
     cdef hist_entry* dest
     cdef SUM_C sg, sh
-    cdef const X_BINNED_C* X = &X_binned[0, 0]
+    cdef SUM_C chunk_totals[2 * MAX_HIST_CHUNKS]
+    cdef SUM_C* chunk_total
     if n_rows * n_features < MIN_PARALLEL_WORK:
         n_threads = 1   # a thread team costs more than the work
     for task in prange(n_tasks, schedule='static', num_threads=n_threads, nogil=True):
@@ -120,10 +201,20 @@ cdef void build_histogram(const X_BINNED_C[:, ::1] X_binned,
             dest = out
         else:
             dest = scratch + c * n_entries
+        chunk_total = NULL
+        if fb == 0:
+            chunk_total = &chunk_totals[2 * c]
+            chunk_total[0] = 0.0
+            chunk_total[1] = 0.0
         memset(dest + bin_offsets[f_lo], 0,
                (bin_offsets[f_hi] - bin_offsets[f_lo]) * sizeof(hist_entry))
         if lo < hi:
-            _accumulate(X, n_features, rows, lo, hi, gh, bin_offsets, f_lo, f_hi, dest)
+            if S != NULL:
+                _accumulate_csr(S, rows, lo, hi, gh, bin_offsets, f_lo, f_hi,
+                                plan.n_fblocks == 1, dest, chunk_total)
+            else:
+                _accumulate(X, n_features, rows, lo, hi, gh, bin_offsets, f_lo, f_hi, dest,
+                            chunk_total)
     if plan.n_chunks > 1:
         for b in prange(n_entries, schedule='static', num_threads=n_threads, nogil=True):
             sg = 0.0
@@ -133,6 +224,16 @@ cdef void build_histogram(const X_BINNED_C[:, ::1] X_binned,
                 sh = sh + scratch[k * n_entries + b].sum_h
             out[b].sum_g = sg
             out[b].sum_h = sh
+    if totals != NULL:
+        sg = 0.0
+        sh = 0.0
+        for k in range(plan.n_chunks):
+            sg = sg + chunk_totals[2 * k]
+            sh = sh + chunk_totals[2 * k + 1]
+        totals[0] = sg
+        totals[1] = sh
+        if default_bin != NULL:
+            _recover_default_bins(out, bin_offsets, n_features, default_bin, sg, sh, n_threads)
 
 
 cdef void subtract_histograms(hist_entry* parent, const hist_entry* child,
@@ -149,26 +250,62 @@ cdef void subtract_histograms(hist_entry* parent, const hist_entry* child,
 # ---------------------------------------------------------------- Python wrappers
 # Used by the tests to compare the kernels with gbtree._reference.
 
-def py_build_histogram(const X_BINNED_C[:, ::1] X_binned, const IDX_C[::1] rows,
+def py_build_histogram(X_binned, const IDX_C[::1] rows,
                        const G_H_C[::1] grad, const G_H_C[::1] hess,
-                       const int[::1] bin_offsets, int n_threads=1, int max_chunks=16):
-    """Histogram of the given rows as an (n_entries, 2) float64 array [sum_g, sum_h]."""
+                       const int[::1] bin_offsets, int n_threads=1, int max_chunks=16,
+                       default_bin=None, bint return_totals=False):
+    """Histogram of the given rows as an (n_entries, 2) float64 array [sum_g, sum_h].
+
+    ``X_binned``: a dense uint8 matrix or a ``binning.SparseBinned``;
+    ``default_bin``: recover every feature's default bin from the totals (required
+    for sparse input); ``return_totals``: also return the rows' (sum_g, sum_h).
+    """
     cdef int n_features = bin_offsets.shape[0] - 1
     cdef Py_ssize_t n_entries = bin_offsets[n_features]
     cdef hist_plan plan = make_plan(rows.shape[0], n_features, n_entries, max_chunks, n_threads)
+    cdef sparse_binned S
+    cdef const X_BINNED_C[:, ::1] dense
+    cdef const int64_t[::1] indptr
+    cdef const int32_t[::1] indices
+    cdef const X_BINNED_C[::1] bins, defaults
+    cdef const X_BINNED_C* X = NULL
+    cdef const sparse_binned* S_ptr = NULL
+    cdef const X_BINNED_C* default_ptr = NULL
+    cdef SUM_C totals[2]
+    if isinstance(X_binned, np.ndarray):
+        dense = X_binned
+        if dense.shape[0] > 0 and dense.shape[1] > 0:
+            X = &dense[0, 0]
+    else:
+        indptr = X_binned.indptr
+        indices = X_binned.indices
+        bins = X_binned.bins
+        S.indptr = &indptr[0]
+        S.indices = &indices[0] if indices.shape[0] > 0 else NULL
+        S.bins = &bins[0] if bins.shape[0] > 0 else NULL
+        S_ptr = &S
+        if default_bin is None:
+            raise ValueError("sparse input needs default_bin")
+    if default_bin is not None:
+        defaults = default_bin
+        default_ptr = &defaults[0]
     out = np.zeros((n_entries, 2), dtype=np.float64)
     scratch = np.zeros((max(plan.n_chunks, 1) * n_entries, 2), dtype=np.float64)
     gh = interleave(grad, hess)
     cdef double[:, ::1] out_v = out
     cdef double[:, ::1] scratch_v = scratch
     cdef const G_H_C[::1] gh_v = gh
-    if n_entries == 0:
-        return out
-    with nogil:
-        build_histogram(X_binned, &rows[0] if rows.shape[0] > 0 else NULL, rows.shape[0],
-                        &gh_v[0] if gh_v.shape[0] > 0 else NULL, &bin_offsets[0], n_features,
-                        <hist_entry*>&out_v[0, 0], <hist_entry*>&scratch_v[0, 0],
-                        plan, n_threads)
+    totals[0] = 0.0
+    totals[1] = 0.0
+    if n_entries > 0:
+        with nogil:
+            build_histogram(X, S_ptr, &rows[0] if rows.shape[0] > 0 else NULL, rows.shape[0],
+                            &gh_v[0] if gh_v.shape[0] > 0 else NULL, &bin_offsets[0],
+                            n_features, <hist_entry*>&out_v[0, 0],
+                            <hist_entry*>&scratch_v[0, 0], plan, n_threads,
+                            default_ptr, totals)
+    if return_totals:
+        return out, (totals[0], totals[1])
     return out
 
 

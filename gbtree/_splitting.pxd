@@ -1,3 +1,5 @@
+from libc.stdint cimport uint32_t
+
 from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry
 
 cdef enum:
@@ -38,3 +40,8 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
                           Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
                           int n_threads) noexcept nogil
+
+cdef void sparse_column(const uint32_t* col_rows, const X_BINNED_C* col_bins,
+                        Py_ssize_t col_len, X_BINNED_C default_bin,
+                        const IDX_C* rows, Py_ssize_t n_rows,
+                        X_BINNED_C* column) noexcept nogil

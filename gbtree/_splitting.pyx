@@ -12,6 +12,7 @@ import numpy as np
 from cython.parallel cimport prange
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.math cimport fabs, INFINITY
+from libc.stdint cimport uint32_t, int64_t
 from libc.string cimport memcpy, memmove
 
 from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry
@@ -401,6 +402,50 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
     return n_left
 
 
+cdef void sparse_column(const uint32_t* col_rows, const X_BINNED_C* col_bins,
+                        Py_ssize_t col_len, X_BINNED_C default_bin,
+                        const IDX_C* rows, Py_ssize_t n_rows,
+                        X_BINNED_C* column) noexcept nogil:
+    """``column[r]`` = bin of row r for each of the (increasing) ``rows``, from one
+    feature's stored entries (``col_rows`` increasing; absent = ``default_bin``).
+    Other entries of ``column`` may be overwritten too.
+
+    A column with few entries for the node is scattered (O(n_rows + col_len));
+    otherwise each row is found by a galloping search from the previous one
+    (O(n_rows log(col_len / n_rows)))."""
+    cdef Py_ssize_t i, k, lo, hi, mid, step, pos = 0
+    cdef IDX_C r
+    if col_len <= 4 * n_rows:
+        for i in range(n_rows):
+            column[rows[i]] = default_bin
+        for k in range(col_len):
+            column[col_rows[k]] = col_bins[k]
+        return
+    for i in range(n_rows):
+        r = rows[i]
+        lo = pos
+        if lo < col_len and col_rows[lo] < r:
+            step = 1
+            while lo + step < col_len and col_rows[lo + step] < r:
+                lo += step
+                step <<= 1
+            hi = lo + step
+            if hi > col_len:
+                hi = col_len
+            lo += 1
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if col_rows[mid] < r:
+                    lo = mid + 1
+                else:
+                    hi = mid
+        pos = lo
+        if pos < col_len and col_rows[pos] == r:
+            column[r] = col_bins[pos]
+        else:
+            column[r] = default_bin
+
+
 # ---------------------------------------------------------------- Python wrappers
 # Used by the tests to compare the kernels with gbtree._reference.
 
@@ -459,3 +504,15 @@ def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature
         return 0
     return partition(&X_binned[0, feature], X_binned.shape[1], &rows[0], n, bin, missing_bin,
                      default_left, &buf_v[0], &counts_v[0], n_threads)
+
+
+def py_sparse_column(const uint32_t[::1] col_rows, const X_BINNED_C[::1] col_bins,
+                     int default_bin, const IDX_C[::1] rows, Py_ssize_t n_total):
+    """Bins of ``rows`` for one sparse column, as a uint8 array of len(rows) (tests)."""
+    column = np.zeros(max(n_total, 1), dtype=np.uint8)
+    cdef X_BINNED_C[::1] col_v = column
+    if rows.shape[0] > 0:
+        sparse_column(&col_rows[0] if col_rows.shape[0] > 0 else NULL,
+                      &col_bins[0] if col_bins.shape[0] > 0 else NULL, col_rows.shape[0],
+                      <X_BINNED_C>default_bin, &rows[0], rows.shape[0], &col_v[0])
+    return column[np.asarray(rows)]

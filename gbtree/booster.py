@@ -15,13 +15,14 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._grower import TreeGrower
 from ._typedefs import G_H_DTYPE
 from .binning import BinMapper
 from .callback import LogEvaluation, TrainingState
-from ._predictor import add_tree_binned_rows
-from .tree import TreeEnsemble, add_trees_to_raw
+from .binning import canonical_csr
+from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 
 
 @dataclass
@@ -51,6 +52,7 @@ class BoostParams:
     feature_weights: object = None
     interaction_constraints: object = None
     monotone_constraints: object = None
+    absent_as_missing: bool = False
     seed: int = 0
 
 
@@ -120,7 +122,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
 
     Parameters
     ----------
-    X : ndarray (n_rows, n_features), float32 or float64, NaN = missing
+    X : ndarray (n_rows, n_features), float32 or float64, NaN = missing; or a
+        scipy.sparse matrix (absent entries: 0, or missing with
+        ``params.absent_as_missing``)
     y : ndarray (n_rows,), float64 (class codes for classifiers)
     objective : objectives.Objective
     params : BoostParams
@@ -141,8 +145,11 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         ``evals_result``, ``best_iteration``, ``best_score``, ``bin_mapper``
     """
     t0 = time.perf_counter()
+    if sp.issparse(X):
+        X = canonical_csr(X)
     if init_model is None:
-        mapper = BinMapper(params.max_bin, random_state=random_state).fit(X, sample_weight)
+        mapper = BinMapper(params.max_bin, random_state=random_state,
+                           absent_as_missing=params.absent_as_missing).fit(X, sample_weight)
     else:
         mapper = init_model[1]
         if X.shape[1] != init_model[0].n_features:
@@ -158,8 +165,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         ensemble = copy.deepcopy(init_model[0])
     # the same sums in the same order as the grower's updates: continuing is exact
     raw = ensemble.predict_raw_binned(X_binned, mapper.n_bins_, n_threads)
+    absent = np.nan if mapper.absent_as_missing else 0.0
     for ev in eval_sets:
-        ev.raw = ensemble.predict_raw(ev.X, n_threads)
+        ev.raw = ensemble.predict_raw(ev.X, n_threads, absent=absent)
     grad = np.empty((K, n_rows), dtype=G_H_DTYPE)
     hess = np.empty((K, n_rows), dtype=G_H_DTYPE)
     grower = TreeGrower(
@@ -171,6 +179,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         colsample_bynode=params.colsample_bynode, feature_weights=params.feature_weights,
         interaction_groups=params.interaction_constraints,
         monotone_constraints=params.monotone_constraints,
+        default_bin=mapper.default_bins(),
     )
     rounds_before = ensemble.n_trees // K   # warm start: round numbers continue
     oob = params.subsample < 1.0 and params.sampling_method == "uniform"
@@ -226,7 +235,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             oob_scores.append(after)
         n_rounds += 1
         for ev in eval_sets:
-            add_trees_to_raw(ev.X, trees, range(K), ev.raw, n_threads)
+            add_trees_to_raw(ev.X, trees, range(K), ev.raw, n_threads, absent=absent)
             pred = objective.transform(ev.raw)
             for m in metrics:
                 state.evals_result[ev.name][m.name].append(

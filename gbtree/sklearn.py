@@ -3,6 +3,7 @@ import contextlib
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -16,9 +17,11 @@ from . import objectives as _obj
 from ._threads import effective_n_threads
 from .callback import EarlyStopping
 from .metrics import get_metric, ndcg_per_query
+from .binning import canonical_csr
 from .tree import IMPORTANCE_TYPES, add_trees_to_raw
 
 _INPUT_DTYPES = [np.float64, np.float32]
+_SPARSE_FORMATS = ("csr", "csc", "coo")
 _FAST_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
 
@@ -150,6 +153,12 @@ _SHARED_PARAMS_DOC = """
         feature index or name to +1 / -1. XGBoost's rule: leaf weights are kept
         within bounds set by the constrained splits above them. Not available
         with the objectives that refit leaves (absolute error, quantile, Huber).
+    absent_as_missing : bool, default=False
+        For a ``scipy.sparse`` X: an absent entry is a 0 (False: the model is
+        the one fit on ``X.toarray()``, bit for bit) or a missing value (True,
+        XGBoost's convention: absent entries follow each split's learned
+        default direction). A stored NaN is always missing, a stored 0 always 0.
+        Dense input is not affected.
 """
 
 _SHARED_DEFAULTS = dict(
@@ -160,7 +169,7 @@ _SHARED_DEFAULTS = dict(
     importance_type="total_gain", warm_start=False, subsample=1.0, sampling_method="uniform",
     top_rate=0.2, other_rate=0.1, colsample_bytree=1.0, colsample_bylevel=1.0,
     colsample_bynode=1.0, feature_weights=None, interaction_constraints=None,
-    monotone_constraints=None,
+    monotone_constraints=None, absent_as_missing=False,
 )
 
 
@@ -191,8 +200,9 @@ class _GBTModel(BaseEstimator):
             _check_number(name, getattr(self, name), "real", 0)
         _check_number("verbosity", self.verbosity, "int", 0, 3)
         _check_number("log_period", self.log_period, "int", 1)
-        if not isinstance(self.warm_start, (bool, np.bool_)):
-            raise TypeError(f"warm_start must be a bool, got {self.warm_start!r}")
+        for name in ("warm_start", "absent_as_missing"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}")
         _check_number("validation_fraction", self.validation_fraction, "real", 0, 1)
         if self.validation_fraction >= 1:
             raise ValueError(f"validation_fraction must be < 1, got {self.validation_fraction!r}")
@@ -221,6 +231,7 @@ class _GBTModel(BaseEstimator):
             min_child_weight=float(self.min_child_weight), reg_lambda=float(self.reg_lambda),
             reg_alpha=float(self.reg_alpha), gamma=float(self.gamma),
             max_delta_step=float(self.max_delta_step), verbosity=int(self.verbosity),
+            absent_as_missing=bool(self.absent_as_missing),
             log_period=int(self.log_period), subsample=float(self.subsample),
             sampling_method=self.sampling_method, top_rate=float(self.top_rate),
             other_rate=float(self.other_rate), colsample_bytree=float(self.colsample_bytree),
@@ -228,12 +239,25 @@ class _GBTModel(BaseEstimator):
             colsample_bynode=float(self.colsample_bynode),
         )
 
+    def _check_x(self, X, reset, y=None, y_numeric=False):
+        """validate_data with sparse matrices accepted (as canonical CSR, never dense)."""
+        with _numeric_x():
+            if y is None:
+                out = validate_data(self, X, dtype=_INPUT_DTYPES, ensure_all_finite=False,
+                                    accept_sparse=_SPARSE_FORMATS, reset=reset)
+            else:
+                out = validate_data(self, X, y, dtype=_INPUT_DTYPES, ensure_all_finite=False,
+                                    accept_sparse=_SPARSE_FORMATS, y_numeric=y_numeric,
+                                    reset=reset)
+        X = out if y is None else out[0]
+        if sp.issparse(X):
+            X = canonical_csr(X)
+        return X if y is None else (X, out[1])
+
     def _validate_fit_data(self, X, y, sample_weight, y_numeric):
         # continuing a model: X must have the fitted model's columns
         continuing = self.warm_start is True and hasattr(self, "_ensemble")
-        with _numeric_x():
-            X, y = validate_data(self, X, y, dtype=_INPUT_DTYPES, ensure_all_finite=False,
-                                 y_numeric=y_numeric, reset=not continuing)
+        X, y = self._check_x(X, not continuing, y, y_numeric)
         if sample_weight is not None:
             # rejects wrong lengths, NaN/inf, negative values and all zeros
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
@@ -249,9 +273,7 @@ class _GBTModel(BaseEstimator):
                 and X.shape[0] > 0 and X.shape[1] == self.n_features_in_
                 and not hasattr(self, "feature_names_in_")):
             return X
-        with _numeric_x():
-            return validate_data(self, X, dtype=_INPUT_DTYPES, ensure_all_finite=False,
-                                 reset=False)
+        return self._check_x(X, reset=False)
 
     # ------------------------------------------------------------------ fit / predict
     def _metrics(self, objective):
@@ -305,8 +327,7 @@ class _GBTModel(BaseEstimator):
         for i, pair in enumerate(eval_set):
             if not isinstance(pair, (list, tuple)) or len(pair) != 2:
                 raise TypeError(f"eval_set[{i}] must be an (X, y) pair")
-            X_val = validate_data(self, pair[0], dtype=_INPUT_DTYPES, ensure_all_finite=False,
-                                  reset=False)
+            X_val = self._check_x(pair[0], reset=False)
             y_val = np.asarray(pair[1])
             if y_val.ndim != 1 or y_val.shape[0] != X_val.shape[0]:
                 raise ValueError(f"eval_set[{i}]: y must be 1-D with one value per row of X")
@@ -499,6 +520,9 @@ class _GBTModel(BaseEstimator):
         if not same:
             raise ValueError("warm_start=True continues the fitted model, but the objective or "
                              "its parameters changed; set warm_start=False to refit")
+        if bool(self.absent_as_missing) != (self._absent() != 0.0):
+            raise ValueError("warm_start=True continues the fitted model, but absent_as_missing "
+                             "changed; set warm_start=False to refit")
         if self.n_estimators < self.n_estimators_:
             raise ValueError(f"n_estimators={self.n_estimators} must be >= n_estimators_="
                              f"{self.n_estimators_} when warm_start=True")
@@ -527,7 +551,8 @@ class _GBTModel(BaseEstimator):
     def _raw_predict(self, X, iteration_range=None):
         X = self._validate_predict_data(X)
         return self._ensemble.predict_raw(X, effective_n_threads(self.n_jobs),
-                                          self._tree_range(iteration_range))
+                                          self._tree_range(iteration_range),
+                                          absent=self._absent())
 
     def _staged_raw(self, X):
         X = self._validate_predict_data(X)
@@ -537,7 +562,8 @@ class _GBTModel(BaseEstimator):
         raw = np.empty((X.shape[0], K), dtype=np.float64)
         raw[:] = ens.base_score
         for r in range(self.n_estimators_):
-            add_trees_to_raw(X, [ens.tree(r * K + k) for k in range(K)], range(K), raw, n_threads)
+            add_trees_to_raw(X, [ens.tree(r * K + k) for k in range(K)], range(K), raw, n_threads,
+                             absent=self._absent())
             yield raw.copy()   # the caller may keep every stage
 
     @property
@@ -604,7 +630,11 @@ class _GBTModel(BaseEstimator):
             tree ``t`` belongs to round ``t // K`` and class ``classes_[t % K]``.
         """
         X = self._validate_predict_data(X)
-        return self._ensemble.apply(X, effective_n_threads(self.n_jobs))
+        return self._ensemble.apply(X, effective_n_threads(self.n_jobs), absent=self._absent())
+
+    def _absent(self):
+        """The value of an absent entry of a sparse X for this fitted model."""
+        return np.nan if getattr(self._bin_mapper, "absent_as_missing", False) else 0.0
 
     def _output_names(self):
         return getattr(self, "classes_", None) if self._ensemble.n_outputs > 1 else None
@@ -676,7 +706,8 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  importance_type="total_gain", warm_start=False, subsample=1.0,
                  sampling_method="uniform", top_rate=0.2, other_rate=0.1, colsample_bytree=1.0,
                  colsample_bylevel=1.0, colsample_bynode=1.0, feature_weights=None,
-                 interaction_constraints=None, monotone_constraints=None):
+                 interaction_constraints=None, monotone_constraints=None,
+                 absent_as_missing=False):
         self.objective = objective
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
@@ -779,7 +810,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  subsample=1.0, sampling_method="uniform", top_rate=0.2, other_rate=0.1,
                  colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0,
                  feature_weights=None, interaction_constraints=None,
-                 monotone_constraints=None):
+                 monotone_constraints=None, absent_as_missing=False):
         self.objective = objective
         self.class_weight = class_weight
         _set_shared(self, locals())
@@ -1004,7 +1035,8 @@ class GBTRanker(_GBTModel):
                  importance_type="total_gain", warm_start=False, subsample=1.0,
                  sampling_method="uniform", top_rate=0.2, other_rate=0.1, colsample_bytree=1.0,
                  colsample_bylevel=1.0, colsample_bynode=1.0, feature_weights=None,
-                 interaction_constraints=None, monotone_constraints=None):
+                 interaction_constraints=None, monotone_constraints=None,
+                 absent_as_missing=False):
         self.objective = objective
         self.lambdarank_truncation_level = lambdarank_truncation_level
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample

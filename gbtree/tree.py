@@ -9,6 +9,7 @@ so the model pickles as such.
 """
 import numpy as np
 
+from . import _predictor
 from ._predictor import apply_raw, compact_nodes, predict_binned, predict_raw
 from ._typedefs import NODE_DTYPE
 
@@ -114,11 +115,17 @@ class TreeEnsemble:
         return out
 
     def predict_raw_binned(self, X_binned, missing_bin, n_threads=1):
-        """Raw predictions from the binned matrix the model was trained on."""
+        """Raw predictions from the binned matrix the model was trained on (dense, or
+        a ``binning.SparseBinned``)."""
         out = np.empty((X_binned.shape[0], self.n_outputs), dtype=np.float64)
         out[:] = self.base_score
-        predict_binned(X_binned, missing_bin, self.nodes, self.tree_ptr, self.tree_class,
-                       out, n_threads)
+        if isinstance(X_binned, np.ndarray):
+            predict_binned(X_binned, missing_bin, self.nodes, self.tree_ptr, self.tree_class,
+                           out, n_threads)
+        elif self.n_trees > 0:
+            _predictor.predict_binned_csr(X_binned.indptr, X_binned.indices, X_binned.bins,
+                                          X_binned.default_bin, missing_bin, self.nodes,
+                                          self.tree_ptr, self.tree_class, out, n_threads)
         return out
 
     def apply(self, X, n_threads=1):
@@ -273,3 +280,15 @@ def add_trees_to_raw(X, trees, outputs, out, n_threads=1):
     ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     predict_raw(X, compact_nodes(np.concatenate(trees), ptr), ptr,
                 np.asarray(outputs, dtype=np.int32), out, n_threads)
+
+
+def add_tree_binned_rows(X_binned, missing_bin, tree, rows, out, output, n_threads=1):
+    """``out[r, output] += tree(X_binned[r])`` for the listed rows of the binned
+    training matrix (dense, or a ``binning.SparseBinned``)."""
+    if isinstance(X_binned, np.ndarray):
+        _predictor.add_tree_binned_rows(X_binned, missing_bin, tree, rows, out, output,
+                                        n_threads)
+    else:
+        _predictor.add_tree_binned_rows_csr(X_binned.indptr, X_binned.indices, X_binned.bins,
+                                            X_binned.default_bin, missing_bin, tree, rows, out,
+                                            output, n_threads)
