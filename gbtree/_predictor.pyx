@@ -518,7 +518,7 @@ cdef _binned_csr(const int64_t[::1] indptr, const int32_t[::1] indices,
     when ``rows`` is NULL) through every tree of ``tree_ptr``."""
     cdef Py_ssize_t n_csr_rows = indptr.shape[0] - 1, n_trees = tree_ptr.shape[0] - 1
     cdef Py_ssize_t nnz = bins.shape[0], n_features = default_bin.shape[0]
-    cdef Py_ssize_t block_rows, n_blocks, w, size, f
+    cdef Py_ssize_t block_rows, n_blocks, w, size
     cdef int n_workers, bad = 0
     cdef X_BINNED_C* scratch_p
     if n_csr_rows < 0:
