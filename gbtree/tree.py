@@ -8,9 +8,11 @@ All trees' nodes live in one ``NODE_DTYPE`` array; tree t owns
 so the model pickles as such.
 """
 import numpy as np
+import scipy.sparse as sp
 
 from . import _predictor
-from ._predictor import apply_raw, compact_nodes, predict_binned, predict_raw
+from ._predictor import (apply_raw, apply_raw_csr, compact_nodes, predict_binned, predict_raw,
+                         predict_raw_csr)
 from ._typedefs import NODE_DTYPE
 
 IMPORTANCE_TYPES = ("weight", "gain", "cover", "total_gain", "total_cover")
@@ -98,11 +100,12 @@ class TreeEnsemble:
         """The nodes of tree t (a view)."""
         return self.nodes[self.tree_ptr[t]:self.tree_ptr[t + 1]]
 
-    def predict_raw(self, X, n_threads=1, tree_range=None):
+    def predict_raw(self, X, n_threads=1, tree_range=None, absent=0.0):
         """Raw predictions, shape (n_rows, n_outputs), for float32/float64 X.
 
         ``tree_range=(start, stop)`` uses only trees ``start <= t < stop``
-        (the starting value is always included).
+        (the starting value is always included). X may be a CSR matrix, whose
+        absent entries then have the value ``absent`` (0.0, or NaN for missing).
         """
         out = np.empty((X.shape[0], self.n_outputs), dtype=np.float64)
         out[:] = self.base_score
@@ -110,8 +113,8 @@ class TreeEnsemble:
         if self._compact is None:   # the traversal copy, rebuilt when trees change
             self._compact = compact_nodes(self._nodes, self._tree_ptr)
         start, stop = (0, self.n_trees) if tree_range is None else tree_range
-        predict_raw(X, self._compact, self._tree_ptr[start:stop + 1],
-                    self._tree_class[start:stop], out, n_threads)
+        _predict_raw(X, self._compact, self._tree_ptr[start:stop + 1],
+                     self._tree_class[start:stop], out, n_threads, absent)
         return out
 
     def predict_raw_binned(self, X_binned, missing_bin, n_threads=1):
@@ -128,10 +131,18 @@ class TreeEnsemble:
                                           self.tree_ptr, self.tree_class, out, n_threads)
         return out
 
-    def apply(self, X, n_threads=1):
-        """Index (within its tree) of the leaf each row reaches, shape (n_rows, n_trees)."""
+    def apply(self, X, n_threads=1, absent=0.0):
+        """Index (within its tree) of the leaf each row reaches, shape (n_rows, n_trees).
+
+        X may be a CSR matrix, whose absent entries have the value ``absent``.
+        """
         out = np.empty((X.shape[0], self.n_trees), dtype=np.int32)
-        apply_raw(X, self.nodes, self.tree_ptr, out, n_threads)
+        if sp.issparse(X):
+            data, indices, indptr, n_features = _csr_parts(X)
+            apply_raw_csr(data, indices, indptr, n_features, absent, self.nodes,
+                          self.tree_ptr, out, n_threads)
+        else:
+            apply_raw(X, self.nodes, self.tree_ptr, out, n_threads)
         return out
 
     def feature_importances(self, importance_type="total_gain"):
@@ -274,12 +285,37 @@ class TreeEnsemble:
         return out
 
 
-def add_trees_to_raw(X, trees, outputs, out, n_threads=1):
-    """``out[:, outputs[j]] += trees[j](X)`` for a few new trees (NODE_DTYPE arrays)."""
+def add_trees_to_raw(X, trees, outputs, out, n_threads=1, absent=0.0):
+    """``out[:, outputs[j]] += trees[j](X)`` for a few new trees (NODE_DTYPE arrays).
+
+    X may be a CSR matrix, whose absent entries have the value ``absent``.
+    """
     sizes = np.array([t.shape[0] for t in trees], dtype=np.int64)
     ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    predict_raw(X, compact_nodes(np.concatenate(trees), ptr), ptr,
-                np.asarray(outputs, dtype=np.int32), out, n_threads)
+    _predict_raw(X, compact_nodes(np.concatenate(trees), ptr), ptr,
+                 np.asarray(outputs, dtype=np.int32), out, n_threads, absent)
+
+
+def _csr_parts(X):
+    """``(data, indices, indptr, n_features)`` of a canonical CSR matrix, in the
+    kernels' types (indptr is widened to int64: it is small)."""
+    if X.format != "csr":
+        raise TypeError(f"sparse X must be in CSR format, got {X.format!r}")
+    data = X.data
+    if data.dtype not in (np.float32, np.float64):
+        data = data.astype(np.float64)
+    return (data, np.asarray(X.indices, dtype=np.int32),
+            np.asarray(X.indptr, dtype=np.int64), X.shape[1])
+
+
+def _predict_raw(X, compact, tree_ptr, tree_class, out, n_threads, absent):
+    """``predict_raw`` for a dense array, ``predict_raw_csr`` for a CSR matrix."""
+    if sp.issparse(X):
+        data, indices, indptr, n_features = _csr_parts(X)
+        predict_raw_csr(data, indices, indptr, n_features, absent, compact, tree_ptr,
+                        tree_class, out, n_threads)
+    else:
+        predict_raw(X, compact, tree_ptr, tree_class, out, n_threads)
 
 
 def add_tree_binned_rows(X_binned, missing_bin, tree, rows, out, output, n_threads=1):
