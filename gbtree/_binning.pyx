@@ -2,7 +2,9 @@
 from cython cimport floating
 from cython.parallel cimport prange
 from libc.math cimport isnan
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t
+
+import numpy as np
 
 from ._typedefs cimport X_BINNED_C
 
@@ -47,16 +49,66 @@ def map_to_bins(const floating[:, :] X, const double[::1] cuts, const int[::1] c
                 binned[i, f] = _bin_one(X[i, f], &cuts[cut_ptr[f]], cut_ptr[f + 1] - cut_ptr[f])
 
 
-def map_csr_to_bins(const floating[::1] data, const int32_t[::1] indices, const int64_t[::1] indptr,
-                    const double[::1] cuts, const int[::1] cut_ptr, X_BINNED_C[::1] bins,
-                    int n_threads):
-    """``bins[k]`` = bin of the stored entry ``data[k]`` of a CSR matrix (its
-    feature is ``indices[k]``); the same mapping as ``map_to_bins``."""
-    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, i, k
-    cdef int f
-    if data.shape[0] == 0:
-        return
-    for i in prange(n_rows, schedule='static', num_threads=n_threads, nogil=True):
-        for k in range(indptr[i], indptr[i + 1]):
-            f = indices[k]
-            bins[k] = _bin_one(data[k], &cuts[cut_ptr[f]], cut_ptr[f + 1] - cut_ptr[f])
+def bin_sparse(const floating[::1] data, const int32_t[::1] indices, const int64_t[::1] indptr,
+               Py_ssize_t n_features, const double[::1] cuts, const int[::1] cut_ptr,
+               const X_BINNED_C[::1] default_bin, const int[::1] bin_offsets, int n_threads):
+    """Bin a canonical CSR matrix, keeping only the entries whose bin is not their
+    feature's default bin. Returns ``(indptr, entries, col_ptr, col_rows, col_bins)``:
+    row-wise histogram entries ``bin_offsets[f] + bin`` (uint32) and the same
+    entries column-wise (rows increasing within a column)."""
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, nnz = data.shape[0], i, k, f, pos
+    cdef int ff
+    bins_np = np.empty(max(nnz, 1), dtype=np.uint8)
+    cdef X_BINNED_C[::1] bins = bins_np
+    row_kept_np = np.zeros(n_rows + 1, dtype=np.int64)
+    cdef int64_t[::1] row_kept = row_kept_np
+    col_count_np = np.zeros(n_features + 1, dtype=np.int64)
+    cdef int64_t[::1] col_count = col_count_np
+    cdef int64_t kept
+    cdef X_BINNED_C b
+    with nogil:
+        for i in prange(n_rows, schedule='static', num_threads=n_threads):
+            kept = 0
+            for k in range(indptr[i], indptr[i + 1]):
+                ff = indices[k]
+                b = _bin_one(data[k], &cuts[cut_ptr[ff]], cut_ptr[ff + 1] - cut_ptr[ff])
+                bins[k] = b
+                if b != default_bin[ff]:
+                    kept = kept + 1
+            row_kept[i + 1] = kept
+        for i in range(n_rows):
+            row_kept[i + 1] += row_kept[i]
+    n_kept = row_kept[n_rows]
+    entries_np = np.empty(n_kept, dtype=np.uint32)
+    col_rows_np = np.empty(n_kept, dtype=np.uint32)
+    col_bins_np = np.empty(n_kept, dtype=np.uint8)
+    cdef uint32_t[::1] entries = entries_np
+    cdef uint32_t[::1] col_rows = col_rows_np
+    cdef X_BINNED_C[::1] col_bins = col_bins_np
+    with nogil:
+        for i in prange(n_rows, schedule='static', num_threads=n_threads):
+            pos = row_kept[i]
+            for k in range(indptr[i], indptr[i + 1]):
+                ff = indices[k]
+                if bins[k] != default_bin[ff]:
+                    entries[pos] = <uint32_t>(bin_offsets[ff] + bins[k])
+                    pos = pos + 1
+        # column-wise: count, offsets, then fill in row order
+        for i in range(n_rows):
+            for k in range(indptr[i], indptr[i + 1]):
+                ff = indices[k]
+                if bins[k] != default_bin[ff]:
+                    col_count[ff + 1] += 1
+        for f in range(n_features):
+            col_count[f + 1] += col_count[f]
+    col_ptr_np = col_count_np.copy()
+    cdef int64_t[::1] fill = col_count
+    with nogil:
+        for i in range(n_rows):
+            for k in range(indptr[i], indptr[i + 1]):
+                ff = indices[k]
+                if bins[k] != default_bin[ff]:
+                    col_rows[fill[ff]] = <uint32_t>i
+                    col_bins[fill[ff]] = bins[k]
+                    fill[ff] += 1
+    return row_kept_np, entries_np, col_ptr_np, col_rows_np, col_bins_np

@@ -112,8 +112,7 @@ cdef class TreeGrower:
     cdef const uint32_t[::1] col_rows
     cdef const X_BINNED_C[::1] col_bins
     cdef const int64_t[::1] s_indptr
-    cdef const int32_t[::1] s_indices
-    cdef const X_BINNED_C[::1] s_bins
+    cdef const uint32_t[::1] s_entries
     cdef X_BINNED_C[::1] column               # sparse: the split feature's bins by row
     cdef const X_BINNED_C[::1] default_bin_v
     cdef const X_BINNED_C* default_bin
@@ -175,11 +174,9 @@ cdef class TreeGrower:
             if default_bin is None:
                 raise ValueError("sparse input needs default_bin")
             self.s_indptr = X_binned.indptr
-            self.s_indices = X_binned.indices
-            self.s_bins = X_binned.bins
+            self.s_entries = X_binned.entries
             self.S.indptr = &self.s_indptr[0]
-            self.S.indices = &self.s_indices[0] if self.s_indices.shape[0] > 0 else NULL
-            self.S.bins = &self.s_bins[0] if self.s_bins.shape[0] > 0 else NULL
+            self.S.entries = &self.s_entries[0] if self.s_entries.shape[0] > 0 else NULL
             self.col_ptr = X_binned.col_ptr
             self.col_rows = X_binned.col_rows
             self.col_bins = X_binned.col_bins

@@ -1,14 +1,14 @@
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t
 
 from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry
 
 cdef struct sparse_binned:
     # A binned sparse matrix, row-wise: row r's stored entries are
-    # k = indptr[r] .. indptr[r + 1] - 1, of feature indices[k] and bin bins[k];
-    # an absent entry of feature f is in f's default bin.
+    # k = indptr[r] .. indptr[r + 1] - 1, each the histogram entry
+    # bin_offsets[f] + bin of its feature f; an absent entry of feature f is in
+    # f's default bin.
     const int64_t* indptr
-    const int32_t* indices
-    const X_BINNED_C* bins
+    const uint32_t* entries
 
 cdef struct hist_plan:
     # How a histogram build is cut into tasks (row chunk x feature block).

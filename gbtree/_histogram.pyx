@@ -14,7 +14,7 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.string cimport memset
 
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t
 
 from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry
 
@@ -104,16 +104,19 @@ cdef inline void _accumulate_csr(const sparse_binned* S,
                                  hist_entry* hist, SUM_C* total) noexcept nogil:
     """``_accumulate`` over the stored entries of the rows only (the default bins
     get nothing here: ``_recover_default_bins`` fills them)."""
-    cdef Py_ssize_t i, r, k, pf_end = hi - PREFETCH_ROWS
-    cdef int f
+    cdef Py_ssize_t i, r, k, pf_end = hi - 2 * PREFETCH_ROWS
+    cdef uint32_t b, e_lo = bin_offsets[f_lo], e_hi = bin_offsets[f_hi]
     cdef SUM_C g, h, tg = 0.0, th = 0.0
     cdef hist_entry* e
+    cdef const uint32_t* entries = S.entries
     if pf_end < lo:
         pf_end = lo
     for i in range(lo, hi):
         if i < pf_end:
+            # two stages: the row's offset first, its entries once that has arrived
+            GBT_PREFETCH(S.indptr + rows[i + 2 * PREFETCH_ROWS])
             r = rows[i + PREFETCH_ROWS]
-            GBT_PREFETCH(S.indices + S.indptr[r])
+            GBT_PREFETCH(entries + S.indptr[r])
             GBT_PREFETCH(gh + 2 * r)
         r = rows[i]
         g = gh[2 * r]
@@ -122,14 +125,14 @@ cdef inline void _accumulate_csr(const sparse_binned* S,
         th += h
         if all_features:
             for k in range(S.indptr[r], S.indptr[r + 1]):
-                e = &hist[bin_offsets[S.indices[k]] + S.bins[k]]
+                e = &hist[entries[k]]
                 e.sum_g += g
                 e.sum_h += h
         else:
             for k in range(S.indptr[r], S.indptr[r + 1]):
-                f = S.indices[k]
-                if f >= f_lo and f < f_hi:
-                    e = &hist[bin_offsets[f] + S.bins[k]]
+                b = entries[k]
+                if b >= e_lo and b < e_hi:
+                    e = &hist[b]
                     e.sum_g += g
                     e.sum_h += h
     if total != NULL:
@@ -266,8 +269,8 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows,
     cdef sparse_binned S
     cdef const X_BINNED_C[:, ::1] dense
     cdef const int64_t[::1] indptr
-    cdef const int32_t[::1] indices
-    cdef const X_BINNED_C[::1] bins, defaults
+    cdef const uint32_t[::1] entries
+    cdef const X_BINNED_C[::1] defaults
     cdef const X_BINNED_C* X = NULL
     cdef const sparse_binned* S_ptr = NULL
     cdef const X_BINNED_C* default_ptr = NULL
@@ -278,11 +281,9 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows,
             X = &dense[0, 0]
     else:
         indptr = X_binned.indptr
-        indices = X_binned.indices
-        bins = X_binned.bins
+        entries = X_binned.entries
         S.indptr = &indptr[0]
-        S.indices = &indices[0] if indices.shape[0] > 0 else NULL
-        S.bins = &bins[0] if bins.shape[0] > 0 else NULL
+        S.entries = &entries[0] if entries.shape[0] > 0 else NULL
         S_ptr = &S
         if default_bin is None:
             raise ValueError("sparse input needs default_bin")

@@ -15,7 +15,7 @@ sparse matrix is bit for bit the model fit on its ``.toarray()``.
 import numpy as np
 import scipy.sparse as sp
 
-from ._binning import map_csr_to_bins, map_to_bins
+from ._binning import bin_sparse, map_to_bins
 from ._typedefs import X_BINNED_DTYPE
 
 #: The edges are computed on at most this many rows (a seeded subsample).
@@ -214,21 +214,18 @@ class BinMapper:
             absent_as_missing = self.absent_as_missing
         if absent_as_missing:
             return self.n_bins_.astype(X_BINNED_DTYPE)
-        out = np.empty(self.n_bins_.size, dtype=X_BINNED_DTYPE)
-        for f in range(out.size):
-            out[f] = np.searchsorted(self.cuts_[self.cut_ptr_[f]:self.cut_ptr_[f + 1]], 0.0,
-                                     side="left")
-        return out
+        # the bin of 0.0 is the number of the feature's cuts below 0
+        below = np.zeros(self.cuts_.size + 1, dtype=np.int64)
+        np.cumsum(self.cuts_ < 0.0, out=below[1:])
+        return (below[self.cut_ptr_[1:]] - below[self.cut_ptr_[:-1]]).astype(X_BINNED_DTYPE)
 
     def _transform_sparse(self, X, n_threads):
         default = self.default_bins()
         data, indices, indptr = csr_arrays(X)
-        bins = np.empty(data.shape[0], dtype=X_BINNED_DTYPE)
-        map_csr_to_bins(data, indices, indptr, self.cuts_, self.cut_ptr_, bins, n_threads)
-        keep = bins != default[indices]
-        kept_before = np.zeros(keep.size + 1, dtype=np.int64)
-        np.cumsum(keep, out=kept_before[1:])
-        return SparseBinned(kept_before[indptr], indices[keep], bins[keep], default, X.shape)
+        parts = bin_sparse(data, indices, indptr, X.shape[1], self.cuts_, self.cut_ptr_,
+                           default, self.bin_offsets_, n_threads)
+        return SparseBinned(*parts, default_bin=default, shape=X.shape,
+                            bin_offsets=self.bin_offsets_)
 
     def bin_thresholds(self):
         """Raw-value threshold of every histogram entry, flat like a histogram.
@@ -264,28 +261,42 @@ def csr_arrays(X):
 
 class SparseBinned:
     """A binned sparse matrix: only the entries whose bin differs from their
-    feature's default bin are stored, row-wise (CSR: ``indptr``, ``indices``,
-    ``bins``) for the histograms and column-wise (``col_ptr``, ``col_rows``,
-    ``col_bins``) for the partition; absent entries have ``default_bin[f]``."""
+    feature's default bin are stored; absent entries have ``default_bin[f]``.
 
-    def __init__(self, indptr, indices, bins, default_bin, shape):
-        self.indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-        self.indices = np.ascontiguousarray(indices, dtype=np.int32)
-        self.bins = np.ascontiguousarray(bins, dtype=X_BINNED_DTYPE)
+    Row-wise for the histograms: row r's entries are ``indptr[r]:indptr[r + 1]``
+    of ``entries``, each the histogram entry ``bin_offsets[f] + bin`` (one load
+    per entry in the histogram kernel); ``indices`` and ``bins`` (feature and bin
+    of each entry) are derived on demand. Column-wise for the partition:
+    ``col_ptr``, ``col_rows``, ``col_bins``.
+    """
+
+    def __init__(self, indptr, entries, col_ptr, col_rows, col_bins, *, default_bin, shape,
+                 bin_offsets):
+        self.indptr, self.entries = indptr, entries
+        self.col_ptr, self.col_rows, self.col_bins = col_ptr, col_rows, col_bins
         self.default_bin = default_bin
         self.shape = tuple(shape)
-        by_col = sp.csr_matrix((self.bins, self.indices, self.indptr), shape=shape).tocsc()
-        self.col_ptr = by_col.indptr.astype(np.int64)
-        self.col_rows = by_col.indices.astype(np.int32, copy=False).view(np.uint32)
-        self.col_bins = by_col.data
+        self.bin_offsets = np.asarray(bin_offsets, dtype=np.int32)
 
     @property
     def nnz(self):
-        return self.bins.shape[0]
+        return self.entries.shape[0]
+
+    @property
+    def indices(self):
+        """Feature of each stored entry (int32)."""
+        return (np.searchsorted(self.bin_offsets, self.entries, side="right") - 1).astype(
+            np.int32)
+
+    @property
+    def bins(self):
+        """Bin of each stored entry (uint8)."""
+        return (self.entries - self.bin_offsets[self.indices]).astype(X_BINNED_DTYPE)
 
     def toarray(self):
         """The dense binned matrix (tests only)."""
         out = np.repeat(self.default_bin[None, :], self.shape[0], axis=0)
         rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
-        out[rows, self.indices] = self.bins
+        indices = self.indices
+        out[rows, indices] = (self.entries - self.bin_offsets[indices]).astype(X_BINNED_DTYPE)
         return np.ascontiguousarray(out)
