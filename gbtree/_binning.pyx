@@ -1,7 +1,10 @@
 """The prange kernel that maps raw feature values to bin indices."""
 from cython cimport floating
 from cython.parallel cimport prange
-from libc.math cimport isnan
+from libc.math cimport isnan, INFINITY
+from libcpp cimport bool as cbool
+from libcpp.algorithm cimport sort
+from libcpp.vector cimport vector
 from libc.stdint cimport int32_t, int64_t, uint32_t
 
 import numpy as np
@@ -112,3 +115,79 @@ def bin_sparse(const floating[::1] data, const int32_t[::1] indices, const int64
                     col_bins[fill[ff]] = bins[k]
                     fill[ff] += 1
     return row_kept_np, entries_np, col_ptr_np, col_rows_np, col_bins_np
+
+
+cdef inline bint _insert_distinct(vector[double]& buf, double v, int limit) noexcept nogil:
+    """Insert v into the sorted distinct values ``buf`` unless present; False when
+    that would make more than ``limit`` of them."""
+    cdef Py_ssize_t lo = 0, hi = <Py_ssize_t>buf.size(), mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if buf[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < <Py_ssize_t>buf.size() and buf[lo] == v:
+        return True
+    if <Py_ssize_t>buf.size() >= limit:
+        return False
+    buf.insert(buf.begin() + lo, v)
+    return True
+
+
+def sparse_distinct_cuts(const floating[::1] data, const int32_t[::1] rows,
+                         const int64_t[::1] col_ptr, Py_ssize_t n_rows,
+                         const unsigned char[::1] positive, bint absent_zero,
+                         int max_value_bins):
+    """Edges of the columns of a CSC matrix that have at most ``max_value_bins``
+    distinct finite values (their midpoints, as ``binning._weighted_cuts``).
+
+    Entries of rows with ``positive[row] == 0`` (zero weight) are ignored; with
+    ``absent_zero`` the absent entries of rows of positive weight count as
+    0.0. Returns ``(cuts, counts, quantile)``: column f's edges are the next
+    ``counts[f]`` values of ``cuts``; ``quantile[f]`` marks the columns with more
+    distinct values, which get no edges here.
+    """
+    cdef Py_ssize_t n_cols = col_ptr.shape[0] - 1, f, k, n, j, n_distinct
+    cdef Py_ssize_t n_positive = n_rows
+    cdef bint weighted = positive.shape[0] > 0
+    cdef vector[double] buf
+    cdef vector[double] out
+    cdef double v
+    counts_np = np.zeros(n_cols, dtype=np.int32)
+    quantile_np = np.zeros(n_cols, dtype=bool)
+    cdef int[::1] counts = counts_np
+    cdef cbool[::1] quantile = quantile_np
+    if weighted:
+        n_positive = 0
+        for k in range(n_rows):
+            n_positive += positive[k] != 0
+    with nogil:
+        for f in range(n_cols):
+            # the distinct values, kept sorted; give up past max_value_bins of them
+            buf.clear()
+            n = 0
+            for k in range(col_ptr[f], col_ptr[f + 1]):
+                if weighted and not positive[rows[k]]:
+                    continue
+                n += 1
+                v = data[k]
+                if isnan(v) or v == INFINITY or v == -INFINITY:
+                    continue
+                if not _insert_distinct(buf, v, max_value_bins):
+                    quantile[f] = True
+                    break
+            if quantile[f]:
+                continue
+            if absent_zero and n_positive - n > 0:
+                if not _insert_distinct(buf, 0.0, max_value_bins):
+                    quantile[f] = True
+                    continue
+            n_distinct = <Py_ssize_t>buf.size()
+            for j in range(n_distinct - 1):
+                out.push_back(buf[j] + (buf[j + 1] - buf[j]) / 2.0)
+            counts[f] = <int>(n_distinct - 1 if n_distinct > 1 else 0)
+    cuts_np = np.empty(out.size(), dtype=np.float64)
+    for j in range(<Py_ssize_t>out.size()):
+        cuts_np[j] = out[j]
+    return cuts_np, counts_np, quantile_np

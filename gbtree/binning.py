@@ -15,7 +15,7 @@ sparse matrix is bit for bit the model fit on its ``.toarray()``.
 import numpy as np
 import scipy.sparse as sp
 
-from ._binning import bin_sparse, map_to_bins
+from ._binning import bin_sparse, map_to_bins, sparse_distinct_cuts
 from ._typedefs import X_BINNED_DTYPE
 
 #: The edges are computed on at most this many rows (a seeded subsample).
@@ -160,8 +160,18 @@ class BinMapper:
         absent_zero = not self.absent_as_missing
         positive = None if sample_weight is None else sample_weight > 0
         n_positive = n_rows if positive is None else int(np.count_nonzero(positive))
+        # columns with few distinct values in one pass; the others one by one below
+        fast, counts, quantile = sparse_distinct_cuts(
+            Xc.data, Xc.indices.astype(np.int32, copy=False), Xc.indptr.astype(np.int64),
+            n_rows, np.empty(0, np.uint8) if positive is None else positive.view(np.uint8),
+            absent_zero, max_value_bins)
+        ptr = np.zeros(counts.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=ptr[1:])
         cuts = []
         for f in range(X.shape[1]):
+            if not quantile[f]:
+                cuts.append(fast[ptr[f]:ptr[f + 1]])
+                continue
             lo, hi = Xc.indptr[f], Xc.indptr[f + 1]
             col = np.asarray(Xc.data[lo:hi], dtype=np.float64)
             rows = Xc.indices[lo:hi]
