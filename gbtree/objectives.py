@@ -368,6 +368,10 @@ class Custom(Objective):
                                  f"expected {shape}")
             if not np.all(np.isfinite(a)):
                 raise ValueError(f"the custom objective returned non-finite values in {name}")
+        if np.any(hess < 0):
+            raise ValueError("the custom objective returned negative values in hess: the Newton "
+                             "step needs second derivatives >= 0 (use a positive surrogate "
+                             "where the loss is not convex)")
         if sample_weight is not None and not self._takes_weight:
             w = sample_weight if self.n_outputs == 1 else sample_weight[:, None]
             grad, hess = grad * w, hess * w

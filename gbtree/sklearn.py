@@ -179,6 +179,7 @@ class _GBTModel(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
     # ------------------------------------------------------------------ validation
@@ -239,20 +240,18 @@ class _GBTModel(BaseEstimator):
             colsample_bynode=float(self.colsample_bynode),
         )
 
-    def _check_x(self, X, reset, y=None, y_numeric=False):
-        """validate_data with sparse matrices accepted (as canonical CSR, never dense)."""
+    def _check_x(self, X, reset, y="no_validation", y_numeric=False):
+        """validate_data with sparse matrices accepted (as canonical CSR, never dense);
+        returns X, or (X, y) when y is given (fit)."""
+        with_y = not (isinstance(y, str) and y == "no_validation")
+        extra = dict(y_numeric=y_numeric) if with_y else {}
         with _numeric_x():
-            if y is None:
-                out = validate_data(self, X, dtype=_INPUT_DTYPES, ensure_all_finite=False,
-                                    accept_sparse=_SPARSE_FORMATS, reset=reset)
-            else:
-                out = validate_data(self, X, y, dtype=_INPUT_DTYPES, ensure_all_finite=False,
-                                    accept_sparse=_SPARSE_FORMATS, y_numeric=y_numeric,
-                                    reset=reset)
-        X = out if y is None else out[0]
+            out = validate_data(self, X, y, dtype=_INPUT_DTYPES, ensure_all_finite=False,
+                                accept_sparse=_SPARSE_FORMATS, reset=reset, **extra)
+        X = out[0] if with_y else out
         if sp.issparse(X):
             X = canonical_csr(X)
-        return X if y is None else (X, out[1])
+        return (X, out[1]) if with_y else X
 
     def _validate_fit_data(self, X, y, sample_weight, y_numeric):
         # continuing a model: X must have the fitted model's columns

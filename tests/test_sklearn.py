@@ -263,12 +263,6 @@ def test_continuous_labels_are_rejected_by_the_classifier():
         GBTClassifier().fit(np.zeros((5, 2)), [0.1, 0.2, 0.3, 0.4, 0.5])
 
 
-def test_sparse_input_is_refused_clearly():
-    sp = pytest.importorskip("scipy.sparse")
-    with pytest.raises(TypeError, match="[Ss]parse"):
-        GBTRegressor().fit(sp.random(20, 3, format="csr"), np.arange(20.0))
-
-
 @pytest.mark.parametrize("param,value,error", [
     ("n_estimators", 0, ValueError), ("n_estimators", 2.5, TypeError),
     ("learning_rate", 0.0, ValueError), ("learning_rate", "fast", TypeError),

@@ -50,6 +50,9 @@ def test_custom_objective_with_sample_weight_argument_and_bad_returns(noisy_regr
         GBTRegressor(objective=lambda y, f: (f[:5], f), n_estimators=2).fit(Xtr, ytr)
     with pytest.raises(TypeError, match="pair"):
         GBTRegressor(objective=lambda y, f: f, n_estimators=2).fit(Xtr, ytr)
+    with pytest.raises(ValueError, match="negative values in hess"):
+        GBTRegressor(objective=lambda y, f: (f - y, np.full_like(f, -1.0)),
+                     n_estimators=2).fit(Xtr, ytr)
 
 
 def test_custom_logistic_objective_in_the_classifier():
