@@ -177,6 +177,7 @@ cdef class TreeGrower:
             self.s_entries = X_binned.entries
             self.S.indptr = &self.s_indptr[0]
             self.S.entries = &self.s_entries[0] if self.s_entries.shape[0] > 0 else NULL
+            self.S.row_entries = self.s_entries.shape[0] / max(self.n_rows, 1)
             self.col_ptr = X_binned.col_ptr
             self.col_rows = X_binned.col_rows
             self.col_bins = X_binned.col_bins

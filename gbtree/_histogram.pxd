@@ -9,6 +9,7 @@ cdef struct sparse_binned:
     # f's default bin.
     const int64_t* indptr
     const uint32_t* entries
+    double row_entries      # stored entries per row, on average (decides the threads)
 
 cdef struct hist_plan:
     # How a histogram build is cut into tasks (row chunk x feature block).

@@ -189,9 +189,11 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
     cdef SUM_C sg, sh
     cdef SUM_C chunk_totals[2 * MAX_HIST_CHUNKS]
     cdef SUM_C* chunk_total
-    if n_rows * n_features < MIN_PARALLEL_WORK:
-        n_threads = 1   # a thread team costs more than the work
-    for task in prange(n_tasks, schedule='static', num_threads=n_threads, nogil=True):
+    if (n_rows * (S.row_entries if S != NULL else n_features) < MIN_PARALLEL_WORK
+            and plan.n_chunks == 1):
+        n_threads = 1   # a thread team costs more than the work (the sums do not change)
+    # dynamic: a thread that is descheduled (a busy machine) does not hold up the rest
+    for task in prange(n_tasks, schedule='dynamic', num_threads=n_threads, nogil=True):
         c = task // plan.n_fblocks
         fb = task % plan.n_fblocks
         f_lo = <int>((<Py_ssize_t>n_features * fb) // plan.n_fblocks)
@@ -284,6 +286,7 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows,
         entries = X_binned.entries
         S.indptr = &indptr[0]
         S.entries = &entries[0] if entries.shape[0] > 0 else NULL
+        S.row_entries = entries.shape[0] / max(indptr.shape[0] - 1, 1)
         S_ptr = &S
         if default_bin is None:
             raise ValueError("sparse input needs default_bin")
