@@ -106,7 +106,6 @@ def _wide_block(rng, n, mixing):
 
 def _rows(kind, n, split, seed):
     """Concatenate the blocks of one split; returns (X, y, truth)."""
-    code = _SPLIT_CODES[split]
     if kind == "regression-wide":
         mixing = np.random.default_rng([seed, 99]).normal(0, 1, (_N_FACTORS, _N_WIDE))
         mixing /= np.sqrt(_N_FACTORS)
@@ -116,12 +115,20 @@ def _rows(kind, n, split, seed):
     else:
         raise ValueError(f"unknown data set {kind!r}")
     parts = []
-    for block in range(-(-n // BLOCK_ROWS)):
-        rng = np.random.default_rng([seed, code, block])
+    for rng, m in block_rngs(n, split, seed):
         X, y, truth = make(rng, BLOCK_ROWS)
-        m = min(BLOCK_ROWS, n - block * BLOCK_ROWS)
         parts.append((X[:m], y[:m], truth[:m]))
     return tuple(np.concatenate(p) for p in zip(*parts))
+
+
+def block_rngs(n, split, seed, salt=()):
+    """``(rng, m)`` for each block of ``n`` rows of one split: generate ``BLOCK_ROWS``
+    rows from ``rng`` and keep the first ``m``. ``salt`` (ints) separates the
+    streams of different data sets that share a seed."""
+    code = _SPLIT_CODES[split]
+    for block in range(-(-n // BLOCK_ROWS)):
+        yield (np.random.default_rng([seed, code, block, *salt]),
+               min(BLOCK_ROWS, n - block * BLOCK_ROWS))
 
 
 TASKS = {"higgs-like": "binary", "regression-wide": "regression"}

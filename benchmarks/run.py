@@ -112,8 +112,8 @@ class Bench:
         return results
 
 
-TIME_KEYS = ("fit_seconds", "bin_seconds", "predict_seconds", "latency_us_median",
-             "latency_us_p90", "latency_us_p99", "latency_us_min")
+TIME_KEYS = ("fit_seconds", "fit_cpu_seconds", "bin_seconds", "predict_seconds",
+             "latency_us_median", "latency_us_p90", "latency_us_p99", "latency_us_min")
 RSS_KEYS = ("base_rss_mib", "fit_peak_rss_mib", "peak_rss_mib")
 
 
