@@ -18,7 +18,7 @@ import numpy as np
 
 from cython.parallel cimport prange
 from libc.math cimport log, INFINITY
-from libc.stdint cimport uint8_t, uint32_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libcpp.algorithm cimport sort
 from libcpp.pair cimport pair
@@ -113,6 +113,7 @@ cdef class TreeGrower:
     cdef const X_BINNED_C[::1] col_bins
     cdef const int64_t[::1] s_indptr
     cdef const uint32_t[::1] s_entries
+    cdef const uint16_t[::1] s_entries16
     cdef X_BINNED_C[::1] column               # sparse: the split feature's bins by row
     cdef const X_BINNED_C[::1] default_bin_v
     cdef const X_BINNED_C* default_bin
@@ -174,10 +175,18 @@ cdef class TreeGrower:
             if default_bin is None:
                 raise ValueError("sparse input needs default_bin")
             self.s_indptr = X_binned.indptr
-            self.s_entries = X_binned.entries
             self.S.indptr = &self.s_indptr[0]
-            self.S.entries = &self.s_entries[0] if self.s_entries.shape[0] > 0 else NULL
-            self.S.row_entries = self.s_entries.shape[0] / max(self.n_rows, 1)
+            self.S.entries = NULL
+            self.S.entries16 = NULL
+            if X_binned.entries.dtype == np.uint16:
+                self.s_entries16 = X_binned.entries
+                if self.s_entries16.shape[0] > 0:
+                    self.S.entries16 = &self.s_entries16[0]
+            else:
+                self.s_entries = X_binned.entries
+                if self.s_entries.shape[0] > 0:
+                    self.S.entries = &self.s_entries[0]
+            self.S.row_entries = X_binned.entries.shape[0] / max(self.n_rows, 1)
             self.col_ptr = X_binned.col_ptr
             self.col_rows = X_binned.col_rows
             self.col_bins = X_binned.col_bins

@@ -1,4 +1,4 @@
-from libc.stdint cimport int32_t, int64_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t
 
 from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry
 
@@ -8,7 +8,8 @@ cdef struct sparse_binned:
     # bin_offsets[f] + bin of its feature f; an absent entry of feature f is in
     # f's default bin.
     const int64_t* indptr
-    const uint32_t* entries
+    const uint32_t* entries     # one of the two is set: uint16 when
+    const uint16_t* entries16   # the histogram has at most 65,536 entries
     double row_entries      # stored entries per row, on average (decides the threads)
 
 cdef struct hist_plan:

@@ -232,8 +232,10 @@ class BinMapper:
     def _transform_sparse(self, X, n_threads):
         default = self.default_bins()
         data, indices, indptr = csr_arrays(X)
-        parts = bin_sparse(data, indices, indptr, X.shape[1], self.cuts_, self.cut_ptr_,
-                           default, self.bin_offsets_, n_threads)
+        parts = list(bin_sparse(data, indices, indptr, X.shape[1], self.cuts_, self.cut_ptr_,
+                                default, self.bin_offsets_, n_threads))
+        if self.bin_offsets_[-1] <= 2 ** 16:
+            parts[1] = parts[1].astype(np.uint16)   # half the histogram kernel's reads
         return SparseBinned(*parts, default_bin=default, shape=X.shape,
                             bin_offsets=self.bin_offsets_)
 
@@ -276,7 +278,8 @@ class SparseBinned:
     Row-wise for the histograms: row r's entries are ``indptr[r]:indptr[r + 1]``
     of ``entries``, each the histogram entry ``bin_offsets[f] + bin`` (one load
     per entry in the histogram kernel); ``indices`` and ``bins`` (feature and bin
-    of each entry) are derived on demand. Column-wise for the partition:
+    of each entry) are derived on demand. ``entries`` is uint16 when the
+    histogram has at most 65,536 entries, else uint32. Column-wise for the partition:
     ``col_ptr``, ``col_rows``, ``col_bins``.
     """
 
@@ -295,18 +298,20 @@ class SparseBinned:
     @property
     def indices(self):
         """Feature of each stored entry (int32)."""
-        return (np.searchsorted(self.bin_offsets, self.entries, side="right") - 1).astype(
-            np.int32)
+        return (np.searchsorted(self.bin_offsets, self.entries.astype(np.int64),
+                                side="right") - 1).astype(np.int32)
 
     @property
     def bins(self):
         """Bin of each stored entry (uint8)."""
-        return (self.entries - self.bin_offsets[self.indices]).astype(X_BINNED_DTYPE)
+        return (self.entries.astype(np.int64) - self.bin_offsets[self.indices]).astype(
+            X_BINNED_DTYPE)
 
     def toarray(self):
         """The dense binned matrix (tests only)."""
         out = np.repeat(self.default_bin[None, :], self.shape[0], axis=0)
         rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
         indices = self.indices
-        out[rows, indices] = (self.entries - self.bin_offsets[indices]).astype(X_BINNED_DTYPE)
+        out[rows, indices] = (self.entries.astype(np.int64)
+                              - self.bin_offsets[indices]).astype(X_BINNED_DTYPE)
         return np.ascontiguousarray(out)
