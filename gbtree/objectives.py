@@ -9,6 +9,7 @@ re-estimate each leaf on its rows' residuals after the tree is grown
 (Friedman's TreeBoost line search per region): ``refit_leaves``.
 """
 import inspect
+import weakref
 
 import numpy as np
 from scipy.optimize import brentq
@@ -403,6 +404,27 @@ MAX_EXP_GAIN_LABEL = 31
 """Largest label the exponential gain ``2^y - 1`` accepts (as LightGBM's default label_gain)."""
 
 
+_LAST_RANKING = {}
+
+
+def _last_ranking(group_ptr, n_rows):
+    """The buffer in which the ranking kernel keeps each group's ranking between rounds.
+
+    One per ``group_ptr`` array (the training queries of one fit), dropped with that
+    array, so it is neither part of the objective's state (pickles, warm-start
+    comparisons) nor kept after the fit. It only speeds up sorting: the gradients
+    are the same whatever it holds.
+    """
+    key = id(group_ptr)
+    entry = _LAST_RANKING.get(key)
+    if entry is None or entry[0]() is not group_ptr or entry[1].shape[0] != n_rows:
+        entry = (weakref.ref(group_ptr), np.full(n_rows, -1, dtype=np.int32))
+        if key not in _LAST_RANKING:
+            weakref.finalize(group_ptr, _LAST_RANKING.pop, key, None)
+        _LAST_RANKING[key] = entry
+    return entry[1]
+
+
 class Ranking(Objective):
     """Pairwise ranking losses over query groups (LambdaMART / RankNet); kernel in _ranking.pyx.
 
@@ -469,7 +491,7 @@ class Ranking(Objective):
         self._round += 1
         _ranking.ranking_grad(y, raw, w, weighted, self.group_ptr, grad, hess, n_threads,
                               _ranking.KINDS[self.kind], self.truncation_level, self.exp_gain,
-                              self.norm, n_pair, seed)
+                              self.norm, n_pair, seed, _last_ranking(self.group_ptr, y.shape[0]))
 
     def loss(self, y, raw, sample_weight=None):
         """RankNet loss ``log(1 + exp(-(s_i - s_j)))`` averaged over all pairs ``y_i > y_j``."""

@@ -91,6 +91,60 @@ def test_pairwise_gradient_is_the_derivative_of_the_ranknet_loss():
         assert abs((lu - 2 * l0 + ld) / eps**2 - h[i]) < 1e-3
 
 
+def test_gradients_do_not_depend_on_the_kept_ranking():
+    # the buffer of last rankings only speeds up sorting: a fresh one (-1), garbage, the
+    # previous round's rankings, another fit's: the same gradients, bit for bit
+    rng = np.random.RandomState(4)
+    sizes = rng.randint(1, 120, size=80)
+    ptr = np.r_[0, np.cumsum(sizes)].astype(np.intp)
+    n = ptr[-1]
+    y = rng.randint(0, 5, size=n).astype(float)
+    raws = [rng.randn(n, 1).round(2)]
+    for _ in range(4):   # small moves, as between boosting rounds, and one big one
+        raws.append(raws[-1] + 0.05 * rng.randn(n, 1))
+    raws.append(-raws[-1])
+    for kind, n_pair in [("ndcg", 0), ("ndcg", 3), ("pairwise", 0), ("map", 0)]:
+        kept = np.full(n, -1, np.int32)
+        for raw in raws:
+            args = (y, raw, np.empty(1), False, ptr)
+            rest = (2, _ranking.KINDS[kind], 10, True, True, n_pair, 7)
+            want = np.empty((1, n), np.float32), np.empty((1, n), np.float32)
+            _ranking.ranking_grad(*args, *want, *rest)
+            for order in (kept, rng.randint(-3, 130, size=n).astype(np.int32),
+                          np.zeros(n, np.int32)):
+                got = np.empty((1, n), np.float32), np.empty((1, n), np.float32)
+                _ranking.ranking_grad(*args, *got, *rest, order)
+                np.testing.assert_array_equal(got[0], want[0])
+                np.testing.assert_array_equal(got[1], want[1])
+        # the kept buffer holds each group's ranking of the last call
+        for lo, hi in zip(ptr[:-1], ptr[1:]):
+            yy = y[lo:hi]
+            if hi - lo > 1 and np.any(yy != yy[0]):
+                expect = np.argsort(-raws[-1][lo:hi, 0], kind="stable")
+                np.testing.assert_array_equal(kept[lo:hi], expect)
+
+
+@pytest.mark.parametrize("case", ["large labels", "far apart scores"])
+def test_ndcg_gradients_off_the_fast_path_match_the_reference(case):
+    # labels above 31 (linear gain) and scores whose exp underflows among the top
+    # documents take the direct per-pair formula instead of the label-block loop
+    rng = np.random.RandomState(5)
+    y, raw, ptr = _random_groups(rng)
+    exp_gain = True
+    if case == "large labels":
+        y = y * 20.0   # 0, 20, 40, 60
+        exp_gain = False
+    else:
+        raw = raw * 800.0
+    for truncation in (30, 3):
+        g, h = _kernel(y, raw, ptr, "ndcg", truncation=truncation, exp_gain=exp_gain)
+        with np.errstate(over="ignore"):   # the reference's exp(d) overflows to inf: rho 0
+            g_ref, h_ref = _reference.ranking_grad(y, raw, ptr, "ndcg", None, truncation,
+                                                   exp_gain, True)
+        np.testing.assert_allclose(g, g_ref, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(h, h_ref, rtol=1e-5, atol=1e-6)
+
+
 def test_sampled_pairs_never_pair_equal_labels_and_cover_the_documents():
     # one group, labels 0/1 only: every document has partners of the other label
     y = np.array([0, 1, 0, 1, 1, 0, 0, 0], dtype=float)
