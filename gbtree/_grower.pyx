@@ -28,7 +28,7 @@ from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct
 from ._histogram cimport (hist_plan, make_plan, build_histogram, subtract_histograms,
                           interleave_into, sparse_binned)
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
-                          sparse_column, leaf_weight, bounded_weight, MAX_PARTITION_CHUNKS,
+                          sparse_col, leaf_weight, bounded_weight, MAX_PARTITION_CHUNKS,
                           MIN_PARALLEL_ENTRIES)
 from ._typedefs import NODE_DTYPE
 
@@ -111,10 +111,11 @@ cdef class TreeGrower:
     cdef const int64_t[::1] col_ptr           # sparse: the column-wise entries
     cdef const uint32_t[::1] col_rows
     cdef const X_BINNED_C[::1] col_bins
+    cdef const int32_t[::1] dense_index       # sparse: row of dense_cols holding feature f, or -1
+    cdef const X_BINNED_C[:, ::1] dense_cols
     cdef const int64_t[::1] s_indptr
     cdef const uint32_t[::1] s_entries
     cdef const uint16_t[::1] s_entries16
-    cdef X_BINNED_C[::1] column               # sparse: the split feature's bins by row
     cdef const X_BINNED_C[::1] default_bin_v
     cdef const X_BINNED_C* default_bin
     cdef int max_slots
@@ -190,7 +191,8 @@ cdef class TreeGrower:
             self.col_ptr = X_binned.col_ptr
             self.col_rows = X_binned.col_rows
             self.col_bins = X_binned.col_bins
-            self.column = np.empty(max(self.n_rows, 1), dtype=np.uint8)
+            self.dense_index = X_binned.dense_index
+            self.dense_cols = X_binned.dense_cols
         else:
             self.X_binned = X_binned
             self.X_columns = np.ascontiguousarray(np.asarray(X_binned).T)
@@ -474,6 +476,7 @@ cdef class TreeGrower:
         cdef int n_leaves = 1, pick, k, p, left, right, small, large, f, slot
         cdef SUM_C G = 0.0, H = 0.0
         cdef bint may_l, may_r, need_small, need_large, large_built
+        cdef sparse_col col
         cdef split_info s
         cdef node_state* st
         self.nodes.clear()
@@ -523,15 +526,20 @@ cdef class TreeGrower:
             open_nodes.erase(open_nodes.begin() + pick)
             s = self.states[p].split
             st = &self.states[p]
-            if self.is_sparse:
+            if self.is_sparse and self.dense_index[s.feature] >= 0:
+                n_left = partition(&self.dense_cols[self.dense_index[s.feature], 0], 1,
+                                   &self.rows[st.start], st.end - st.start, s.bin,
+                                   self.n_bins[s.feature], s.default_left, &self.buffer[0],
+                                   &self.chunk_counts[0], self.n_threads)
+            elif self.is_sparse:
                 f = s.feature
-                sparse_column(&self.col_rows[self.col_ptr[f]] if self.col_ptr[f + 1] > self.col_ptr[f] else NULL,
-                              &self.col_bins[self.col_ptr[f]] if self.col_ptr[f + 1] > self.col_ptr[f] else NULL,
-                              self.col_ptr[f + 1] - self.col_ptr[f], self.default_bin[f],
-                              &self.rows[st.start], st.end - st.start, &self.column[0])
-                n_left = partition(&self.column[0], 1, &self.rows[st.start],
-                                   st.end - st.start, s.bin, self.n_bins[f], s.default_left,
-                                   &self.buffer[0], &self.chunk_counts[0], self.n_threads)
+                col.length = self.col_ptr[f + 1] - self.col_ptr[f]
+                col.rows = &self.col_rows[self.col_ptr[f]] if col.length > 0 else NULL
+                col.bins = &self.col_bins[self.col_ptr[f]] if col.length > 0 else NULL
+                col.default_bin = self.default_bin[f]
+                n_left = partition(NULL, 1, &self.rows[st.start], st.end - st.start, s.bin,
+                                   self.n_bins[f], s.default_left, &self.buffer[0],
+                                   &self.chunk_counts[0], self.n_threads, &col)
             else:
                 n_left = partition(&self.X_columns[s.feature, 0], 1, &self.rows[st.start],
                                    st.end - st.start, s.bin, self.n_bins[s.feature],

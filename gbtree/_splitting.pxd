@@ -36,12 +36,16 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
 cdef double bounded_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p,
                            double lower, double upper) noexcept nogil
 
+cdef struct sparse_col:
+    # One feature's stored entries: rows (increasing) and their bins; every
+    # other row has default_bin.
+    const uint32_t* rows
+    const X_BINNED_C* bins
+    Py_ssize_t length
+    X_BINNED_C default_bin
+
 cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
                           Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
-                          int n_threads) noexcept nogil
+                          int n_threads, const sparse_col* sparse=*) noexcept nogil
 
-cdef void sparse_column(const uint32_t* col_rows, const X_BINNED_C* col_bins,
-                        Py_ssize_t col_len, X_BINNED_C default_bin,
-                        const IDX_C* rows, Py_ssize_t n_rows,
-                        X_BINNED_C* column) noexcept nogil

@@ -351,10 +351,60 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows
     return nl - lo
 
 
+cdef inline Py_ssize_t _first_at_least(const uint32_t* a, Py_ssize_t pos, Py_ssize_t n,
+                                       IDX_C r) noexcept nogil:
+    """First k >= pos with a[k] >= r (a increasing): galloping, then binary search."""
+    cdef Py_ssize_t lo = pos, hi, mid, step = 1
+    if lo >= n or a[lo] >= r:
+        return lo
+    while lo + step < n and a[lo + step] < r:
+        lo += step
+        step <<= 1
+    hi = lo + step
+    if hi > n:
+        hi = n
+    lo += 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < r:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef Py_ssize_t _split_chunk_sparse(const sparse_col* col, IDX_C* rows,
+                                    Py_ssize_t lo, Py_ssize_t hi, int bin, int missing_bin,
+                                    bint default_left, IDX_C* right) noexcept nogil:
+    """``_split_chunk`` for a sparse column: a row without a stored entry has the
+    default bin; stored entries are found by walking the column alongside the
+    (increasing) rows, galloping over the entries of other rows."""
+    cdef Py_ssize_t i, nl = lo, nr = 0, pos
+    cdef IDX_C r
+    cdef bint left, absent_left = _goes_left(col.default_bin, bin, missing_bin, default_left)
+    if lo >= hi:
+        return 0
+    pos = _first_at_least(col.rows, 0, col.length, rows[lo])
+    for i in range(lo, hi):
+        r = rows[i]
+        pos = _first_at_least(col.rows, pos, col.length, r)
+        if pos < col.length and col.rows[pos] == r:
+            left = _goes_left(col.bins[pos], bin, missing_bin, default_left)
+        else:
+            left = absent_left
+        if left:
+            rows[nl] = r
+            nl += 1
+        else:
+            right[nr] = r
+            nr += 1
+    return nl - lo
+
+
 cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
                           Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
-                          int n_threads) noexcept nogil:
+                          int n_threads, const sparse_col* sparse=NULL) noexcept nogil:
     """Stable in-place partition of ``rows[0:n_rows]``: left rows first, order kept.
 
     Row r's bin of the split feature is ``column[r * stride]`` (the grower
@@ -364,6 +414,8 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
     Returns the number of left rows. ``buffer`` holds n_rows indices and
     ``chunk_counts`` ``MAX_PARTITION_CHUNKS`` counters. The result is the same
     whatever the chunking, so the chunks may follow the thread count.
+    With ``sparse`` the bins come from that sparse column instead of ``column``
+    (the rows must then be increasing, as they are in every node).
     """
     cdef Py_ssize_t n_chunks = n_rows // MIN_PARTITION_ROWS
     cdef Py_ssize_t chunk, c, lo, hi, nl, n_left = 0, pr
@@ -373,7 +425,12 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
     if n_chunks > MAX_PARTITION_CHUNKS:
         n_chunks = MAX_PARTITION_CHUNKS
     if n_chunks < 2:
-        n_left = _split_chunk(X, stride, rows, 0, n_rows, bin, missing_bin, default_left, buffer)
+        if sparse != NULL:
+            n_left = _split_chunk_sparse(sparse, rows, 0, n_rows, bin, missing_bin,
+                                         default_left, buffer)
+        else:
+            n_left = _split_chunk(X, stride, rows, 0, n_rows, bin, missing_bin, default_left,
+                                  buffer)
         memcpy(rows + n_left, buffer, (n_rows - n_left) * sizeof(IDX_C))
         return n_left
     chunk = (n_rows + n_chunks - 1) // n_chunks
@@ -383,8 +440,12 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
         hi = lo + chunk
         if hi > n_rows:
             hi = n_rows
-        chunk_counts[c] = _split_chunk(X, stride, rows, lo, hi, bin, missing_bin,
-                                       default_left, buffer + lo)
+        if sparse != NULL:
+            chunk_counts[c] = _split_chunk_sparse(sparse, rows, lo, hi, bin, missing_bin,
+                                                  default_left, buffer + lo)
+        else:
+            chunk_counts[c] = _split_chunk(X, stride, rows, lo, hi, bin, missing_bin,
+                                           default_left, buffer + lo)
     # 2. the left rows slide down in chunk order (each destination ends
     #    before the next chunk's source starts), then the right rows follow
     for c in range(n_chunks):
@@ -400,50 +461,6 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
         memcpy(rows + pr, buffer + lo, (hi - lo - nl) * sizeof(IDX_C))
         pr += hi - lo - nl
     return n_left
-
-
-cdef void sparse_column(const uint32_t* col_rows, const X_BINNED_C* col_bins,
-                        Py_ssize_t col_len, X_BINNED_C default_bin,
-                        const IDX_C* rows, Py_ssize_t n_rows,
-                        X_BINNED_C* column) noexcept nogil:
-    """``column[r]`` = bin of row r for each of the (increasing) ``rows``, from one
-    feature's stored entries (``col_rows`` increasing; absent = ``default_bin``).
-    Other entries of ``column`` may be overwritten too.
-
-    A column with few entries for the node is scattered (O(n_rows + col_len));
-    otherwise each row is found by a galloping search from the previous one
-    (O(n_rows log(col_len / n_rows)))."""
-    cdef Py_ssize_t i, k, lo, hi, mid, step, pos = 0
-    cdef IDX_C r
-    if col_len <= 4 * n_rows:
-        for i in range(n_rows):
-            column[rows[i]] = default_bin
-        for k in range(col_len):
-            column[col_rows[k]] = col_bins[k]
-        return
-    for i in range(n_rows):
-        r = rows[i]
-        lo = pos
-        if lo < col_len and col_rows[lo] < r:
-            step = 1
-            while lo + step < col_len and col_rows[lo + step] < r:
-                lo += step
-                step <<= 1
-            hi = lo + step
-            if hi > col_len:
-                hi = col_len
-            lo += 1
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if col_rows[mid] < r:
-                    lo = mid + 1
-                else:
-                    hi = mid
-        pos = lo
-        if pos < col_len and col_rows[pos] == r:
-            column[r] = col_bins[pos]
-        else:
-            column[r] = default_bin
 
 
 # ---------------------------------------------------------------- Python wrappers
@@ -506,13 +523,23 @@ def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature
                      default_left, &buf_v[0], &counts_v[0], n_threads)
 
 
-def py_sparse_column(const uint32_t[::1] col_rows, const X_BINNED_C[::1] col_bins,
-                     int default_bin, const IDX_C[::1] rows, Py_ssize_t n_total):
-    """Bins of ``rows`` for one sparse column, as a uint8 array of len(rows) (tests)."""
-    column = np.zeros(max(n_total, 1), dtype=np.uint8)
-    cdef X_BINNED_C[::1] col_v = column
-    if rows.shape[0] > 0:
-        sparse_column(&col_rows[0] if col_rows.shape[0] > 0 else NULL,
-                      &col_bins[0] if col_bins.shape[0] > 0 else NULL, col_rows.shape[0],
-                      <X_BINNED_C>default_bin, &rows[0], rows.shape[0], &col_v[0])
-    return column[np.asarray(rows)]
+
+def py_partition_sparse(const uint32_t[::1] col_rows, const X_BINNED_C[::1] col_bins,
+                        int default_bin, IDX_C[::1] rows, int bin, int missing_bin,
+                        bint default_left, int n_threads=1):
+    """Stable partition of the (increasing) ``rows`` in place by a sparse column;
+    returns the number of left rows (tests)."""
+    cdef Py_ssize_t n = rows.shape[0]
+    cdef sparse_col col
+    buffer = np.empty(max(n, 1), dtype=np.uint32)
+    counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
+    cdef IDX_C[::1] buf_v = buffer
+    cdef Py_ssize_t[::1] counts_v = counts
+    col.rows = &col_rows[0] if col_rows.shape[0] > 0 else NULL
+    col.bins = &col_bins[0] if col_bins.shape[0] > 0 else NULL
+    col.length = col_rows.shape[0]
+    col.default_bin = <X_BINNED_C>default_bin
+    if n == 0:
+        return 0
+    return partition(NULL, 1, &rows[0], n, bin, missing_bin, default_left, &buf_v[0],
+                     &counts_v[0], n_threads, &col)

@@ -20,6 +20,9 @@ from ._typedefs import X_BINNED_DTYPE
 
 #: The edges are computed on at most this many rows (a seeded subsample).
 SKETCH_SUBSAMPLE = 200_000
+#: A sparse column with more than 1/DENSE_COLUMN_SHARE of its rows stored also
+#: gets a dense binned copy for the partition.
+DENSE_COLUMN_SHARE = 8
 
 
 def _weighted_cuts(values, weights, max_value_bins, zeros=None):
@@ -290,6 +293,18 @@ class SparseBinned:
         self.default_bin = default_bin
         self.shape = tuple(shape)
         self.bin_offsets = np.asarray(bin_offsets, dtype=np.int32)
+        # columns with many stored entries also get a dense copy (one byte a row):
+        # the partition reads it directly instead of walking the entries
+        n_rows = self.shape[0]
+        counts = np.diff(col_ptr)
+        dense = np.flatnonzero(counts * DENSE_COLUMN_SHARE > n_rows)
+        self.dense_index = np.full(self.shape[1], -1, dtype=np.int32)
+        self.dense_index[dense] = np.arange(dense.size, dtype=np.int32)
+        self.dense_cols = np.empty((dense.size, n_rows), dtype=X_BINNED_DTYPE)
+        for j, f in enumerate(dense):
+            self.dense_cols[j] = default_bin[f]
+            lo, hi = col_ptr[f], col_ptr[f + 1]
+            self.dense_cols[j, col_rows[lo:hi]] = col_bins[lo:hi]
 
     @property
     def nnz(self):

@@ -15,7 +15,7 @@ from gbtree import GBTClassifier, GBTRanker, GBTRegressor
 from gbtree import _reference as ref
 from gbtree._grower import py_set_hist_memory
 from gbtree._histogram import py_build_histogram, py_plan
-from gbtree._splitting import py_sparse_column
+from gbtree._splitting import py_partition, py_partition_sparse
 from gbtree.binning import BinMapper, SparseBinned
 
 
@@ -130,19 +130,29 @@ def test_sparse_histogram_chunked_and_thread_independent(rng):
     np.testing.assert_array_equal(h1, hd)
 
 
-@settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2 ** 31 - 1), n_rows=st.integers(1, 3000),
-       density=st.floats(0.0, 1.0), share=st.floats(0.0, 1.0))
-def test_sparse_column_matches_dense(seed, n_rows, density, share):
-    # both the scatter (many entries per row) and the galloping search (few rows)
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2 ** 31 - 1), n_rows=st.integers(1, 80_000),
+       density=st.floats(0.0, 1.0), share=st.floats(0.0, 1.0), default_left=st.booleans(),
+       n_threads=st.sampled_from([1, 2]))
+def test_sparse_partition_matches_dense(seed, n_rows, density, share, default_left, n_threads):
+    # a sparse column (stored rows, bins; the rest in the default bin 5) against the
+    # dense partition of the same column; large nodes take the parallel chunks
     rng = np.random.RandomState(seed)
     col_rows = np.flatnonzero(rng.uniform(size=n_rows) < density).astype(np.uint32)
-    col_bins = rng.randint(0, 9, size=col_rows.size).astype(np.uint8)
-    dense = np.full(n_rows, 5, dtype=np.uint8)
-    dense[col_rows] = col_bins
+    col_bins = rng.randint(0, 10, size=col_rows.size).astype(np.uint8)   # 9 = missing
+    dense = np.full((n_rows, 1), 5, dtype=np.uint8)
+    dense[col_rows, 0] = col_bins
     rows = np.flatnonzero(rng.uniform(size=n_rows) < share).astype(np.uint32)
-    np.testing.assert_array_equal(py_sparse_column(col_rows, col_bins, 5, rows, n_rows),
-                                  dense[rows])
+    split_bin = rng.randint(0, 9)
+    expected = ref.partition(dense, rows, 0, split_bin, 9, default_left)
+    got_rows = rows.copy()
+    n_left = py_partition_sparse(col_rows, col_bins, 5, got_rows, split_bin, 9, default_left,
+                                 n_threads)
+    dense_rows = rows.copy()
+    assert n_left == py_partition(dense, dense_rows, 0, split_bin, 9, default_left, n_threads)
+    np.testing.assert_array_equal(got_rows, dense_rows)
+    np.testing.assert_array_equal(got_rows, expected[0])
+    assert n_left == expected[1]
 
 
 # ------------------------------------------------------- estimators: sparse == dense
