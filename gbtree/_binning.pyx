@@ -5,7 +5,7 @@ from libc.math cimport isnan, INFINITY
 from libcpp cimport bool as cbool
 from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
-from libc.stdint cimport int32_t, int64_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t
 
 import numpy as np
 
@@ -53,20 +53,20 @@ def map_to_bins(const floating[:, :] X, const double[::1] cuts, const int[::1] c
 
 
 def bin_sparse(const floating[::1] data, const int32_t[::1] indices, const int64_t[::1] indptr,
-               Py_ssize_t n_features, const double[::1] cuts, const int[::1] cut_ptr,
+               const double[::1] cuts, const int[::1] cut_ptr,
                const X_BINNED_C[::1] default_bin, const int[::1] bin_offsets, int n_threads):
     """Bin a canonical CSR matrix, keeping only the entries whose bin is not their
-    feature's default bin. Returns ``(indptr, entries, col_ptr, col_rows, col_bins)``:
-    row-wise histogram entries ``bin_offsets[f] + bin`` (uint32) and the same
-    entries column-wise (rows increasing within a column)."""
-    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, nnz = data.shape[0], i, k, f, pos
+    feature's default bin. Returns ``(indptr, entries)``: row r's entries are
+    ``entries[indptr[r]:indptr[r + 1]]``, each the histogram entry
+    ``bin_offsets[f] + bin`` (increasing within a row), uint16 when the histogram
+    has at most 65,536 entries, else uint32."""
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, nnz = data.shape[0], i, k, pos
     cdef int ff
+    cdef bint narrow = bin_offsets[bin_offsets.shape[0] - 1] <= 65536
     bins_np = np.empty(max(nnz, 1), dtype=np.uint8)
     cdef X_BINNED_C[::1] bins = bins_np
     row_kept_np = np.zeros(n_rows + 1, dtype=np.int64)
     cdef int64_t[::1] row_kept = row_kept_np
-    col_count_np = np.zeros(n_features + 1, dtype=np.int64)
-    cdef int64_t[::1] col_count = col_count_np
     cdef int64_t kept
     cdef X_BINNED_C b
     with nogil:
@@ -81,40 +81,25 @@ def bin_sparse(const floating[::1] data, const int32_t[::1] indices, const int64
             row_kept[i + 1] = kept
         for i in range(n_rows):
             row_kept[i + 1] += row_kept[i]
-    n_kept = row_kept[n_rows]
-    entries_np = np.empty(n_kept, dtype=np.uint32)
-    col_rows_np = np.empty(n_kept, dtype=np.uint32)
-    col_bins_np = np.empty(n_kept, dtype=np.uint8)
-    cdef uint32_t[::1] entries = entries_np
-    cdef uint32_t[::1] col_rows = col_rows_np
-    cdef X_BINNED_C[::1] col_bins = col_bins_np
+    entries_np = np.empty(row_kept[n_rows], dtype=np.uint16 if narrow else np.uint32)
+    cdef uint16_t[::1] e16
+    cdef uint32_t[::1] e32
+    if narrow:
+        e16 = entries_np
+    else:
+        e32 = entries_np
     with nogil:
         for i in prange(n_rows, schedule='static', num_threads=n_threads):
             pos = row_kept[i]
             for k in range(indptr[i], indptr[i + 1]):
                 ff = indices[k]
                 if bins[k] != default_bin[ff]:
-                    entries[pos] = <uint32_t>(bin_offsets[ff] + bins[k])
+                    if narrow:
+                        e16[pos] = <uint16_t>(bin_offsets[ff] + bins[k])
+                    else:
+                        e32[pos] = <uint32_t>(bin_offsets[ff] + bins[k])
                     pos = pos + 1
-        # column-wise: count, offsets, then fill in row order
-        for i in range(n_rows):
-            for k in range(indptr[i], indptr[i + 1]):
-                ff = indices[k]
-                if bins[k] != default_bin[ff]:
-                    col_count[ff + 1] += 1
-        for f in range(n_features):
-            col_count[f + 1] += col_count[f]
-    col_ptr_np = col_count_np.copy()
-    cdef int64_t[::1] fill = col_count
-    with nogil:
-        for i in range(n_rows):
-            for k in range(indptr[i], indptr[i + 1]):
-                ff = indices[k]
-                if bins[k] != default_bin[ff]:
-                    col_rows[fill[ff]] = <uint32_t>i
-                    col_bins[fill[ff]] = bins[k]
-                    fill[ff] += 1
-    return row_kept_np, entries_np, col_ptr_np, col_rows_np, col_bins_np
+    return row_kept_np, entries_np
 
 
 cdef inline bint _insert_distinct(vector[double]& buf, double v, int limit) noexcept nogil:
@@ -191,3 +176,36 @@ def sparse_distinct_cuts(const floating[::1] data, const int32_t[::1] rows,
     for j in range(<Py_ssize_t>out.size()):
         cuts_np[j] = out[j]
     return cuts_np, counts_np, quantile_np
+
+
+def sparse_columns(const int64_t[::1] indptr, const uint16_t[::1] entries,
+                   const int[::1] bin_offsets):
+    """The column-wise copy of a binned sparse matrix with uint16 entries:
+    ``(col_ptr, col_rows, col_bins)``, rows increasing within each column."""
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, n_features = bin_offsets.shape[0] - 1
+    cdef Py_ssize_t i, k, f
+    cdef int e
+    owner_np = np.repeat(np.arange(n_features, dtype=np.int32), np.diff(bin_offsets))
+    cdef const int32_t[::1] owner = owner_np
+    col_ptr_np = np.zeros(n_features + 1, dtype=np.int64)
+    cdef int64_t[::1] col_ptr = col_ptr_np
+    col_rows_np = np.empty(entries.shape[0], dtype=np.uint32)
+    col_bins_np = np.empty(entries.shape[0], dtype=np.uint8)
+    cdef uint32_t[::1] col_rows = col_rows_np
+    cdef X_BINNED_C[::1] col_bins = col_bins_np
+    fill_np = np.empty(n_features, dtype=np.int64)
+    cdef int64_t[::1] fill = fill_np
+    with nogil:
+        for k in range(entries.shape[0]):
+            col_ptr[owner[entries[k]] + 1] += 1
+        for f in range(n_features):
+            col_ptr[f + 1] += col_ptr[f]
+            fill[f] = col_ptr[f]
+        for i in range(n_rows):
+            for k in range(indptr[i], indptr[i + 1]):
+                e = entries[k]
+                f = owner[e]
+                col_rows[fill[f]] = <uint32_t>i
+                col_bins[fill[f]] = <X_BINNED_C>(e - bin_offsets[f])
+                fill[f] += 1
+    return col_ptr_np, col_rows_np, col_bins_np

@@ -28,14 +28,14 @@ from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct
 from ._histogram cimport (hist_plan, make_plan, build_histogram, subtract_histograms,
                           interleave_into, sparse_binned)
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
-                          sparse_col, leaf_weight, bounded_weight, MAX_PARTITION_CHUNKS,
+                          sparse_feature, leaf_weight, bounded_weight, MAX_PARTITION_CHUNKS,
                           MIN_PARALLEL_ENTRIES)
 from ._typedefs import NODE_DTYPE
 
 
 # Histograms of open nodes are kept up to this many bytes (wide data): beyond
 # it a node drops its histogram and its children are both built from rows.
-cdef Py_ssize_t HIST_MEMORY_BYTES = 256 * 1024 * 1024
+cdef Py_ssize_t HIST_MEMORY_BYTES = 128 * 1024 * 1024
 # ... but never fewer slots than this (a parent, its two children).
 cdef int MIN_SLOTS = 3
 
@@ -108,14 +108,15 @@ cdef class TreeGrower:
     cdef const X_BINNED_C* X_ptr              # dense: &X_binned[0, 0]; NULL when sparse
     cdef bint is_sparse
     cdef sparse_binned S                      # sparse: the row-wise entries
-    cdef const int64_t[::1] col_ptr           # sparse: the column-wise entries
+    cdef const int64_t[::1] s_indptr
+    cdef const uint32_t[::1] s_entries
+    cdef const uint16_t[::1] s_entries16
+    cdef bint has_columns                     # sparse: a column-wise copy exists
+    cdef const int64_t[::1] col_ptr
     cdef const uint32_t[::1] col_rows
     cdef const X_BINNED_C[::1] col_bins
     cdef const int32_t[::1] dense_index       # sparse: row of dense_cols holding feature f, or -1
     cdef const X_BINNED_C[:, ::1] dense_cols
-    cdef const int64_t[::1] s_indptr
-    cdef const uint32_t[::1] s_entries
-    cdef const uint16_t[::1] s_entries16
     cdef const X_BINNED_C[::1] default_bin_v
     cdef const X_BINNED_C* default_bin
     cdef int max_slots
@@ -188,9 +189,11 @@ cdef class TreeGrower:
                 if self.s_entries.shape[0] > 0:
                     self.S.entries = &self.s_entries[0]
             self.S.row_entries = X_binned.entries.shape[0] / max(self.n_rows, 1)
-            self.col_ptr = X_binned.col_ptr
-            self.col_rows = X_binned.col_rows
-            self.col_bins = X_binned.col_bins
+            self.has_columns = X_binned.col_ptr is not None
+            if self.has_columns:
+                self.col_ptr = X_binned.col_ptr
+                self.col_rows = X_binned.col_rows
+                self.col_bins = X_binned.col_bins
             self.dense_index = X_binned.dense_index
             self.dense_cols = X_binned.dense_cols
         else:
@@ -476,7 +479,7 @@ cdef class TreeGrower:
         cdef int n_leaves = 1, pick, k, p, left, right, small, large, f, slot
         cdef SUM_C G = 0.0, H = 0.0
         cdef bint may_l, may_r, need_small, need_large, large_built
-        cdef sparse_col col
+        cdef sparse_feature col
         cdef split_info s
         cdef node_state* st
         self.nodes.clear()
@@ -533,9 +536,16 @@ cdef class TreeGrower:
                                    &self.chunk_counts[0], self.n_threads)
             elif self.is_sparse:
                 f = s.feature
-                col.length = self.col_ptr[f + 1] - self.col_ptr[f]
-                col.rows = &self.col_rows[self.col_ptr[f]] if col.length > 0 else NULL
-                col.bins = &self.col_bins[self.col_ptr[f]] if col.length > 0 else NULL
+                col.has_column = self.has_columns
+                if self.has_columns:
+                    col.col_len = self.col_ptr[f + 1] - self.col_ptr[f]
+                    col.col_rows = &self.col_rows[self.col_ptr[f]] if col.col_len > 0 else NULL
+                    col.col_bins = &self.col_bins[self.col_ptr[f]] if col.col_len > 0 else NULL
+                col.indptr = self.S.indptr
+                col.entries = self.S.entries
+                col.entries16 = self.S.entries16
+                col.e_lo = self.bin_offsets[f]
+                col.e_hi = self.bin_offsets[f + 1]
                 col.default_bin = self.default_bin[f]
                 n_left = partition(NULL, 1, &self.rows[st.start], st.end - st.start, s.bin,
                                    self.n_bins[f], s.default_left, &self.buffer[0],

@@ -12,7 +12,7 @@ import numpy as np
 from cython.parallel cimport prange
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.math cimport fabs, INFINITY
-from libc.stdint cimport uint32_t, int64_t
+from libc.stdint cimport uint16_t, uint32_t, int64_t
 from libc.string cimport memcpy, memmove
 
 from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry
@@ -351,6 +351,54 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows
     return nl - lo
 
 
+ctypedef fused entry_t:
+    uint16_t
+    uint32_t
+
+
+cdef inline Py_ssize_t _find_entry(const entry_t* e, Py_ssize_t n, Py_ssize_t e_lo) noexcept nogil:
+    """The first of e[0:n] (increasing) that is >= e_lo, or e_lo - 1 if none:
+    a binary search without branches (conditional moves)."""
+    cdef const entry_t* first = e
+    cdef Py_ssize_t half
+    if n == 0:
+        return e_lo - 1
+    while n > 1:
+        half = n >> 1
+        first = first + half if first[half - 1] < e_lo else first
+        n = n - half
+    return first[0] if first[0] >= e_lo else e_lo - 1
+
+
+cdef Py_ssize_t _split_sparse_rows(const int64_t* indptr, const entry_t* entries,
+                                   Py_ssize_t e_lo, Py_ssize_t e_hi, bint absent_left,
+                                   IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi, int bin,
+                                   int missing_bin, bint default_left,
+                                   IDX_C* right) noexcept nogil:
+    cdef Py_ssize_t i, nl = lo, nr = 0, e, pf_end = hi - 2 * PREFETCH_ROWS
+    cdef IDX_C r
+    cdef bint left
+    if pf_end < lo:
+        pf_end = lo
+    for i in range(lo, hi):
+        if i < pf_end:
+            GBT_PREFETCH(indptr + rows[i + 2 * PREFETCH_ROWS])
+            GBT_PREFETCH(entries + indptr[rows[i + PREFETCH_ROWS]])
+        r = rows[i]
+        e = _find_entry(entries + indptr[r], indptr[r + 1] - indptr[r], e_lo)
+        if e >= e_lo and e < e_hi:
+            left = _goes_left(<X_BINNED_C>(e - e_lo), bin, missing_bin, default_left)
+        else:
+            left = absent_left
+        if left:
+            rows[nl] = r
+            nl += 1
+        else:
+            right[nr] = r
+            nr += 1
+    return nl - lo
+
+
 cdef inline Py_ssize_t _first_at_least(const uint32_t* a, Py_ssize_t pos, Py_ssize_t n,
                                        IDX_C r) noexcept nogil:
     """First k >= pos with a[k] >= r (a increasing): galloping, then binary search."""
@@ -373,23 +421,22 @@ cdef inline Py_ssize_t _first_at_least(const uint32_t* a, Py_ssize_t pos, Py_ssi
     return lo
 
 
-cdef Py_ssize_t _split_chunk_sparse(const sparse_col* col, IDX_C* rows,
-                                    Py_ssize_t lo, Py_ssize_t hi, int bin, int missing_bin,
-                                    bint default_left, IDX_C* right) noexcept nogil:
-    """``_split_chunk`` for a sparse column: a row without a stored entry has the
-    default bin; stored entries are found by walking the column alongside the
-    (increasing) rows, galloping over the entries of other rows."""
+cdef Py_ssize_t _split_column(const sparse_feature* col, bint absent_left, IDX_C* rows,
+                              Py_ssize_t lo, Py_ssize_t hi, int bin, int missing_bin,
+                              bint default_left, IDX_C* right) noexcept nogil:
+    """The split feature's column walked beside the (increasing) rows, galloping
+    over the entries of other rows."""
     cdef Py_ssize_t i, nl = lo, nr = 0, pos
     cdef IDX_C r
-    cdef bint left, absent_left = _goes_left(col.default_bin, bin, missing_bin, default_left)
+    cdef bint left
     if lo >= hi:
         return 0
-    pos = _first_at_least(col.rows, 0, col.length, rows[lo])
+    pos = _first_at_least(col.col_rows, 0, col.col_len, rows[lo])
     for i in range(lo, hi):
         r = rows[i]
-        pos = _first_at_least(col.rows, pos, col.length, r)
-        if pos < col.length and col.rows[pos] == r:
-            left = _goes_left(col.bins[pos], bin, missing_bin, default_left)
+        pos = _first_at_least(col.col_rows, pos, col.col_len, r)
+        if pos < col.col_len and col.col_rows[pos] == r:
+            left = _goes_left(col.col_bins[pos], bin, missing_bin, default_left)
         else:
             left = absent_left
         if left:
@@ -401,10 +448,30 @@ cdef Py_ssize_t _split_chunk_sparse(const sparse_col* col, IDX_C* rows,
     return nl - lo
 
 
+cdef Py_ssize_t _split_chunk_sparse(const sparse_feature* col, IDX_C* rows,
+                                    Py_ssize_t lo, Py_ssize_t hi, int bin, int missing_bin,
+                                    bint default_left, IDX_C* right) noexcept nogil:
+    """``_split_chunk`` for a sparse matrix: from the feature's column when the
+    matrix has one, else from each row's entries by binary search (absent: the
+    default bin)."""
+    cdef bint absent_left = _goes_left(col.default_bin, bin, missing_bin, default_left)
+    if col.has_column:
+        return _split_column(col, absent_left, rows, lo, hi, bin, missing_bin, default_left,
+                             right)
+    if col.entries16 != NULL:
+        return _split_sparse_rows(col.indptr, col.entries16, col.e_lo, col.e_hi, absent_left,
+                                  rows, lo, hi, bin, missing_bin, default_left, right)
+    if col.entries != NULL:
+        return _split_sparse_rows(col.indptr, col.entries, col.e_lo, col.e_hi, absent_left,
+                                  rows, lo, hi, bin, missing_bin, default_left, right)
+    return _split_sparse_rows(col.indptr, <const uint32_t*>NULL, col.e_lo, col.e_hi,
+                              absent_left, rows, lo, hi, bin, missing_bin, default_left, right)
+
+
 cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
                           Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
-                          int n_threads, const sparse_col* sparse=NULL) noexcept nogil:
+                          int n_threads, const sparse_feature* sparse=NULL) noexcept nogil:
     """Stable in-place partition of ``rows[0:n_rows]``: left rows first, order kept.
 
     Row r's bin of the split feature is ``column[r * stride]`` (the grower
@@ -414,8 +481,8 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
     Returns the number of left rows. ``buffer`` holds n_rows indices and
     ``chunk_counts`` ``MAX_PARTITION_CHUNKS`` counters. The result is the same
     whatever the chunking, so the chunks may follow the thread count.
-    With ``sparse`` the bins come from that sparse column instead of ``column``
-    (the rows must then be increasing, as they are in every node).
+    With ``sparse`` the bins come from that feature of a sparse binned matrix
+    instead of ``column``.
     """
     cdef Py_ssize_t n_chunks = n_rows // MIN_PARTITION_ROWS
     cdef Py_ssize_t chunk, c, lo, hi, nl, n_left = 0, pr
@@ -524,22 +591,44 @@ def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature
 
 
 
-def py_partition_sparse(const uint32_t[::1] col_rows, const X_BINNED_C[::1] col_bins,
-                        int default_bin, IDX_C[::1] rows, int bin, int missing_bin,
-                        bint default_left, int n_threads=1):
-    """Stable partition of the (increasing) ``rows`` in place by a sparse column;
-    returns the number of left rows (tests)."""
+def py_partition_sparse(X_binned, IDX_C[::1] rows, int feature, int bin, bint default_left,
+                        int n_threads=1, bint use_columns=True):
+    """Stable partition of ``rows`` in place by one feature of a ``SparseBinned``
+    (from its column-wise copy when it has one and ``use_columns``); returns the
+    number of left rows (tests)."""
     cdef Py_ssize_t n = rows.shape[0]
-    cdef sparse_col col
+    cdef const uint32_t[::1] col_rows
+    cdef const X_BINNED_C[::1] col_bins
+    cdef sparse_feature col
+    cdef const int64_t[::1] indptr = X_binned.indptr
+    cdef const uint16_t[::1] e16
+    cdef const uint32_t[::1] e32
     buffer = np.empty(max(n, 1), dtype=np.uint32)
     counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
     cdef IDX_C[::1] buf_v = buffer
     cdef Py_ssize_t[::1] counts_v = counts
-    col.rows = &col_rows[0] if col_rows.shape[0] > 0 else NULL
-    col.bins = &col_bins[0] if col_bins.shape[0] > 0 else NULL
-    col.length = col_rows.shape[0]
-    col.default_bin = <X_BINNED_C>default_bin
+    col.indptr = &indptr[0]
+    col.entries16 = NULL
+    col.entries = NULL
+    if X_binned.entries.dtype == np.uint16:
+        e16 = X_binned.entries
+        col.entries16 = &e16[0] if e16.shape[0] > 0 else NULL
+    else:
+        e32 = X_binned.entries
+        col.entries = &e32[0] if e32.shape[0] > 0 else NULL
+    col.e_lo = X_binned.bin_offsets[feature]
+    col.e_hi = X_binned.bin_offsets[feature + 1]
+    col.default_bin = X_binned.default_bin[feature]
+    col.has_column = use_columns and X_binned.col_ptr is not None
+    if col.has_column:
+        col_rows = X_binned.col_rows
+        col_bins = X_binned.col_bins
+        lo_c, hi_c = X_binned.col_ptr[feature], X_binned.col_ptr[feature + 1]
+        col.col_len = hi_c - lo_c
+        col.col_rows = &col_rows[lo_c] if hi_c > lo_c else NULL
+        col.col_bins = &col_bins[lo_c] if hi_c > lo_c else NULL
     if n == 0:
         return 0
-    return partition(NULL, 1, &rows[0], n, bin, missing_bin, default_left, &buf_v[0],
+    return partition(NULL, 1, &rows[0], n, bin, X_binned.bin_offsets[feature + 1]
+                     - X_binned.bin_offsets[feature] - 1, default_left, &buf_v[0],
                      &counts_v[0], n_threads, &col)

@@ -15,13 +15,13 @@ sparse matrix is bit for bit the model fit on its ``.toarray()``.
 import numpy as np
 import scipy.sparse as sp
 
-from ._binning import bin_sparse, map_to_bins, sparse_distinct_cuts
+from ._binning import bin_sparse, map_to_bins, sparse_columns, sparse_distinct_cuts
 from ._typedefs import X_BINNED_DTYPE
 
 #: The edges are computed on at most this many rows (a seeded subsample).
 SKETCH_SUBSAMPLE = 200_000
-#: A sparse column with more than 1/DENSE_COLUMN_SHARE of its rows stored also
-#: gets a dense binned copy for the partition.
+#: With a narrow histogram, a sparse column with more than 1/DENSE_COLUMN_SHARE
+#: of its rows stored also gets a dense binned copy for the partition.
 DENSE_COLUMN_SHARE = 8
 
 
@@ -30,10 +30,11 @@ def _weighted_cuts(values, weights, max_value_bins, zeros=None):
 
     With at most ``max_value_bins`` distinct values every value gets its own
     bin and the edges are the midpoints between consecutive distinct values.
-    Otherwise the edges are weighted quantiles: the distinct values where the
-    cumulative weight crosses ``k / max_value_bins`` (k = 1 .. max_value_bins-1),
-    each turned into the midpoint to the next distinct value. Duplicates are
-    merged, so a feature may get fewer bins than asked.
+    Otherwise the edges are weighted quantiles (``_quantile_cuts``); when 0 is
+    one of the values it keeps a bin of its own and the negative and positive
+    values get weighted quantiles each, with the other bins shared in
+    proportion to their weight. Duplicates are merged, so a feature may get
+    fewer bins than asked.
 
     ``weights=None`` means every value weighs 1 (then a plain sort is enough).
 
@@ -81,12 +82,38 @@ def _weighted_cuts(values, weights, max_value_bins, zeros=None):
             w_per_value[zero_at] += n_zeros
         else:
             w_per_value[zero_at] = zeros[1]()
+    z = int(np.searchsorted(distinct, 0.0))
+    if z < distinct.size and distinct[z] == 0.0 and max_value_bins >= 3:
+        # 0 gets a bin of its own (LightGBM's zero bin: sparse data are mostly 0,
+        # and quantiles would spend every bin on it); the negative and positive
+        # values share the other bins in proportion to their weight
+        w_neg, w_pos = w_per_value[:z].sum(), w_per_value[z + 1:].sum()
+        n_neg = 0 if z == 0 else min(max(1, int(round(
+            (max_value_bins - 1) * w_neg / (w_neg + w_pos)))), max_value_bins - 2)
+        if z == distinct.size - 1:
+            n_neg = max_value_bins - 1
+        n_pos = max_value_bins - 1 - n_neg
+        parts = [_quantile_cuts(distinct[:z], w_per_value[:z], n_neg)]
+        if z > 0:
+            parts.append([distinct[z - 1] + (0.0 - distinct[z - 1]) / 2.0])
+        if z < distinct.size - 1:
+            parts.append([0.0 + (distinct[z + 1] - 0.0) / 2.0])
+        parts.append(_quantile_cuts(distinct[z + 1:], w_per_value[z + 1:], n_pos))
+        return np.concatenate(parts).astype(np.float64)
+    return _quantile_cuts(distinct, w_per_value, max_value_bins)
+
+
+def _quantile_cuts(distinct, w_per_value, n_bins):
+    """At most ``n_bins - 1`` edges splitting the sorted ``distinct`` values into
+    bins of about equal weight: the distinct values where the cumulative weight
+    crosses ``k / n_bins``, each turned into the midpoint to the next value (all
+    midpoints when there are at most ``n_bins`` values)."""
+    if distinct.size <= 1 or n_bins <= 1:
+        return np.empty(0, dtype=np.float64)
+    if distinct.size <= n_bins:
+        return (distinct[:-1] + (distinct[1:] - distinct[:-1]) / 2.0).astype(np.float64)
     cum = np.cumsum(w_per_value)
-    total = cum[-1]
-    if total <= 0:  # all weights zero: fall back to unweighted ranks
-        cum = np.cumsum(np.diff(np.append(first, v.size)))
-        total = cum[-1]
-    levels = total * np.arange(1, max_value_bins) / max_value_bins
+    levels = cum[-1] * np.arange(1, n_bins) / n_bins
     # index of the first distinct value whose cumulative weight reaches each level
     idx = np.searchsorted(cum, levels, side="left")
     idx = np.unique(np.clip(idx, 0, distinct.size - 2))
@@ -235,11 +262,9 @@ class BinMapper:
     def _transform_sparse(self, X, n_threads):
         default = self.default_bins()
         data, indices, indptr = csr_arrays(X)
-        parts = list(bin_sparse(data, indices, indptr, X.shape[1], self.cuts_, self.cut_ptr_,
-                                default, self.bin_offsets_, n_threads))
-        if self.bin_offsets_[-1] <= 2 ** 16:
-            parts[1] = parts[1].astype(np.uint16)   # half the histogram kernel's reads
-        return SparseBinned(*parts, default_bin=default, shape=X.shape,
+        indptr, entries = bin_sparse(data, indices, indptr, self.cuts_, self.cut_ptr_,
+                                     default, self.bin_offsets_, n_threads)
+        return SparseBinned(indptr, entries, default_bin=default, shape=X.shape,
                             bin_offsets=self.bin_offsets_)
 
     def bin_thresholds(self):
@@ -278,33 +303,38 @@ class SparseBinned:
     """A binned sparse matrix: only the entries whose bin differs from their
     feature's default bin are stored; absent entries have ``default_bin[f]``.
 
-    Row-wise for the histograms: row r's entries are ``indptr[r]:indptr[r + 1]``
-    of ``entries``, each the histogram entry ``bin_offsets[f] + bin`` (one load
-    per entry in the histogram kernel); ``indices`` and ``bins`` (feature and bin
-    of each entry) are derived on demand. ``entries`` is uint16 when the
-    histogram has at most 65,536 entries, else uint32. Column-wise for the partition:
-    ``col_ptr``, ``col_rows``, ``col_bins``.
+    Row-wise: row r's entries are ``entries[indptr[r]:indptr[r + 1]]``, each the
+    histogram entry ``bin_offsets[f] + bin`` (one load per entry in the histogram
+    kernel, increasing within a row so the partition finds a feature's entry by
+    binary search); uint16 when the histogram has at most 65,536 entries, else
+    uint32. ``indices`` and ``bins`` (feature and bin of each entry) are derived
+    on demand.
     """
 
-    def __init__(self, indptr, entries, col_ptr, col_rows, col_bins, *, default_bin, shape,
-                 bin_offsets):
+    def __init__(self, indptr, entries, *, default_bin, shape, bin_offsets):
         self.indptr, self.entries = indptr, entries
-        self.col_ptr, self.col_rows, self.col_bins = col_ptr, col_rows, col_bins
         self.default_bin = default_bin
         self.shape = tuple(shape)
         self.bin_offsets = np.asarray(bin_offsets, dtype=np.int32)
-        # columns with many stored entries also get a dense copy (one byte a row):
-        # the partition reads it directly instead of walking the entries
+        self.col_ptr = self.col_rows = self.col_bins = None
         n_rows = self.shape[0]
-        counts = np.diff(col_ptr)
-        dense = np.flatnonzero(counts * DENSE_COLUMN_SHARE > n_rows)
         self.dense_index = np.full(self.shape[1], -1, dtype=np.int32)
-        self.dense_index[dense] = np.arange(dense.size, dtype=np.int32)
-        self.dense_cols = np.empty((dense.size, n_rows), dtype=X_BINNED_DTYPE)
-        for j, f in enumerate(dense):
-            self.dense_cols[j] = default_bin[f]
-            lo, hi = col_ptr[f], col_ptr[f + 1]
-            self.dense_cols[j, col_rows[lo:hi]] = col_bins[lo:hi]
+        self.dense_cols = np.empty((0, n_rows), dtype=X_BINNED_DTYPE)
+        if entries.dtype == np.uint16:
+            # A narrow histogram (at most 65,536 entries) leaves memory for a
+            # column-wise copy, which the partition walks beside a node's rows,
+            # and for a dense copy (a byte a row) of the columns with many entries.
+            # Wide data keep their memory for the histograms: the partition then
+            # finds each row's entry by binary search among the row's entries.
+            self.col_ptr, self.col_rows, self.col_bins = sparse_columns(
+                indptr, entries, self.bin_offsets)
+            dense = np.flatnonzero(np.diff(self.col_ptr) * DENSE_COLUMN_SHARE > n_rows)
+            self.dense_index[dense] = np.arange(dense.size, dtype=np.int32)
+            self.dense_cols = np.empty((dense.size, n_rows), dtype=X_BINNED_DTYPE)
+            for j, f in enumerate(dense):
+                self.dense_cols[j] = default_bin[f]
+                lo, hi = self.col_ptr[f], self.col_ptr[f + 1]
+                self.dense_cols[j, self.col_rows[lo:hi]] = self.col_bins[lo:hi]
 
     @property
     def nnz(self):

@@ -104,3 +104,19 @@ def test_bin_thresholds_translate_bins_to_raw_values(rng):
             np.testing.assert_array_equal(Xb[:, f] <= b, X[:, f] <= t)
         assert np.isnan(thr[mapper.bin_offsets_[f + 1] - 1])
 
+
+
+def test_zero_keeps_its_own_bin_and_other_values_keep_their_bins(rng):
+    # 99% zeros (a sparse feature): plain weighted quantiles would put almost every
+    # edge at 0 and leave the other values one or two bins
+    x = np.zeros(100_000)
+    x[:600] = rng.uniform(0.1, 5.0, size=600)
+    x[600:1000] = -rng.uniform(0.1, 5.0, size=400)
+    m = BinMapper(max_bin=256).fit(x[:, None])
+    cuts = m.cuts_
+    assert m.n_bins_[0] == 255                     # every value bin used
+    below, above = cuts[cuts < 0], cuts[cuts > 0]
+    assert below.max() > x[x < 0].max() and above.min() < x[x > 0].min()   # 0 alone
+    assert abs(below.size / above.size - 400 / 600) < 0.05    # bins in proportion to weight
+    b = m.transform(x[:, None])[:, 0]
+    assert np.unique(b[x == 0]).size == 1 and not np.isin(b[x != 0], b[x == 0]).any()

@@ -130,29 +130,32 @@ def test_sparse_histogram_chunked_and_thread_independent(rng):
     np.testing.assert_array_equal(h1, hd)
 
 
-@settings(max_examples=50, deadline=None)
-@given(seed=st.integers(0, 2 ** 31 - 1), n_rows=st.integers(1, 80_000),
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 31 - 1), n_rows=st.integers(1, 60_000),
        density=st.floats(0.0, 1.0), share=st.floats(0.0, 1.0), default_left=st.booleans(),
-       n_threads=st.sampled_from([1, 2]))
-def test_sparse_partition_matches_dense(seed, n_rows, density, share, default_left, n_threads):
-    # a sparse column (stored rows, bins; the rest in the default bin 5) against the
-    # dense partition of the same column; large nodes take the parallel chunks
+       n_threads=st.sampled_from([1, 2]), absent_as_missing=st.booleans())
+def test_sparse_partition_matches_dense(seed, n_rows, density, share, default_left, n_threads,
+                                        absent_as_missing):
+    # each feature of a binned sparse matrix against the dense partition of its
+    # .toarray(); large nodes take the parallel chunks
     rng = np.random.RandomState(seed)
-    col_rows = np.flatnonzero(rng.uniform(size=n_rows) < density).astype(np.uint32)
-    col_bins = rng.randint(0, 10, size=col_rows.size).astype(np.uint8)   # 9 = missing
-    dense = np.full((n_rows, 1), 5, dtype=np.uint8)
-    dense[col_rows, 0] = col_bins
+    X = _sparse(rng, n_rows, 4, density, nan=0.1, zeros=0.1)
+    mapper = BinMapper(rng.randint(3, 257), absent_as_missing=absent_as_missing).fit(X)
+    Bs = mapper.transform(X)
+    Bd = np.ascontiguousarray(Bs.toarray())
     rows = np.flatnonzero(rng.uniform(size=n_rows) < share).astype(np.uint32)
-    split_bin = rng.randint(0, 9)
-    expected = ref.partition(dense, rows, 0, split_bin, 9, default_left)
-    got_rows = rows.copy()
-    n_left = py_partition_sparse(col_rows, col_bins, 5, got_rows, split_bin, 9, default_left,
-                                 n_threads)
-    dense_rows = rows.copy()
-    assert n_left == py_partition(dense, dense_rows, 0, split_bin, 9, default_left, n_threads)
-    np.testing.assert_array_equal(got_rows, dense_rows)
-    np.testing.assert_array_equal(got_rows, expected[0])
-    assert n_left == expected[1]
+    for f in range(4):
+        split_bin = rng.randint(0, mapper.n_bins_[f])
+        expected = ref.partition(Bd, rows, f, split_bin, mapper.n_bins_[f], default_left)
+        for use_columns in (True, False):   # column-wise copy / rows' own entries
+            got = rows.copy()
+            n_left = py_partition_sparse(Bs, got, f, split_bin, default_left, n_threads,
+                                         use_columns)
+            np.testing.assert_array_equal(got, expected[0])
+            assert n_left == expected[1]
+        dense_rows = rows.copy()
+        assert n_left == py_partition(Bd, dense_rows, f, split_bin, mapper.n_bins_[f],
+                                      default_left, n_threads)
 
 
 # ------------------------------------------------------- estimators: sparse == dense
