@@ -340,23 +340,28 @@ class SparseBinned:
     def nnz(self):
         return self.entries.shape[0]
 
+    def _feature_and_bin(self):
+        # computed once, on demand (the binned predictor of subsampled or warm-started fits)
+        if getattr(self, "_indices", None) is None:
+            entries = self.entries.astype(np.int64)
+            self._indices = (np.searchsorted(self.bin_offsets, entries, side="right")
+                             - 1).astype(np.int32)
+            self._bins = (entries - self.bin_offsets[self._indices]).astype(X_BINNED_DTYPE)
+        return self._indices, self._bins
+
     @property
     def indices(self):
         """Feature of each stored entry (int32)."""
-        return (np.searchsorted(self.bin_offsets, self.entries.astype(np.int64),
-                                side="right") - 1).astype(np.int32)
+        return self._feature_and_bin()[0]
 
     @property
     def bins(self):
         """Bin of each stored entry (uint8)."""
-        return (self.entries.astype(np.int64) - self.bin_offsets[self.indices]).astype(
-            X_BINNED_DTYPE)
+        return self._feature_and_bin()[1]
 
     def toarray(self):
         """The dense binned matrix (tests only)."""
         out = np.repeat(self.default_bin[None, :], self.shape[0], axis=0)
         rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
-        indices = self.indices
-        out[rows, indices] = (self.entries.astype(np.int64)
-                              - self.bin_offsets[indices]).astype(X_BINNED_DTYPE)
+        out[rows, self.indices] = self.bins
         return np.ascontiguousarray(out)

@@ -19,9 +19,8 @@ import scipy.sparse as sp
 
 from ._grower import TreeGrower
 from ._typedefs import G_H_DTYPE
-from .binning import BinMapper
+from .binning import BinMapper, canonical_csr
 from .callback import LogEvaluation, TrainingState
-from .binning import canonical_csr
 from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 
 
