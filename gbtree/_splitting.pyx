@@ -424,27 +424,35 @@ cdef inline Py_ssize_t _first_at_least(const uint32_t* a, Py_ssize_t pos, Py_ssi
 cdef Py_ssize_t _split_column(const sparse_feature* col, bint absent_left, IDX_C* rows,
                               Py_ssize_t lo, Py_ssize_t hi, int bin, int missing_bin,
                               bint default_left, IDX_C* right) noexcept nogil:
-    """The split feature's column walked beside the (increasing) rows, galloping
-    over the entries of other rows."""
-    cdef Py_ssize_t i, nl = lo, nr = 0, pos
+    """The split feature's column walked beside the (increasing) rows: the rows
+    before the next stored one go to the absent rows' side in a tight loop; the
+    column is galloped over the entries of other rows."""
+    cdef Py_ssize_t i = lo, nl = lo, nr = 0, pos = 0
+    cdef int64_t nxt
     cdef IDX_C r
-    cdef bint left
-    if lo >= hi:
-        return 0
-    pos = _first_at_least(col.col_rows, 0, col.col_len, rows[lo])
-    for i in range(lo, hi):
-        r = rows[i]
-        pos = _first_at_least(col.col_rows, pos, col.col_len, r)
-        if pos < col.col_len and col.col_rows[pos] == r:
-            left = _goes_left(col.col_bins[pos], bin, missing_bin, default_left)
+    while i < hi:
+        pos = _first_at_least(col.col_rows, pos, col.col_len, rows[i])
+        nxt = col.col_rows[pos] if pos < col.col_len else <int64_t>1 << 40
+        if absent_left:
+            while i < hi and rows[i] < nxt:
+                rows[nl] = rows[i]
+                nl += 1
+                i += 1
         else:
-            left = absent_left
-        if left:
-            rows[nl] = r
-            nl += 1
-        else:
-            right[nr] = r
-            nr += 1
+            while i < hi and rows[i] < nxt:
+                right[nr] = rows[i]
+                nr += 1
+                i += 1
+        if i < hi and rows[i] == nxt:
+            r = rows[i]
+            if _goes_left(col.col_bins[pos], bin, missing_bin, default_left):
+                rows[nl] = r
+                nl += 1
+            else:
+                right[nr] = r
+                nr += 1
+            i += 1
+            pos += 1
     return nl - lo
 
 
