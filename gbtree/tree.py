@@ -14,6 +14,7 @@ from . import _predictor
 from ._predictor import (apply_raw, apply_raw_csr, compact_nodes, predict_binned, predict_raw,
                          predict_raw_csr)
 from ._typedefs import NODE_DTYPE
+from .binning import csr_arrays
 
 IMPORTANCE_TYPES = ("weight", "gain", "cover", "total_gain", "total_cover")
 
@@ -301,11 +302,10 @@ def _csr_parts(X):
     kernels' types (indptr is widened to int64: it is small)."""
     if X.format != "csr":
         raise TypeError(f"sparse X must be in CSR format, got {X.format!r}")
-    data = X.data
+    data, indices, indptr = csr_arrays(X)
     if data.dtype not in (np.float32, np.float64):
         data = data.astype(np.float64)
-    return (data, np.asarray(X.indices, dtype=np.int32),
-            np.asarray(X.indptr, dtype=np.int64), X.shape[1])
+    return data, indices, indptr, X.shape[1]
 
 
 def _predict_raw(X, compact, tree_ptr, tree_class, out, n_threads, absent):
