@@ -16,7 +16,7 @@ from libc.string cimport memset
 
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t
 
-from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry
+from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, entry_t
 
 cdef extern from *:
     """
@@ -95,11 +95,6 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
     if total != NULL:
         total[0] = tg
         total[1] = th
-
-
-ctypedef fused entry_t:
-    uint16_t
-    uint32_t
 
 
 cdef inline void _accumulate_entries(const int64_t* indptr, const entry_t* entries,

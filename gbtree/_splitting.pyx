@@ -15,7 +15,7 @@ from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint16_t, uint32_t, int64_t
 from libc.string cimport memcpy, memmove
 
-from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry
+from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry, entry_t
 
 cdef extern from *:
     """
@@ -349,11 +349,6 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows
             right[nr] = r
             nr += 1
     return nl - lo
-
-
-ctypedef fused entry_t:
-    uint16_t
-    uint32_t
 
 
 cdef inline Py_ssize_t _find_entry(const entry_t* e, Py_ssize_t n, Py_ssize_t e_lo) noexcept nogil:

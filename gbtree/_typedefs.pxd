@@ -7,6 +7,12 @@ ctypedef double SUM_C            # histogram sums and everything accumulated
 ctypedef uint32_t IDX_C          # a row index inside the partition array
 ctypedef double X_DTYPE_C        # thresholds are stored in float64
 
+# A stored entry of a binned sparse matrix: its histogram entry bin_offsets[f] + bin,
+# uint16 when the histogram has at most 65,536 entries (binning.SparseBinned).
+ctypedef fused entry_t:
+    uint16_t
+    uint32_t
+
 # A histogram is a flat array of hist_entry: feature f owns entries
 # bin_offsets[f] .. bin_offsets[f + 1] - 1, its last entry being the missing bin.
 cdef struct hist_entry:
