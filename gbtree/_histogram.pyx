@@ -39,6 +39,8 @@ cdef enum:
     MIN_PARALLEL_WORK = 65536
     # How many rows ahead the gather is prefetched.
     PREFETCH_ROWS = 16
+    # the same for the stored entries of sparse rows (their offsets twice as far)
+    SPARSE_PREFETCH_ROWS = 12
 
 
 cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries,
@@ -80,7 +82,10 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
     for i in range(lo, hi):
         if i < pf_end:
             r = rows[i + PREFETCH_ROWS]
+            # first, middle and last byte: a row of up to 3 cache lines
             GBT_PREFETCH(X + r * stride + f_lo)
+            GBT_PREFETCH(X + r * stride + ((f_lo + f_hi) >> 1))
+            GBT_PREFETCH(X + r * stride + f_hi - 1)
             GBT_PREFETCH(gh + 2 * r)
         r = rows[i]
         g = gh[2 * r]
@@ -102,7 +107,7 @@ cdef inline void _accumulate_entries(const int64_t* indptr, const entry_t* entri
                                      const G_H_C* gh, Py_ssize_t e_lo, Py_ssize_t e_hi,
                                      bint all_features, hist_entry* hist,
                                      SUM_C* total) noexcept nogil:
-    cdef Py_ssize_t i, r, k, b, pf_end = hi - 2 * PREFETCH_ROWS
+    cdef Py_ssize_t i, r, k, b, pf_end = hi - 2 * SPARSE_PREFETCH_ROWS
     cdef SUM_C g, h, tg = 0.0, th = 0.0
     cdef hist_entry* e
     if pf_end < lo:
@@ -110,9 +115,12 @@ cdef inline void _accumulate_entries(const int64_t* indptr, const entry_t* entri
     for i in range(lo, hi):
         if i < pf_end:
             # two stages: the row's offset first, its entries once that has arrived
-            GBT_PREFETCH(indptr + rows[i + 2 * PREFETCH_ROWS])
-            r = rows[i + PREFETCH_ROWS]
+            GBT_PREFETCH(indptr + rows[i + 2 * SPARSE_PREFETCH_ROWS])
+            r = rows[i + SPARSE_PREFETCH_ROWS]
+            # every cache line of the row's entries (rows are scattered in a node)
             GBT_PREFETCH(entries + indptr[r])
+            GBT_PREFETCH(entries + ((indptr[r] + indptr[r + 1]) >> 1))
+            GBT_PREFETCH(entries + indptr[r + 1] - 1)
             GBT_PREFETCH(gh + 2 * r)
         r = rows[i]
         g = gh[2 * r]
