@@ -72,14 +72,19 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
                              const G_H_C* gh,
                              const int* bin_offsets, int f_lo, int f_hi,
                              hist_entry* hist, SUM_C* total) noexcept nogil:
-    cdef Py_ssize_t i, r, pf_end = hi - PREFETCH_ROWS
+    """Rows two at a time: each feature's offset is loaded once for both, and a
+    bin still receives its rows' values in row order (the same sums)."""
+    cdef Py_ssize_t i, r, r2, pf_end = hi - PREFETCH_ROWS
     cdef int f
-    cdef SUM_C g, h, tg = 0.0, th = 0.0
+    cdef SUM_C g, h, g2, h2, tg = 0.0, th = 0.0
     cdef const X_BINNED_C* row
+    cdef const X_BINNED_C* row2
     cdef hist_entry* e
+    cdef hist_entry* hf
     if pf_end < lo:
         pf_end = lo
-    for i in range(lo, hi):
+    i = lo
+    while i < hi:
         if i < pf_end:
             r = rows[i + PREFETCH_ROWS]
             # first, middle and last byte: a row of up to 3 cache lines
@@ -87,16 +92,40 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
             GBT_PREFETCH(X + r * stride + ((f_lo + f_hi) >> 1))
             GBT_PREFETCH(X + r * stride + f_hi - 1)
             GBT_PREFETCH(gh + 2 * r)
+            if i + 1 < pf_end:
+                r = rows[i + 1 + PREFETCH_ROWS]
+                GBT_PREFETCH(X + r * stride + f_lo)
+                GBT_PREFETCH(X + r * stride + ((f_lo + f_hi) >> 1))
+                GBT_PREFETCH(X + r * stride + f_hi - 1)
+                GBT_PREFETCH(gh + 2 * r)
         r = rows[i]
         g = gh[2 * r]
         h = gh[2 * r + 1]
         tg += g
         th += h
         row = X + r * stride
-        for f in range(f_lo, f_hi):
-            e = &hist[bin_offsets[f] + row[f]]
-            e.sum_g += g
-            e.sum_h += h
+        if i + 1 < hi:
+            r2 = rows[i + 1]
+            g2 = gh[2 * r2]
+            h2 = gh[2 * r2 + 1]
+            tg += g2
+            th += h2
+            row2 = X + r2 * stride
+            for f in range(f_lo, f_hi):
+                hf = hist + bin_offsets[f]
+                e = hf + row[f]
+                e.sum_g += g
+                e.sum_h += h
+                e = hf + row2[f]
+                e.sum_g += g2
+                e.sum_h += h2
+            i += 2
+        else:
+            for f in range(f_lo, f_hi):
+                e = &hist[bin_offsets[f] + row[f]]
+                e.sum_g += g
+                e.sum_h += h
+            i += 1
     if total != NULL:
         total[0] = tg
         total[1] = th
