@@ -322,10 +322,9 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
     return per_feature[best_f]
 
 
-cdef inline bint _goes_left(X_BINNED_C b, int bin, int missing_bin, bint default_left) noexcept nogil:
-    if b == missing_bin:
-        return default_left
-    return b <= bin
+cdef inline int _goes_left(X_BINNED_C b, int bin, int missing_bin, bint default_left) noexcept nogil:
+    # 0 or 1 without a branch: the direction of a row is unpredictable
+    return ((b <= bin) & (b != missing_bin)) | ((b == missing_bin) & default_left)
 
 
 cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows,
@@ -338,16 +337,18 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows
     """
     cdef Py_ssize_t i, nl = lo, nr = 0, pf_end = hi - PREFETCH_ROWS
     cdef IDX_C r
+    cdef int left
     for i in range(lo, hi):
         if i < pf_end:
             GBT_PREFETCH(X + rows[i + PREFETCH_ROWS] * stride)
         r = rows[i]
-        if _goes_left(X[r * stride], bin, missing_bin, default_left):
-            rows[nl] = r
-            nl += 1
-        else:
-            right[nr] = r
-            nr += 1
+        left = _goes_left(X[r * stride], bin, missing_bin, default_left)
+        # without a branch: the row is written to both sides and only its
+        # side's count moves on
+        rows[nl] = r
+        right[nr] = r
+        nl += left
+        nr += 1 - left
     return nl - lo
 
 
@@ -372,7 +373,7 @@ cdef Py_ssize_t _split_sparse_rows(const int64_t* indptr, const entry_t* entries
                                    IDX_C* right) noexcept nogil:
     cdef Py_ssize_t i, nl = lo, nr = 0, e, pf_end = hi - 2 * PREFETCH_ROWS
     cdef IDX_C r
-    cdef bint left
+    cdef int left, present
     if pf_end < lo:
         pf_end = lo
     for i in range(lo, hi):
@@ -381,16 +382,13 @@ cdef Py_ssize_t _split_sparse_rows(const int64_t* indptr, const entry_t* entries
             GBT_PREFETCH(entries + indptr[rows[i + PREFETCH_ROWS]])
         r = rows[i]
         e = _find_entry(entries + indptr[r], indptr[r + 1] - indptr[r], e_lo)
-        if e >= e_lo and e < e_hi:
-            left = _goes_left(<X_BINNED_C>(e - e_lo), bin, missing_bin, default_left)
-        else:
-            left = absent_left
-        if left:
-            rows[nl] = r
-            nl += 1
-        else:
-            right[nr] = r
-            nr += 1
+        present = (e >= e_lo) & (e < e_hi)
+        left = ((present & _goes_left(<X_BINNED_C>(e - e_lo), bin, missing_bin, default_left))
+                | ((1 - present) & absent_left))
+        rows[nl] = r          # both sides, as in _split_chunk
+        right[nr] = r
+        nl += left
+        nr += 1 - left
     return nl - lo
 
 
@@ -425,6 +423,7 @@ cdef Py_ssize_t _split_column(const sparse_feature* col, bint absent_left, IDX_C
     cdef Py_ssize_t i = lo, nl = lo, nr = 0, pos = 0
     cdef int64_t nxt
     cdef IDX_C r
+    cdef int left
     while i < hi:
         pos = _first_at_least(col.col_rows, pos, col.col_len, rows[i])
         nxt = col.col_rows[pos] if pos < col.col_len else <int64_t>1 << 40
@@ -440,12 +439,11 @@ cdef Py_ssize_t _split_column(const sparse_feature* col, bint absent_left, IDX_C
                 i += 1
         if i < hi and rows[i] == nxt:
             r = rows[i]
-            if _goes_left(col.col_bins[pos], bin, missing_bin, default_left):
-                rows[nl] = r
-                nl += 1
-            else:
-                right[nr] = r
-                nr += 1
+            left = _goes_left(col.col_bins[pos], bin, missing_bin, default_left)
+            rows[nl] = r      # both sides, as in _split_chunk
+            right[nr] = r
+            nl += left
+            nr += 1 - left
             i += 1
             pos += 1
     return nl - lo
