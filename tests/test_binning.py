@@ -35,6 +35,22 @@ def test_float32_and_fortran_input_bin_like_float64(rng):
     np.testing.assert_array_equal(m32.transform(X32), ref.map_to_bins(X32, m32.cuts_, m32.cut_ptr_))
 
 
+def test_float32_columns_get_the_edges_of_their_float64_values(rng):
+    # float32 columns are sorted in float32 (faster): the edges must be those
+    # of the same values in float64, on the quantile path (many distinct
+    # values, with zeros and infinities) and on the one-bin-per-value path
+    X = rng.normal(size=(3000, 4)).astype(np.float32)
+    X[:, 1] = np.round(X[:, 1] * 3)                  # few distinct values
+    X[rng.rand(3000) < 0.3, 2] = 0.0                  # a zero bin
+    X[:5, 3] = [np.inf, -np.inf, np.nan, 1e30, -1e30]
+    for w in (None, rng.uniform(0.0, 2.0, size=3000)):
+        m32 = BinMapper(max_bin=64).fit(X, w)
+        m64 = BinMapper(max_bin=64).fit(X.astype(np.float64), w)
+        np.testing.assert_array_equal(m32.cut_ptr_, m64.cut_ptr_)
+        np.testing.assert_array_equal(m32.cuts_, m64.cuts_)
+        assert m32.cuts_.dtype == np.float64
+
+
 def test_few_distinct_values_get_one_bin_each():
     X = np.array([[0.0], [1.0], [1.0], [5.0], [np.nan]])
     mapper = BinMapper(max_bin=256).fit(X)
