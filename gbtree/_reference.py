@@ -40,7 +40,8 @@ def leaf_weight(G, H, reg_lambda=1.0, reg_alpha=0.0, min_child_weight=1.0, max_d
     if H <= 0 or H < min_child_weight:
         return 0.0
     t = np.sign(G) * max(abs(G) - reg_alpha, 0.0)
-    w = -t / (H + reg_lambda)
+    with np.errstate(over="ignore"):   # a subnormal H + lambda gives +-inf, as in the kernel
+        w = -t / (H + reg_lambda)
     if max_delta_step > 0:
         w = float(np.clip(w, -max_delta_step, max_delta_step))
     return w
