@@ -124,6 +124,7 @@ cdef inline void _add_leaf_values(const compact_node* tree, const floating* base
                                   Py_ssize_t out_stride) noexcept nogil:
     """``out[i * out_stride] += leaf value of row i`` for rows lo..hi-1 of one tree."""
     cdef int32_t cur[LANES]
+    cdef const floating* row[LANES]
     cdef Py_ssize_t i0, k, m
     cdef int32_t n, f
     cdef double v
@@ -136,6 +137,7 @@ cdef inline void _add_leaf_values(const compact_node* tree, const floating* base
             m = LANES
         for k in range(m):
             cur[k] = 0
+            row[k] = base + (i0 + k) * row_stride
         moving = True
         while moving:
             moving = False
@@ -143,9 +145,9 @@ cdef inline void _add_leaf_values(const compact_node* tree, const floating* base
                 n = cur[k]
                 if tree[n].left >= 0:
                     f = tree[n].feature
-                    v = base[(i0 + k) * row_stride + (f & 0x7fffffff) * col_stride]
+                    v = row[k][(f & 0x7fffffff) * col_stride]
                     # NaN fails both tests: it goes right unless its default is left
-                    go_right = (not (v <= tree[n].value)) & (not (v != v and f < 0))
+                    go_right = (not (v <= tree[n].value)) & ((v == v) | (f >= 0))
                     cur[k] = tree[n].left + go_right
                     moving = True
         for k in range(m):
@@ -176,9 +178,14 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
         hi = lo + ROW_BLOCK
         if hi > n_rows:
             hi = n_rows
-        for t in range(n_trees):
-            _add_leaf_values(nodes + tree_ptr[t], base, lo, hi, row_stride, col_stride,
-                             &out[0, tree_class[t]], out.shape[1])
+        if col_stride == 1:     # C order: the inlined walk loses a multiply a step
+            for t in range(n_trees):
+                _add_leaf_values(nodes + tree_ptr[t], base, lo, hi, row_stride, 1,
+                                 &out[0, tree_class[t]], out.shape[1])
+        else:
+            for t in range(n_trees):
+                _add_leaf_values(nodes + tree_ptr[t], base, lo, hi, row_stride, col_stride,
+                                 &out[0, tree_class[t]], out.shape[1])
 
 
 def predict_binned(const X_BINNED_C[:, ::1] X_binned, const int[::1] missing_bin,
