@@ -345,6 +345,24 @@ def test_grid_search_with_the_query_id_as_a_dataframe_column():
     assert list(model.feature_names_in_) == [f"f{i}" for i in range(X.shape[1])]
     np.testing.assert_array_equal(model.predict(df), model.predict(X))
     assert model.score(df, y) == pytest.approx(model.score(X, y, qid=qid))
+    # the exported scorer reads the column too (no routing): NDCG@10 is the
+    # default score, and another cut-off gives the NDCG@k of the fold's queries
+    cv = GroupKFold(n_splits=3)
+    fit_params = {"qid": "query_id"}
+    default = cross_val_score(GBTRanker(n_estimators=5), df, y, cv=cv, groups=qid,
+                              params=fit_params)
+    at10 = cross_val_score(GBTRanker(n_estimators=5), df, y, cv=cv, groups=qid,
+                           params=fit_params, scoring=make_ndcg_scorer(k=10))
+    np.testing.assert_allclose(at10, default)
+    at3 = cross_val_score(GBTRanker(n_estimators=5), df, y, cv=cv, groups=qid,
+                          params=fit_params, scoring=make_ndcg_scorer(k=3))
+    for s, (tr, te) in zip(at3, cv.split(X, y, qid)):
+        m = GBTRanker(n_estimators=5).fit(X[tr], y[tr], qid=qid[tr])
+        assert s == pytest.approx(ndcg_at_k(y[te], m.predict(X[te]), qid=qid[te], k=3))
+    assert not np.allclose(at3, at10)
+    # without the column and without routing: a clear error
+    with pytest.raises(ValueError, match="make_ndcg_scorer: the scored rows need query ids"):
+        make_ndcg_scorer(k=3)(GBTRanker(n_estimators=2).fit(X, y, qid=qid), X, y)
 
 
 # ---------------------------------------------------------------- validation
