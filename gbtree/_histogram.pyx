@@ -67,6 +67,15 @@ cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries
     return plan
 
 
+cdef inline void _prefetch_row(const X_BINNED_C* row, int f_lo, int f_hi,
+                               const G_H_C* gh_pair) noexcept nogil:
+    # first, middle and last byte: a row of up to 3 cache lines; and its (g, h)
+    GBT_PREFETCH(row + f_lo)
+    GBT_PREFETCH(row + ((f_lo + f_hi) >> 1))
+    GBT_PREFETCH(row + f_hi - 1)
+    GBT_PREFETCH(gh_pair)
+
+
 cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
                              const IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi,
                              const G_H_C* gh,
@@ -86,18 +95,11 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
     i = lo
     while i < hi:
         if i < pf_end:
-            r = rows[i + PREFETCH_ROWS]
-            # first, middle and last byte: a row of up to 3 cache lines
-            GBT_PREFETCH(X + r * stride + f_lo)
-            GBT_PREFETCH(X + r * stride + ((f_lo + f_hi) >> 1))
-            GBT_PREFETCH(X + r * stride + f_hi - 1)
-            GBT_PREFETCH(gh + 2 * r)
+            _prefetch_row(X + rows[i + PREFETCH_ROWS] * stride, f_lo, f_hi,
+                          gh + 2 * rows[i + PREFETCH_ROWS])
             if i + 1 < pf_end:
-                r = rows[i + 1 + PREFETCH_ROWS]
-                GBT_PREFETCH(X + r * stride + f_lo)
-                GBT_PREFETCH(X + r * stride + ((f_lo + f_hi) >> 1))
-                GBT_PREFETCH(X + r * stride + f_hi - 1)
-                GBT_PREFETCH(gh + 2 * r)
+                _prefetch_row(X + rows[i + 1 + PREFETCH_ROWS] * stride, f_lo, f_hi,
+                              gh + 2 * rows[i + 1 + PREFETCH_ROWS])
         r = rows[i]
         g = gh[2 * r]
         h = gh[2 * r + 1]
