@@ -359,6 +359,18 @@ def int_list(text):
     return [int(float(x)) for x in text.split(",") if x.strip()]
 
 
+def add_model_args(p):
+    """The options run.py and sparse.py share: model settings, seed, repetitions."""
+    p.add_argument("--learning-rate", type=float, default=0.1)
+    p.add_argument("--max-bin", type=int, default=255,
+                   help="value bins per feature, not counting the missing-value bin (default 255)")
+    p.add_argument("--seed", type=int, default=0, help="data and model seed (default 0)")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="fresh runs per library, interleaved; times reported as medians")
+    p.add_argument("--predict-repeats", type=int, default=3,
+                   help="predictions of the test set per run; the fastest is reported")
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("workload", choices=list(WORKLOADS))
@@ -372,14 +384,7 @@ def parse_args(argv=None):
     p.add_argument("--libs", default=DEFAULT_LIBS,
                    help=f"comma-separated (default {DEFAULT_LIBS}); 'catboost' = "
                         "catboost-symmetric,catboost-lossguide")
-    p.add_argument("--learning-rate", type=float, default=0.1)
-    p.add_argument("--max-bin", type=int, default=255,
-                   help="value bins per feature, not counting the missing-value bin (default 255)")
-    p.add_argument("--seed", type=int, default=0, help="data and model seed (default 0)")
-    p.add_argument("--repeat", type=int, default=1,
-                   help="fresh runs per library, interleaved; times reported as medians")
-    p.add_argument("--predict-repeats", type=int, default=3,
-                   help="predictions of the test set per run; the fastest is reported")
+    add_model_args(p)
     p.add_argument("--calls", type=int, default=2000, help="'predict-latency': timed calls")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per child process")
     p.add_argument("--json", help="output file (default benchmarks/results/WORKLOAD.json)")

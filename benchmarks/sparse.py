@@ -46,8 +46,8 @@ import numpy as np
 import scipy.sparse as sp
 
 import datagen
-from run import (BENCH_DIR, Bench, by_lib, fmt, log, machine_info, markdown_table, ratio,
-                 status_row, threads_text)
+from run import (BENCH_DIR, Bench, add_model_args, by_lib, fmt, log, machine_info,
+                 markdown_table, ratio, status_row, threads_text)
 from runners import Config
 
 WORKLOADS = {
@@ -297,14 +297,7 @@ def parse_args(argv=None):
     p.add_argument("--leaves", type=int, help="leaves per tree (default 31)")
     p.add_argument("--threads", type=int, default=2, help="threads for every library (default 2)")
     p.add_argument("--libs", default=DEFAULT_LIBS, help=f"comma-separated (default {DEFAULT_LIBS})")
-    p.add_argument("--learning-rate", type=float, default=0.1)
-    p.add_argument("--max-bin", type=int, default=255,
-                   help="value bins per feature, not counting the missing-value bin (default 255)")
-    p.add_argument("--seed", type=int, default=0, help="data and model seed (default 0)")
-    p.add_argument("--repeat", type=int, default=1,
-                   help="fresh runs per library, interleaved; times reported as medians")
-    p.add_argument("--predict-repeats", type=int, default=3,
-                   help="predictions of the test set per run; the fastest is reported")
+    add_model_args(p)
     p.add_argument("--timeout", type=float, default=3600, help="seconds per child process")
     p.add_argument("--json", help="output file (default benchmarks/results/sparse-WORKLOAD.json)")
     args = p.parse_args(argv)

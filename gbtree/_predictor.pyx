@@ -259,9 +259,15 @@ cdef Py_ssize_t _block_rows(Py_ssize_t n_rows, Py_ssize_t n_features,
     return max(1, min(rows, ROW_BLOCK, n_rows))
 
 
-cdef int _scatter_raw(const floating* data, const int32_t* indices, const int64_t* indptr,
-                      Py_ssize_t nnz, Py_ssize_t row, Py_ssize_t n_features,
-                      floating* dst) noexcept nogil:
+ctypedef fused scatter_t:      # raw values (float32, float64) or bins (uint8)
+    float
+    double
+    X_BINNED_C
+
+
+cdef int _scatter(const scatter_t* values, const int32_t* indices, const int64_t* indptr,
+                  Py_ssize_t nnz, Py_ssize_t row, Py_ssize_t n_features,
+                  scatter_t* dst) noexcept nogil:
     """Write the stored entries of one row into its dense scratch row.
 
     Returns 1 (and writes nothing out of bounds) when ``indptr``/``indices``
@@ -272,7 +278,7 @@ cdef int _scatter_raw(const floating* data, const int32_t* indices, const int64_
         return 1
     for k in range(lo, hi):
         if <size_t>indices[k] < <size_t>n_features:
-            dst[indices[k]] = data[k]
+            dst[indices[k]] = values[k]
         else:
             bad = 1
     return bad
@@ -287,21 +293,6 @@ cdef void _restore_raw(const int32_t* indices, const int64_t* indptr, Py_ssize_t
     for k in range(lo, hi):
         if <size_t>indices[k] < <size_t>n_features:
             dst[indices[k]] = absent
-
-
-cdef int _scatter_binned(const X_BINNED_C* bins, const int32_t* indices, const int64_t* indptr,
-                         Py_ssize_t nnz, Py_ssize_t row, Py_ssize_t n_features,
-                         X_BINNED_C* dst) noexcept nogil:
-    cdef int64_t k, lo = indptr[row], hi = indptr[row + 1]
-    cdef int bad = 0
-    if lo < 0 or hi < lo or hi > nnz:
-        return 1
-    for k in range(lo, hi):
-        if <size_t>indices[k] < <size_t>n_features:
-            dst[indices[k]] = bins[k]
-        else:
-            bad = 1
-    return bad
 
 
 cdef void _restore_binned(const int32_t* indices, const int64_t* indptr, Py_ssize_t nnz,
@@ -329,7 +320,7 @@ cdef int _predict_raw_csr_worker(const floating* data, const int32_t* indices,
     while lo < row_hi:
         hi = min(lo + block_rows, row_hi)
         for i in range(lo, hi):
-            bad |= _scatter_raw(data, indices, indptr, nnz, i, n_features,
+            bad |= _scatter(data, indices, indptr, nnz, i, n_features,
                                 scratch + (i - lo) * n_features)
         for t in range(n_trees):
             _add_leaf_values(nodes + tree_ptr[t], <const floating*>scratch, 0, hi - lo,
@@ -353,7 +344,7 @@ cdef int _apply_raw_csr_worker(const floating* data, const int32_t* indices,
     while lo < row_hi:
         hi = min(lo + block_rows, row_hi)
         for i in range(lo, hi):
-            bad |= _scatter_raw(data, indices, indptr, nnz, i, n_features,
+            bad |= _scatter(data, indices, indptr, nnz, i, n_features,
                                 scratch + (i - lo) * n_features)
         for i in range(lo, hi):
             for t in range(n_trees):
@@ -388,7 +379,7 @@ cdef int _binned_csr_worker(const X_BINNED_C* bins, const int32_t* indices,
             if r >= n_csr_rows:
                 bad = 1
                 continue
-            bad |= _scatter_binned(bins, indices, indptr, nnz, r, n_features,
+            bad |= _scatter(bins, indices, indptr, nnz, r, n_features,
                                    scratch + (j - lo) * n_features)
         for t in range(n_trees):
             tree = nodes + tree_ptr[t]
