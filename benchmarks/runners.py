@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+# Levels of the quantised-gradient variants (gbtree-quantized, lightgbm-quantized).
+QUANT_BINS = 64
 
 @dataclass(frozen=True)
 class Config:
@@ -105,6 +107,14 @@ class GbtreeRunner(Runner):
         return model, model.fit_info_["bin_seconds"]
 
 
+class GbtreeQuantizedRunner(GbtreeRunner):
+    name = "gbtree-quantized"
+    notes = f"`grad_quant_bins={QUANT_BINS}`: quantised gradients (leaf values from the exact ones)"
+
+    def estimator(self, cfg):
+        return super().estimator(cfg).set_params(grad_quant_bins=QUANT_BINS)
+
+
 class XGBoostRunner(Runner):
     name, module = "xgboost", "xgboost"
     notes = "fit = `QuantileDMatrix` (timed as binning) + `xgb.train`; predict = `inplace_predict`"
@@ -165,6 +175,16 @@ class LightGBMRunner(Runner):
 
     def predict(self, cfg, model, X):
         return model.predict(X, num_threads=cfg.threads)
+
+
+class LightGBMQuantizedRunner(LightGBMRunner):
+    name = "lightgbm-quantized"
+    notes = (f"`use_quantized_grad=True`, `num_grad_quant_bins={QUANT_BINS}`, "
+             "`quant_train_renew_leaf=True` (leaf values from the exact gradients, as gbtree)")
+
+    def _params(self, cfg):
+        return dict(super()._params(cfg), use_quantized_grad=True,
+                    num_grad_quant_bins=QUANT_BINS, quant_train_renew_leaf=True)
 
 
 class SklearnRunner(Runner):
@@ -232,9 +252,9 @@ class CatBoostRunner(Runner):
         return model.predict(X, thread_count=cfg.threads)
 
 
-RUNNERS = {r.name: r for r in (GbtreeRunner(), XGBoostRunner(), LightGBMRunner(),
-                               SklearnRunner(), CatBoostRunner(lossguide=False),
-                               CatBoostRunner(lossguide=True))}
+RUNNERS = {r.name: r for r in (GbtreeRunner(), GbtreeQuantizedRunner(), XGBoostRunner(),
+                               LightGBMRunner(), LightGBMQuantizedRunner(), SklearnRunner(),
+                               CatBoostRunner(lossguide=False), CatBoostRunner(lossguide=True))}
 # Names on the command line that stand for several runners.
 GROUPS = {"catboost": ["catboost-symmetric", "catboost-lossguide"]}
 DEFAULT_LIBS = "gbtree,xgboost,lightgbm,sklearn,catboost"

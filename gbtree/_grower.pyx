@@ -13,6 +13,13 @@ sparse input the histograms read the stored entries only and the partition
 reads the split feature's stored entries. Histograms are kept per open node up
 to a memory budget (``HIST_MEMORY_BYTES``): a node whose histogram was dropped
 builds both children's histograms instead of subtracting.
+
+With ``quant_levels`` > 0 the gradients and hessians of each tree are quantised
+to integers (``_histogram.quantize_into``, LightGBM's quantised training): the
+histograms hold packed int64 sums, which are exact, and are unpacked to floats
+only to scan a node's splits. The splits are chosen on the quantised sums; when
+the tree is done its node sums, leaf values and covers are recomputed from the
+exact gradients (``_update_raw``).
 """
 import numpy as np
 
@@ -24,9 +31,10 @@ from libcpp.algorithm cimport sort
 from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
-from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct
+from ._typedefs cimport (X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct,
+                         splitmix64, GBT_PREFETCH)
 from ._histogram cimport (hist_plan, make_plan, build_histogram, subtract_histograms,
-                          interleave_into, sparse_binned)
+                          interleave_into, quantize_into, unpack_histogram, sparse_binned)
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
                           sparse_feature, leaf_weight, bounded_weight, MAX_PARTITION_CHUNKS,
                           MIN_PARALLEL_ENTRIES)
@@ -38,14 +46,9 @@ from ._typedefs import NODE_DTYPE
 cdef Py_ssize_t HIST_MEMORY_BYTES = 128 * 1024 * 1024
 # ... but never fewer slots than this (a parent, its two children).
 cdef int MIN_SLOTS = 3
-
-
-cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
-    # splitmix64: a counter-based generator, so a draw depends only on its key
-    x = x + <uint64_t>0x9E3779B97F4A7C15
-    x = (x ^ (x >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
-    x = (x ^ (x >> 27)) * <uint64_t>0x94D049BB133111EB
-    return x ^ (x >> 31)
+# How many rows ahead the raw-score update prefetches a leaf's rows.
+cdef enum:
+    PREFETCH_ROWS = 16
 
 
 cdef void _sample_features(const unsigned char* among, unsigned char* out, int n_features,
@@ -60,7 +63,7 @@ cdef void _sample_features(const unsigned char* among, unsigned char* out, int n
         out[f] = 0
         if among[f] and (weights == NULL or weights[f] > 0):
             n += 1
-            u = ((_mix(key * <uint64_t>1000003 + <uint64_t>f) >> 11) + 0.5) * (1.0 / 9007199254740992.0)
+            u = ((splitmix64(key * <uint64_t>1000003 + <uint64_t>f) >> 11) + 0.5) * (1.0 / 9007199254740992.0)
             # negated so that an ascending sort puts the chosen keys first
             keys.push_back(pair[double, int](-(log(u) / (weights[f] if weights != NULL else 1.0)), f))
     k = <int>(fraction * n)
@@ -127,9 +130,14 @@ cdef class TreeGrower:
     cdef Py_ssize_t n_rows, n_entries
     cdef IDX_C[::1] rows
     cdef IDX_C[::1] buffer
-    cdef G_H_C[::1] gh            # interleaved (gradient, hessian) pairs of the current tree
+    cdef G_H_C[::1] gh            # interleaved (gradient, hessian) pairs of the current tree,
+                                  # or (quantised) its packed int64 row values
+    cdef int quant_levels         # 0: float gradients
+    cdef double quant_steps[2]    # the current tree's gradient and hessian steps
+    cdef hist_entry* unpacked     # quantised: two float histograms, one per evaluation task
+    cdef Py_ssize_t entry_bytes   # of a histogram entry: 16 (floats) or 8 (packed)
     cdef Py_ssize_t[::1] chunk_counts
-    cdef vector[hist_entry*] slots
+    cdef vector[hist_entry*] slots   # packed int64 entries when quantised
     cdef vector[int] free_slots
     cdef hist_entry* scratch
     cdef split_info* per_feature
@@ -165,7 +173,8 @@ cdef class TreeGrower:
                   double max_delta_step, double gamma, int n_threads, int max_chunks=16,
                   double colsample_bytree=1.0, double colsample_bylevel=1.0,
                   double colsample_bynode=1.0, feature_weights=None,
-                  interaction_groups=None, monotone_constraints=None, default_bin=None):
+                  interaction_groups=None, monotone_constraints=None, default_bin=None,
+                  int quant_levels=0):
         cdef hist_plan plan
         cdef const double[::1] fw
         cdef int f, g
@@ -209,8 +218,12 @@ cdef class TreeGrower:
         self.bin_offsets = bin_offsets
         self.bin_thresholds = bin_thresholds
         self.n_entries = bin_offsets[self.n_features]
+        if quant_levels < 0 or quant_levels == 1:
+            raise ValueError(f"quant_levels must be 0 or >= 2, got {quant_levels}")
+        self.quant_levels = quant_levels
+        self.entry_bytes = sizeof(int64_t) if quant_levels > 0 else sizeof(hist_entry)
         self.max_slots = max(MIN_SLOTS, HIST_MEMORY_BYTES // max(
-            self.n_entries * <Py_ssize_t>sizeof(hist_entry), 1))
+            self.n_entries * self.entry_bytes, 1))
         self.max_depth = max_depth
         self.max_leaves = max_leaves
         self.lossguide = lossguide
@@ -226,9 +239,13 @@ cdef class TreeGrower:
         self.chunk_counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
         plan = make_plan(self.n_rows, self.n_features, self.n_entries, max_chunks, n_threads)
         self.max_chunks = max_chunks
-        self.scratch = <hist_entry*>malloc(max(plan.n_chunks, 1) * self.n_entries * sizeof(hist_entry))
+        self.scratch = <hist_entry*>malloc(max(plan.n_chunks, 1) * self.n_entries * self.entry_bytes)
         self.per_feature = <split_info*>malloc(2 * max(self.n_features, 1) * sizeof(split_info))
-        if self.scratch == NULL or self.per_feature == NULL:
+        self.unpacked = NULL
+        if quant_levels > 0:
+            self.unpacked = <hist_entry*>malloc(2 * max(self.n_entries, 1) * sizeof(hist_entry))
+        if (self.scratch == NULL or self.per_feature == NULL
+                or (quant_levels > 0 and self.unpacked == NULL)):
             raise MemoryError()
         self.colsample_bytree = colsample_bytree
         self.colsample_bylevel = colsample_bylevel
@@ -265,6 +282,7 @@ cdef class TreeGrower:
             free(self.slots[i])
         free(self.scratch)
         free(self.per_feature)
+        free(self.unpacked)
 
     cdef inline int _held_slots(self) noexcept nogil:
         return <int>(self.slots.size() - self.free_slots.size())
@@ -276,7 +294,7 @@ cdef class TreeGrower:
             s = self.free_slots.back()
             self.free_slots.pop_back()
             return s
-        buf = <hist_entry*>malloc(self.n_entries * sizeof(hist_entry))
+        buf = <hist_entry*>malloc(self.n_entries * self.entry_bytes)
         if buf == NULL:
             return -1
         self.slots.push_back(buf)
@@ -291,15 +309,24 @@ cdef class TreeGrower:
         cdef Py_ssize_t n = st.end - st.start
         cdef hist_plan plan = make_plan(n, self.n_features, self.n_entries, self.max_chunks,
                                          self.n_threads)
-        cdef SUM_C totals[2]
-        build_histogram(self.X_ptr, &self.S if self.is_sparse else NULL,
-                        &self.rows[st.start], n, &self.gh[0],
-                        &self.bin_offsets[0], self.n_features,
-                        self.slots[st.slot], self.scratch, plan, self.n_threads,
-                        self.default_bin, totals)
+        cdef hist_entry totals
+        cdef int64_t packed_totals
+        if self.quant_levels > 0:
+            build_histogram(self.X_ptr, &self.S if self.is_sparse else NULL,
+                            &self.rows[st.start], n, <const void*>&self.gh[0],
+                            &self.bin_offsets[0], self.n_features,
+                            <int64_t*>self.slots[st.slot], <int64_t*>self.scratch, plan,
+                            self.n_threads, self.default_bin, &packed_totals)
+            unpack_histogram(&packed_totals, 1, self.quant_steps, &totals)
+        else:
+            build_histogram(self.X_ptr, &self.S if self.is_sparse else NULL,
+                            &self.rows[st.start], n, <const void*>&self.gh[0],
+                            &self.bin_offsets[0], self.n_features,
+                            self.slots[st.slot], self.scratch, plan, self.n_threads,
+                            self.default_bin, &totals)
         if node == 0:
-            st.sum_g = totals[0]
-            st.sum_h = totals[1]
+            st.sum_g = totals.sum_g
+            st.sum_h = totals.sum_h
 
     cdef bint _may_split(self, int node, int n_leaves) noexcept nogil:
         cdef node_state* st = &self.states[node]
@@ -318,7 +345,7 @@ cdef class TreeGrower:
             _sample_features(&self.tree_mask[0],
                              &self.level_masks[self.level_masks.size() - 1][0],
                              self.n_features, self.colsample_bylevel, self.feature_weights,
-                             _mix(self.seed ^ (<uint64_t>0x51ED27 + self.level_masks.size())))
+                             splitmix64(self.seed ^ (<uint64_t>0x51ED27 + self.level_masks.size())))
 
     cdef const unsigned char* _allowed(self, int node, int task) noexcept nogil:
         """Features the node may split on, or NULL for all of them. Writes only the
@@ -337,7 +364,7 @@ cdef class TreeGrower:
             if self.colsample_bynode < 1.0:
                 _sample_features(base, node_mask, self.n_features, self.colsample_bynode,
                                  self.feature_weights,
-                                 _mix(self.seed ^ (<uint64_t>0xA5A5A5A5 * (<uint64_t>node + 1))))
+                                 splitmix64(self.seed ^ (<uint64_t>0xA5A5A5A5 * (<uint64_t>node + 1))))
                 base = node_mask
         if self.n_groups == 0 or node == 0:
             return base
@@ -405,11 +432,27 @@ cdef class TreeGrower:
         # ``task`` (0 or 1) picks the mask buffers: two nodes may be evaluated at once
         cdef const unsigned char* allowed = self._allowed(node, task)
         cdef node_state* st = &self.states[node]
-        st.split = find_best_split(self.slots[st.slot], &self.n_bins[0], &self.bin_offsets[0],
+        cdef hist_entry* hist = self.slots[st.slot]
+        if self.quant_levels > 0:
+            hist = self.unpacked + task * self.n_entries
+            unpack_histogram(<int64_t*>self.slots[st.slot], self.n_entries, self.quant_steps,
+                             hist)
+        st.split = find_best_split(hist, &self.n_bins[0], &self.bin_offsets[0],
                                    self.n_features, st.sum_g, st.sum_h, &self.params,
                                    scratch, n_threads, allowed,
                                    &self.monotone[0] if self.monotone.size() > 0 else NULL,
                                    st.lower, st.upper)
+
+    cdef void _subtract(self, int large, int small, int n_threads) noexcept nogil:
+        """The larger child's histogram (its parent's buffer) minus the smaller one's."""
+        if self.quant_levels > 0:
+            subtract_histograms(<int64_t*>self.slots[self.states[large].slot],
+                                <const int64_t*>self.slots[self.states[small].slot],
+                                self.n_entries, n_threads)
+        else:
+            subtract_histograms(self.slots[self.states[large].slot],
+                                <const hist_entry*>self.slots[self.states[small].slot],
+                                self.n_entries, n_threads)
 
     cdef void _subtract_and_evaluate(self, int small, int large, bint need_small,
                                      bint need_large, bint large_built) noexcept nogil:
@@ -426,15 +469,11 @@ cdef class TreeGrower:
                     self._evaluate_with(small, self.per_feature, 1, 0)
                 else:
                     if not large_built:
-                        subtract_histograms(self.slots[self.states[large].slot],
-                                            self.slots[self.states[small].slot],
-                                            self.n_entries, 1)
+                        self._subtract(large, small, 1)
                     self._evaluate_with(large, self.per_feature + self.n_features, 1, 1)
             return
         if need_large and not large_built:
-            subtract_histograms(self.slots[self.states[large].slot],
-                                self.slots[self.states[small].slot],
-                                self.n_entries, self.n_threads)
+            self._subtract(large, small, self.n_threads)
         if need_small:
             self._evaluate(small)
         if need_large:
@@ -484,7 +523,12 @@ cdef class TreeGrower:
         cdef node_state* st
         self.nodes.clear()
         self.states.clear()
-        interleave_into(grad, hess, self.n_rows, &self.gh[0], self.n_threads)
+        if self.quant_levels > 0:
+            quantize_into(grad, hess, self.n_rows, self.quant_levels,
+                          splitmix64(self.seed ^ <uint64_t>0x71A27), <int64_t*>&self.gh[0],
+                          self.quant_steps, self.n_threads)
+        else:
+            interleave_into(grad, hess, self.n_rows, &self.gh[0], self.n_threads)
         if sample == NULL:
             n_sample = self.n_rows
             for i in range(self.n_rows):
@@ -626,15 +670,50 @@ cdef class TreeGrower:
             self.states[open_nodes[k]].slot = -1
         return 0
 
-    cdef void _update_raw(self, double[:, ::1] raw, int output) noexcept nogil:
+    cdef void _update_raw(self, double[:, ::1] raw, int output, const G_H_C* grad,
+                          const G_H_C* hess, double learning_rate) noexcept nogil:
+        """Add each leaf's value to the raw predictions of its rows. With ``grad``
+        (quantised gradients chose the splits) each node's sums, value and cover
+        first become those of the exact gradients (LightGBM's
+        ``quant_train_renew_leaf``): a leaf sums its rows in partition order, an
+        inner node adds its children's sums."""
         cdef int k, n_nodes = <int>self.nodes.size()
         cdef Py_ssize_t i
         cdef double v
+        cdef SUM_C g, h
         for k in prange(n_nodes, schedule='dynamic', num_threads=self.n_threads, nogil=True):
             if self.nodes[k].is_leaf:
+                if grad != NULL:
+                    g = 0.0
+                    h = 0.0
+                    for i in range(self.states[k].start, self.states[k].end):
+                        if i + PREFETCH_ROWS < self.states[k].end:
+                            GBT_PREFETCH(grad + self.rows[i + PREFETCH_ROWS])
+                            GBT_PREFETCH(hess + self.rows[i + PREFETCH_ROWS])
+                        g = g + grad[self.rows[i]]
+                        h = h + hess[self.rows[i]]
+                    self._renew_node(k, g, h, learning_rate)
                 v = self.nodes[k].value
                 for i in range(self.states[k].start, self.states[k].end):
+                    if i + PREFETCH_ROWS < self.states[k].end:
+                        GBT_PREFETCH(&raw[self.rows[i + PREFETCH_ROWS], output])
                     raw[self.rows[i], output] += v
+        if grad != NULL:
+            for k in range(n_nodes - 1, -1, -1):   # children come after their parent
+                if not self.nodes[k].is_leaf:
+                    self._renew_node(k, self.states[self.nodes[k].left].sum_g
+                                     + self.states[self.nodes[k].right].sum_g,
+                                     self.states[self.nodes[k].left].sum_h
+                                     + self.states[self.nodes[k].right].sum_h, learning_rate)
+
+    cdef inline void _renew_node(self, int k, SUM_C g, SUM_C h,
+                                 double learning_rate) noexcept nogil:
+        cdef node_state* st = &self.states[k]
+        st.sum_g = g
+        st.sum_h = h
+        self.nodes[k].cover = h
+        self.nodes[k].value = learning_rate * bounded_weight(g, h, &self.params, st.lower,
+                                                             st.upper)
 
     def grow(self, const G_H_C[::1] grad, const G_H_C[::1] hess, double learning_rate,
              double[:, ::1] raw, int output, const IDX_C[::1] sample=None, uint64_t seed=0):
@@ -656,11 +735,12 @@ cdef class TreeGrower:
         self.seed = seed
         if self.sampling_columns:
             _sample_features(&self.all_mask[0], &self.tree_mask[0], self.n_features,
-                             self.colsample_bytree, self.feature_weights, _mix(seed))
+                             self.colsample_bytree, self.feature_weights, splitmix64(seed))
         with nogil:
             status = self._grow(&grad[0], &hess[0], learning_rate, rows_ptr, n_sample)
             if status == 0:
-                self._update_raw(raw, output)
+                self._update_raw(raw, output, &grad[0] if self.quant_levels > 0 else NULL,
+                                 &hess[0], learning_rate)
         if status != 0:
             raise MemoryError("could not allocate a histogram buffer")
         return np.asarray(<node_struct[:self.nodes.size()]>self.nodes.data()).copy()

@@ -1,6 +1,6 @@
-from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t, uint64_t
 
-from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry
+from ._typedefs cimport X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, acc_t
 
 cdef struct sparse_binned:
     # A binned sparse matrix, row-wise: row r's stored entries are
@@ -26,14 +26,21 @@ cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries
 
 cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
                           const IDX_C* rows, Py_ssize_t n_rows,
-                          const G_H_C* gh,
+                          const void* values,
                           const int* bin_offsets, int n_features,
-                          hist_entry* out, hist_entry* scratch,
+                          acc_t* out, acc_t* scratch,
                           hist_plan plan, int n_threads,
-                          const X_BINNED_C* default_bin, SUM_C* totals) noexcept nogil
+                          const X_BINNED_C* default_bin, acc_t* totals) noexcept nogil
 
-cdef void subtract_histograms(hist_entry* parent, const hist_entry* child,
+cdef void subtract_histograms(acc_t* parent, const acc_t* child,
                               Py_ssize_t n_entries, int n_threads) noexcept nogil
 
 cdef void interleave_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n,
                           G_H_C* gh, int n_threads) noexcept nogil
+
+cdef void quantize_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n, int levels,
+                        uint64_t seed, int64_t* out, double* scales,
+                        int n_threads) noexcept nogil
+
+cdef void unpack_histogram(const int64_t* packed, Py_ssize_t n_entries, const double* scales,
+                           hist_entry* out) noexcept nogil

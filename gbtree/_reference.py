@@ -35,6 +35,46 @@ def build_histogram(X_binned, rows, grad, hess, bin_offsets):
     return hist
 
 
+def splitmix64(x):
+    """splitmix64 of each uint64 in ``x`` (``_typedefs.splitmix64``; wraps modulo 2**64)."""
+    x = np.asarray(x, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def quantize(grad, hess, levels, seed):
+    """Packed int64 row values and (gradient step, hessian step) (``_histogram.quantize_into``):
+    g / step_g and h / step_h rounded down or up at random (up with probability
+    their fractional part), packed as g_int * 2**32 + h_int."""
+    g, h = grad.astype(np.float64), hess.astype(np.float64)
+    max_g = np.abs(g).max() if g.size else 0.0
+    max_h = np.abs(h).max() if h.size else 0.0
+    step_g = max_g / (levels // 2) if max_g > 0 else 1.0
+    step_h = max_h / levels if max_h > 0 else 1.0
+    m = splitmix64(np.uint64(seed) ^ np.arange(g.size, dtype=np.uint64))
+    u_g = (m >> np.uint64(32)).astype(np.float64) * 2.0 ** -32
+    u_h = (m & np.uint64(0xFFFFFFFF)).astype(np.float64) * 2.0 ** -32
+    g_int = np.floor(g * (1.0 / step_g) + u_g).astype(np.int64)
+    h_int = np.floor(h * (1.0 / step_h) + u_h).astype(np.int64)
+    return g_int * 2 ** 32 + h_int, (step_g, step_h)
+
+
+def unpack(packed, step_g, step_h):
+    """(n, 2) float sums of packed int64 values (``_histogram.unpack_histogram``)."""
+    h_int = (packed & 0xFFFFFFFF).astype(np.uint32).astype(np.int32).astype(np.int64)
+    g_int = (packed - h_int) // 2 ** 32
+    return np.column_stack([g_int * step_g, h_int * step_h])
+
+
+def build_packed_histogram(X_binned, rows, packed, bin_offsets):
+    """(n_entries,) int64 sums of the packed values per (feature, bin) over ``rows``."""
+    hist = np.zeros(bin_offsets[-1], dtype=np.int64)
+    for f in range(X_binned.shape[1]):
+        np.add.at(hist, bin_offsets[f] + X_binned[rows, f].astype(np.intp), packed[rows])
+    return hist
+
+
 def leaf_weight(G, H, reg_lambda=1.0, reg_alpha=0.0, min_child_weight=1.0, max_delta_step=0.0):
     """``-T_alpha(G) / (H + lambda)`` clipped to max_delta_step; 0 if H < min_child_weight."""
     if H <= 0 or H < min_child_weight:

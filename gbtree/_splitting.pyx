@@ -15,17 +15,7 @@ from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint16_t, uint32_t, int64_t
 from libc.string cimport memcpy, memmove
 
-from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry, entry_t
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define GBT_PREFETCH(p) __builtin_prefetch((const void*)(p), 0, 3)
-    #else
-    #define GBT_PREFETCH(p) ((void)0)
-    #endif
-    """
-    void GBT_PREFETCH(const void* p) noexcept nogil
+from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry, entry_t, GBT_PREFETCH
 
 cdef extern from *:
     """

@@ -1,5 +1,5 @@
 # C types shared by every kernel; their NumPy twins live in _typedefs.pyx.
-from libc.stdint cimport uint8_t, uint16_t, int32_t, int64_t, uint32_t
+from libc.stdint cimport uint8_t, uint16_t, int32_t, int64_t, uint32_t, uint64_t
 
 ctypedef uint8_t X_BINNED_C      # one bin index per (row, feature); the missing bin is n_bins[f]
 ctypedef float G_H_C             # gradients and hessians
@@ -18,6 +18,34 @@ ctypedef fused entry_t:
 cdef struct hist_entry:
     SUM_C sum_g
     SUM_C sum_h
+
+# What a histogram kernel accumulates: sums of float gradients and hessians, or
+# (quantised gradients) one int64 packing an integer gradient sum in its high
+# 32 bits and an integer hessian sum in its low 32 bits (_histogram.quantize_into).
+ctypedef fused acc_t:
+    hist_entry
+    int64_t
+
+
+# A software prefetch of the cache line at p (for reads); nothing on other compilers.
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define GBT_PREFETCH(p) __builtin_prefetch((const void*)(p), 0, 3)
+    #else
+    #define GBT_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void GBT_PREFETCH(const void* p) noexcept nogil
+
+
+cdef inline uint64_t splitmix64(uint64_t x) noexcept nogil:
+    # a counter-based generator: the draw of key x depends on x only
+    x = x + <uint64_t>0x9E3779B97F4A7C15
+    x = (x ^ (x >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    x = (x ^ (x >> 27)) * <uint64_t>0x94D049BB133111EB
+    return x ^ (x >> 31)
+
 
 # One node of a fitted tree. Trees are stored as flat arrays of these records
 # (see tree.py). No padding anywhere (4 x 8 + 5 x 4 + 2 + 1 + 1 = 56 bytes):

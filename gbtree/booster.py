@@ -52,6 +52,7 @@ class BoostParams:
     interaction_constraints: object = None
     monotone_constraints: object = None
     absent_as_missing: bool = False
+    grad_quant_bins: int = 0    # 0: float gradients
     seed: int = 0
 
 
@@ -158,6 +159,10 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     t1 = time.perf_counter()
 
     n_rows, K = X.shape[0], objective.n_outputs
+    if params.grad_quant_bins and n_rows * (params.grad_quant_bins + 1) >= 2 ** 31:
+        raise ValueError(f"grad_quant_bins={params.grad_quant_bins} is too large for "
+                         f"{n_rows} rows: the integer sums must stay below 2**31, so "
+                         f"grad_quant_bins must be <= {(2 ** 31 - 1) // n_rows - 1}")
     if init_model is None:
         ensemble = TreeEnsemble(X.shape[1], objective.init_raw(y, sample_weight))
     else:
@@ -178,7 +183,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         colsample_bynode=params.colsample_bynode, feature_weights=params.feature_weights,
         interaction_groups=params.interaction_constraints,
         monotone_constraints=params.monotone_constraints,
-        default_bin=mapper.default_bins(),
+        default_bin=mapper.default_bins(), quant_levels=params.grad_quant_bins,
     )
     rounds_before = ensemble.n_trees // K   # warm start: round numbers continue
     oob = params.subsample < 1.0 and params.sampling_method == "uniform"

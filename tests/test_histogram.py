@@ -3,7 +3,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gbtree import _reference as ref
-from gbtree._histogram import interleave, py_build_histogram, py_plan, py_subtract_histograms
+from gbtree._histogram import (interleave, py_build_histogram, py_plan, py_quantize,
+                               py_subtract_histograms, py_unpack_histogram)
 
 
 def _problem(rng, n_rows, n_features, max_bins):
@@ -60,3 +61,78 @@ def test_interleave_matches_reference(rng, n):
     hess = rng.uniform(size=n).astype(np.float32)
     for n_threads in (1, 2):
         np.testing.assert_array_equal(interleave(grad, hess, n_threads), ref.interleave(grad, hess))
+
+
+# ------------------------------------------------------------ quantised gradients
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 3000), levels=st.integers(2, 300),
+       n_threads=st.sampled_from([1, 2]), scale=st.sampled_from([1e-30, 1e-3, 1.0, 1e6]))
+def test_quantize_matches_reference(seed, n, levels, n_threads, scale):
+    rng = np.random.RandomState(seed)
+    grad = (rng.normal(size=n) * scale).astype(np.float32)
+    hess = (rng.uniform(0, 1, size=n) * scale).astype(np.float32)
+    grad[rng.rand(n) < 0.1] = 0.0
+    packed, steps = py_quantize(grad, hess, levels, seed, n_threads)
+    want, want_steps = ref.quantize(grad, hess, levels, seed)
+    np.testing.assert_array_equal(packed, want)
+    assert steps == want_steps
+    sums = ref.unpack(packed, *steps)
+    # every value is within one step of the exact one, inside the documented range
+    assert np.all(np.abs(sums[:, 0] - grad) <= steps[0] * (1 + 1e-9))
+    assert np.all(np.abs(sums[:, 1] - hess) <= steps[1] * (1 + 1e-9))
+    assert np.abs(sums[:, 0] / steps[0]).max() <= levels // 2 + 1
+    assert (sums[:, 1] >= 0).all() and (sums[:, 1] / steps[1]).max() <= levels + 1
+
+
+def test_quantize_is_unbiased_and_keeps_grid_values(rng):
+    n = 200_000
+    grad = rng.normal(size=n).astype(np.float32)
+    hess = rng.uniform(0, 1, size=n).astype(np.float32)
+    packed, (sg, sh) = py_quantize(grad, hess, 4, 7)
+    sums = ref.unpack(packed, sg, sh)
+    # four levels: the rounding error of one row is up to a step (0.5 max|g|), but
+    # its mean over many rows is ~0 (the standard error is ~0.001 here)
+    assert abs(sums[:, 0].mean() - grad.mean()) < 0.005
+    assert abs(sums[:, 1].mean() - hess.mean()) < 0.005
+    assert np.abs(sums[:, 0] - grad).mean() > 0.1   # it does round
+    # values already on the grid (a constant hessian, gradients multiple of the step) stay
+    grad = rng.randint(-8, 9, size=n).astype(np.float32) * 0.25
+    grad[0] = 2.0
+    packed, (sg, sh) = py_quantize(grad, np.ones(n, np.float32), 16, 3)
+    np.testing.assert_array_equal(ref.unpack(packed, sg, sh), np.column_stack([grad, np.ones(n)]))
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+@pytest.mark.parametrize("n_features", [3, 28, 200])
+def test_packed_histogram_matches_reference_exactly(rng, n_features, n_threads):
+    n = 40_000   # several row chunks
+    X, grad, hess, offsets = _problem(rng, n, n_features, 255)
+    packed, steps = py_quantize(grad, hess, 64, 11)
+    rows = np.sort(rng.choice(n, size=n * 3 // 4, replace=False)).astype(np.uint32)
+    got, total = py_build_histogram(X, rows, None, None, offsets, n_threads, packed=packed,
+                                    return_totals=True)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, ref.build_packed_histogram(X, rows, packed, offsets))
+    assert total == packed[rows].sum()
+    # unpacked, it is the float histogram of the rounded gradients
+    rounded = ref.unpack(packed, *steps)
+    np.testing.assert_allclose(py_unpack_histogram(got, *steps),
+                               ref.build_histogram(X, rows, rounded[:, 0], rounded[:, 1], offsets),
+                               rtol=1e-9, atol=1e-9)
+    # subtraction gives the sibling, exactly
+    left = rows[: rows.shape[0] // 3]
+    right = rows[rows.shape[0] // 3:]
+    small = py_build_histogram(X, left, None, None, offsets, n_threads, packed=packed)
+    np.testing.assert_array_equal(py_subtract_histograms(got.copy(), small, n_threads),
+                                  ref.build_packed_histogram(X, right, packed, offsets))
+
+
+def test_unpack_handles_negative_sums_of_both_parts():
+    rng = np.random.RandomState(0)
+    g = rng.randint(-2**31 + 1, 2**31 - 1, size=1000, dtype=np.int64)
+    h = rng.randint(-2**31 + 1, 2**31 - 1, size=1000, dtype=np.int64)
+    packed = g * 2**32 + h
+    np.testing.assert_array_equal(py_unpack_histogram(packed, 1.0, 1.0),
+                                  np.column_stack([g, h]).astype(np.float64))
+    np.testing.assert_array_equal(ref.unpack(packed, 1.0, 1.0), np.column_stack([g, h]))

@@ -14,7 +14,7 @@ from sklearn.preprocessing import OneHotEncoder
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
 from gbtree import _reference as ref
 from gbtree._grower import py_set_hist_memory
-from gbtree._histogram import py_build_histogram, py_plan
+from gbtree._histogram import py_build_histogram, py_plan, py_quantize
 from gbtree._splitting import py_partition, py_partition_sparse
 from gbtree.binning import BinMapper, SparseBinned
 
@@ -110,6 +110,15 @@ def test_sparse_histogram_matches_dense_and_reference(seed, n_rows, n_features, 
                                rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(ts, [grad[rows].astype(np.float64).sum(),
                                     hess[rows].astype(np.float64).sum()], rtol=1e-9, atol=1e-9)
+    # quantised gradients: the packed sums are exact, so sparse, dense and reference agree
+    packed, _ = py_quantize(grad, hess, 64, seed)
+    ps, pts = py_build_histogram(Bs, rows, None, None, off, n_threads, default_bin=default,
+                                 return_totals=True, packed=packed)
+    pd = py_build_histogram(Bd, rows, None, None, off, n_threads, default_bin=default,
+                            packed=packed)
+    np.testing.assert_array_equal(ps, pd)
+    np.testing.assert_array_equal(ps, ref.build_packed_histogram(Bd, rows, packed, off))
+    assert pts == packed[rows].sum()
 
 
 def test_sparse_histogram_chunked_and_thread_independent(rng):
