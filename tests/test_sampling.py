@@ -156,7 +156,8 @@ def _grid_predictions(model, X, feature, grid):
 
 @pytest.mark.parametrize("grow_policy", ["depthwise", "lossguide"])
 @pytest.mark.parametrize("Est", [GBTRegressor, GBTClassifier])
-def test_monotone_constraints_hold_on_a_grid(grow_policy, Est):
+@pytest.mark.parametrize("grad_quant_bins", [None, 8])   # 8: renewed leaves stay in bounds
+def test_monotone_constraints_hold_on_a_grid(grow_policy, Est, grad_quant_bins):
     rng = np.random.RandomState(0)
     X = rng.uniform(-1, 1, size=(4000, 4))
     # non-monotone truth in features 0 and 1: the constraints must override it
@@ -165,7 +166,7 @@ def test_monotone_constraints_hold_on_a_grid(grow_policy, Est):
     if Est is GBTClassifier:
         y = (y > 0).astype(int)
     params = dict(n_estimators=40, learning_rate=0.3, max_depth=5, max_leaves=24,
-                  grow_policy=grow_policy)
+                  grow_policy=grow_policy, grad_quant_bins=grad_quant_bins)
     model = Est(monotone_constraints=[1, -1, 0, 0], **params).fit(X, y)
     free = Est(**params).fit(X, y)
     grid = np.linspace(-1.2, 1.2, 61)
