@@ -208,25 +208,53 @@ cdef inline void _accumulate_csr(const sparse_binned* S,
                             bin_offsets[f_hi], all_features, hist, total)
 
 
+cdef inline void _add_unless(acc_t* e, const acc_t* v, bint skip) noexcept nogil:
+    # adds 0 when ``skip``: branch-free
+    if acc_t is int64_t:
+        e[0] += 0 if skip else v[0]
+    else:
+        e.sum_g += 0.0 if skip else v.sum_g
+        e.sum_h += 0.0 if skip else v.sum_h
+
+
 cdef void _recover_default_bins(acc_t* hist, const int* bin_offsets, int n_features,
                                 const X_BINNED_C* default_bin, const acc_t* total,
                                 int n_threads) noexcept nogil:
     """Each feature's default-bin entry becomes the node totals minus its other
-    entries (summed in bin order): the same arithmetic for a dense and a sparse
-    matrix, whose default bins are never accumulated."""
+    entries: the same arithmetic for a dense and a sparse matrix, whose default
+    bins are never accumulated. The other entries are summed in four
+    interleaved partial sums (bin b into sum b % 4), added as (s0 + s1) + (s2 + s3)."""
     cdef int f
-    cdef Py_ssize_t b, d
-    cdef acc_t others
+    cdef Py_ssize_t b, d, lo, hi
+    cdef acc_t s0, s1, s2, s3
     if bin_offsets[n_features] < MIN_PARALLEL_WORK:
         n_threads = 1
     for f in prange(n_features, schedule='static', num_threads=n_threads, nogil=True):
-        d = bin_offsets[f] + default_bin[f]
-        _zero(&others)
-        for b in range(bin_offsets[f], bin_offsets[f + 1]):
-            if b != d:
-                _add(&others, hist + b)
+        lo = bin_offsets[f]
+        hi = bin_offsets[f + 1]
+        d = lo + default_bin[f]
+        _zero(&s0)
+        _zero(&s1)
+        _zero(&s2)
+        _zero(&s3)
+        b = lo
+        while b + 4 <= hi:
+            _add_unless(&s0, hist + b, b == d)
+            _add_unless(&s1, hist + b + 1, b + 1 == d)
+            _add_unless(&s2, hist + b + 2, b + 2 == d)
+            _add_unless(&s3, hist + b + 3, b + 3 == d)
+            b = b + 4
+        if b < hi:
+            _add_unless(&s0, hist + b, b == d)
+        if b + 1 < hi:
+            _add_unless(&s1, hist + b + 1, b + 1 == d)
+        if b + 2 < hi:
+            _add_unless(&s2, hist + b + 2, b + 2 == d)
+        _add(&s0, &s1)
+        _add(&s2, &s3)
+        _add(&s0, &s2)
         hist[d] = total[0]
-        _sub(hist + d, &others)
+        _sub(hist + d, &s0)
 
 
 cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
