@@ -131,7 +131,7 @@ cdef class TreeGrower:
     cdef IDX_C[::1] rows
     cdef IDX_C[::1] buffer
     cdef G_H_C[::1] gh            # interleaved (gradient, hessian) pairs of the current tree,
-                                  # or (quantised) its packed int64 row values
+                                  # or (quantised) its packed int32 row values
     cdef int quant_levels         # 0: float gradients
     cdef double quant_steps[2]    # the current tree's gradient and hessian steps
     cdef hist_entry* unpacked     # quantised: two float histograms, one per evaluation task
@@ -218,8 +218,8 @@ cdef class TreeGrower:
         self.bin_offsets = bin_offsets
         self.bin_thresholds = bin_thresholds
         self.n_entries = bin_offsets[self.n_features]
-        if quant_levels < 0 or quant_levels == 1:
-            raise ValueError(f"quant_levels must be 0 or >= 2, got {quant_levels}")
+        if quant_levels < 0 or quant_levels == 1 or quant_levels > 32766:
+            raise ValueError(f"quant_levels must be 0 or in 2..32766, got {quant_levels}")
         self.quant_levels = quant_levels
         self.entry_bytes = sizeof(int64_t) if quant_levels > 0 else sizeof(hist_entry)
         self.max_slots = max(MIN_SLOTS, HIST_MEMORY_BYTES // max(
@@ -235,7 +235,8 @@ cdef class TreeGrower:
         self.n_threads = n_threads
         self.rows = np.empty(self.n_rows, dtype=np.uint32)
         self.buffer = np.empty(self.n_rows, dtype=np.uint32)
-        self.gh = np.empty(2 * max(self.n_rows, 1), dtype=np.float32)
+        # a float32 (g, h) pair a row, or (quantised) one packed int32
+        self.gh = np.empty((1 if quant_levels > 0 else 2) * max(self.n_rows, 1), dtype=np.float32)
         self.chunk_counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
         plan = make_plan(self.n_rows, self.n_features, self.n_entries, max_chunks, n_threads)
         self.max_chunks = max_chunks
@@ -525,7 +526,7 @@ cdef class TreeGrower:
         self.states.clear()
         if self.quant_levels > 0:
             quantize_into(grad, hess, self.n_rows, self.quant_levels,
-                          splitmix64(self.seed ^ <uint64_t>0x71A27), <int64_t*>&self.gh[0],
+                          splitmix64(self.seed ^ <uint64_t>0x71A27), <int32_t*>&self.gh[0],
                           self.quant_steps, self.n_threads)
         else:
             interleave_into(grad, hess, self.n_rows, &self.gh[0], self.n_threads)

@@ -39,7 +39,7 @@ cdef void interleave_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n,
                           G_H_C* gh, int n_threads) noexcept nogil
 
 cdef void quantize_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n, int levels,
-                        uint64_t seed, int64_t* out, double* scales,
+                        uint64_t seed, int32_t* out, double* scales,
                         int n_threads) noexcept nogil
 
 cdef void unpack_histogram(const int64_t* packed, Py_ssize_t n_entries, const double* scales,

@@ -9,10 +9,11 @@ Gradients and hessians are read as interleaved float32 pairs ``gh[2 r]``,
 ``gh[2 r + 1]`` (one cache line per row instead of two); the rows of a node
 are read ahead with software prefetches, since they are a gather.
 
-With quantised gradients (``quantize_into``) a row's value is one int64 that
-packs its integer gradient (high 32 bits) and hessian (low 32 bits), and a
-histogram entry is one int64 too: one integer add per (row, feature) instead of
-two float adds, half the histogram memory, and sums that are exact. The
+With quantised gradients (``quantize_into``) a row's value is one int32 that
+packs its integer gradient and hessian (16 bits each: half the bytes of a float
+pair to gather), and a histogram entry is one int64 that packs their sums
+(32 bits each): one integer add per (row, feature) instead of two float adds,
+half the histogram memory, and sums that are exact. The
 kernels are written once over the fused type ``acc_t`` (a ``hist_entry`` of
 doubles, or a packed int64).
 """
@@ -21,7 +22,7 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.string cimport memset
 
-from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t
+from libc.stdint cimport int16_t, int32_t, int64_t, uint16_t, uint32_t
 
 from libc.math cimport fabs
 from libc.stdint cimport uint64_t
@@ -77,11 +78,24 @@ cdef inline void _prefetch_row(const X_BINNED_C* row, int f_lo, int f_hi,
     GBT_PREFETCH(value)
 
 
-cdef inline void _load(const void* values, Py_ssize_t r, acc_t* v) noexcept nogil:
-    """Row r's value: its (g, h) float32 pair as doubles, or its packed int64
-    (8 bytes a row either way)."""
+cdef inline const void* _value_at(const void* values, Py_ssize_t r,
+                                  const acc_t* kind) noexcept nogil:
+    # where row r's value is: 4 bytes a row (packed int32) or 8 (a float32 pair)
     if acc_t is int64_t:
-        v[0] = (<const int64_t*>values)[r]
+        return <const int32_t*>values + r
+    else:
+        return <const G_H_C*>values + 2 * r
+
+
+cdef inline void _load(const void* values, Py_ssize_t r, acc_t* v) noexcept nogil:
+    """Row r's value: its (g, h) float32 pair as doubles, or its int32
+    ``g * 2**16 + h`` widened to the int64 ``g * 2**32 + h``."""
+    cdef int32_t q
+    cdef int64_t h
+    if acc_t is int64_t:
+        q = (<const int32_t*>values)[r]
+        h = <int16_t><uint16_t>(<uint32_t>q & 0xFFFF)    # the low half, sign-extended
+        v[0] = (<int64_t>q - h) * 65536 + h
     else:
         v.sum_g = (<const G_H_C*>values)[2 * r]
         v.sum_h = (<const G_H_C*>values)[2 * r + 1]
@@ -131,10 +145,10 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
     while i < hi:
         if i < pf_end:
             _prefetch_row(X + rows[i + PREFETCH_ROWS] * stride, f_lo, f_hi,
-                          <const char*>values + 8 * rows[i + PREFETCH_ROWS])
+                          _value_at(values, rows[i + PREFETCH_ROWS], hist))
             if i + 1 < pf_end:
                 _prefetch_row(X + rows[i + 1 + PREFETCH_ROWS] * stride, f_lo, f_hi,
-                              <const char*>values + 8 * rows[i + 1 + PREFETCH_ROWS])
+                              _value_at(values, rows[i + 1 + PREFETCH_ROWS], hist))
         r = rows[i]
         _load(values, r, &v)
         _add(&t, &v)
@@ -176,7 +190,7 @@ cdef inline void _accumulate_entries(const int64_t* indptr, const entry_t* entri
             GBT_PREFETCH(entries + indptr[r])
             GBT_PREFETCH(entries + ((indptr[r] + indptr[r + 1]) >> 1))
             GBT_PREFETCH(entries + indptr[r + 1] - 1)
-            GBT_PREFETCH(<const char*>values + 8 * r)
+            GBT_PREFETCH(_value_at(values, r, hist))
         r = rows[i]
         _load(values, r, &v)
         _add(&t, &v)
@@ -269,7 +283,7 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
     from its stored entries.
 
     ``values`` holds every row's value: interleaved float32 (gradient, hessian)
-    pairs for a ``hist_entry`` histogram, packed int64 (``quantize_into``) for
+    pairs for a ``hist_entry`` histogram, packed int32 (``quantize_into``) for
     an int64 one. ``scratch`` must hold ``plan.n_chunks * n_entries`` entries
     when ``plan.n_chunks > 1``. ``totals`` (if not NULL) gets the rows' sum,
     summed chunk by chunk like the bins. With ``default_bin`` (then ``totals``
@@ -358,15 +372,17 @@ cdef inline int64_t _round(double x, double u) noexcept nogil:
 
 
 cdef void quantize_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n, int levels,
-                        uint64_t seed, int64_t* out, double* scales,
+                        uint64_t seed, int32_t* out, double* scales,
                         int n_threads) noexcept nogil:
     """LightGBM's quantised training: every row's gradient becomes an integer in
     [-levels / 2, levels / 2] (step ``scales[0]`` = max |g| / (levels / 2)) and its
     hessian one in [0, levels] (step ``scales[1]`` = max |h| / levels), each rounded
     up or down at random with the probabilities that keep it unbiased; the draw
-    of row r depends only on (seed, r). ``out[r]`` packs them:
-    ``g_int * 2**32 + h_int``, so that adding packed values adds both parts
-    (``unpack_histogram`` recovers them while each sum stays within int32)."""
+    of row r depends only on (seed, r). ``out[r]`` packs them as
+    ``g_int * 2**16 + h_int`` (both fit 16 bits: levels <= 32766); the histogram
+    kernels widen that to ``g_int * 2**32 + h_int``, so that adding packed values
+    adds both parts (``unpack_histogram`` recovers them while each sum stays
+    within int32)."""
     cdef Py_ssize_t i
     cdef double max_g = 0.0, max_h = 0.0, inv_g, inv_h, ug, uh
     cdef uint64_t m
@@ -400,7 +416,7 @@ cdef void quantize_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n, int 
         m = splitmix64(seed ^ <uint64_t>i)
         ug = <double>(m >> 32) * (1.0 / 4294967296.0)
         uh = <double>(<uint32_t>m) * (1.0 / 4294967296.0)
-        out[i] = _round(grad[i] * inv_g, ug) * (<int64_t>1 << 32) + _round(hess[i] * inv_h, uh)
+        out[i] = <int32_t>(_round(grad[i] * inv_g, ug) * 65536 + _round(hess[i] * inv_h, uh))
 
 
 # ---------------------------------------------------------------- Python wrappers
@@ -410,7 +426,7 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
                        const int[::1] bin_offsets, int n_threads=1, int max_chunks=16,
                        default_bin=None, bint return_totals=False, packed=None):
     """Histogram of the given rows as an (n_entries, 2) float64 array [sum_g, sum_h];
-    with ``packed`` (the int64 row values of ``py_quantize``; grad and hess are then
+    with ``packed`` (the int32 row values of ``py_quantize``; grad and hess are then
     not read), the (n_entries,) int64 histogram of packed sums.
 
     ``X_binned``: a dense uint8 matrix or a ``binning.SparseBinned``;
@@ -434,7 +450,7 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
     cdef hist_entry totals
     cdef int64_t packed_total = 0
     cdef const G_H_C[::1] gh_v
-    cdef const int64_t[::1] packed_v
+    cdef const int32_t[::1] packed_v
     cdef double[:, ::1] out_v
     cdef double[:, ::1] scratch_v
     cdef int64_t[::1] out_p
@@ -495,9 +511,9 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
 
 def py_quantize(const G_H_C[::1] grad, const G_H_C[::1] hess, int levels, uint64_t seed,
                 int n_threads=1):
-    """``quantize_into``: (packed int64 row values, (gradient step, hessian step))."""
-    out = np.empty(grad.shape[0], dtype=np.int64)
-    cdef int64_t[::1] o = out
+    """``quantize_into``: (packed int32 row values, (gradient step, hessian step))."""
+    out = np.empty(grad.shape[0], dtype=np.int32)
+    cdef int32_t[::1] o = out
     cdef double scales[2]
     scales[0] = 1.0
     scales[1] = 1.0

@@ -44,9 +44,9 @@ def splitmix64(x):
 
 
 def quantize(grad, hess, levels, seed):
-    """Packed int64 row values and (gradient step, hessian step) (``_histogram.quantize_into``):
+    """Packed int32 row values and (gradient step, hessian step) (``_histogram.quantize_into``):
     g / step_g and h / step_h rounded down or up at random (up with probability
-    their fractional part), packed as g_int * 2**32 + h_int."""
+    their fractional part), packed as g_int * 2**16 + h_int."""
     g, h = grad.astype(np.float64), hess.astype(np.float64)
     max_g = np.abs(g).max() if g.size else 0.0
     max_h = np.abs(h).max() if h.size else 0.0
@@ -57,7 +57,13 @@ def quantize(grad, hess, levels, seed):
     u_h = (m & np.uint64(0xFFFFFFFF)).astype(np.float64) * 2.0 ** -32
     g_int = np.floor(g * (1.0 / step_g) + u_g).astype(np.int64)
     h_int = np.floor(h * (1.0 / step_h) + u_h).astype(np.int64)
-    return g_int * 2 ** 32 + h_int, (step_g, step_h)
+    return (g_int * 2 ** 16 + h_int).astype(np.int32), (step_g, step_h)
+
+
+def widen(q):
+    """int32 row values g * 2**16 + h as the int64 g * 2**32 + h the histograms add."""
+    h = (q.astype(np.int64) & 0xFFFF).astype(np.uint16).astype(np.int16).astype(np.int64)
+    return (q.astype(np.int64) - h) // 2 ** 16 * 2 ** 32 + h
 
 
 def unpack(packed, step_g, step_h):
@@ -67,9 +73,11 @@ def unpack(packed, step_g, step_h):
     return np.column_stack([g_int * step_g, h_int * step_h])
 
 
-def build_packed_histogram(X_binned, rows, packed, bin_offsets):
-    """(n_entries,) int64 sums of the packed values per (feature, bin) over ``rows``."""
+def build_packed_histogram(X_binned, rows, q, bin_offsets):
+    """(n_entries,) int64 sums of the widened int32 row values ``q`` per (feature, bin)
+    over ``rows``."""
     hist = np.zeros(bin_offsets[-1], dtype=np.int64)
+    packed = widen(q)
     for f in range(X_binned.shape[1]):
         np.add.at(hist, bin_offsets[f] + X_binned[rows, f].astype(np.intp), packed[rows])
     return hist

@@ -225,7 +225,7 @@ class _GBTModel(BaseEstimator):
         for name in ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode"):
             _check_number(name, getattr(self, name), "real", 0, 1, low_open=True)
         if self.grad_quant_bins is not None:
-            _check_number("grad_quant_bins", self.grad_quant_bins, "int", 2, 65536)
+            _check_number("grad_quant_bins", self.grad_quant_bins, "int", 2, 32766)
         if self.sampling_method not in ("uniform", "goss"):
             raise ValueError(f"sampling_method must be 'uniform' or 'goss', "
                              f"got {self.sampling_method!r}")

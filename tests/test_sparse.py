@@ -118,7 +118,7 @@ def test_sparse_histogram_matches_dense_and_reference(seed, n_rows, n_features, 
                             packed=packed)
     np.testing.assert_array_equal(ps, pd)
     np.testing.assert_array_equal(ps, ref.build_packed_histogram(Bd, rows, packed, off))
-    assert pts == packed[rows].sum()
+    assert pts == ref.widen(packed)[rows].sum()
 
 
 def test_sparse_histogram_chunked_and_thread_independent(rng):
