@@ -17,7 +17,7 @@ builds both children's histograms instead of subtracting.
 With ``quant_levels`` > 0 the gradients and hessians of each tree are quantised
 to integers (``_histogram.quantize_into``, LightGBM's quantised training): the
 histograms hold packed int64 sums, which are exact, and are unpacked to floats
-only to scan a node's splits. The splits are chosen on the quantised sums; when
+feature by feature inside the split scan. The splits are chosen on the quantised sums; when
 the tree is done its node sums, leaf values and covers are recomputed from the
 exact gradients (``_update_raw``).
 """
@@ -32,9 +32,9 @@ from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
 from ._typedefs cimport (X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct,
-                         splitmix64, GBT_PREFETCH)
+                         splitmix64, GBT_PREFETCH, unpack_entry)
 from ._histogram cimport (hist_plan, make_plan, build_histogram, subtract_histograms,
-                          interleave_into, quantize_into, unpack_histogram, sparse_binned)
+                          interleave_into, quantize_into, sparse_binned)
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
                           sparse_feature, leaf_weight, bounded_weight, MAX_PARTITION_CHUNKS,
                           MIN_PARALLEL_ENTRIES)
@@ -134,7 +134,6 @@ cdef class TreeGrower:
                                   # or (quantised) its packed int32 row values
     cdef int quant_levels         # 0: float gradients
     cdef double quant_steps[2]    # the current tree's gradient and hessian steps
-    cdef hist_entry* unpacked     # quantised: two float histograms, one per evaluation task
     cdef Py_ssize_t entry_bytes   # of a histogram entry: 16 (floats) or 8 (packed)
     cdef Py_ssize_t[::1] chunk_counts
     cdef vector[hist_entry*] slots   # packed int64 entries when quantised
@@ -242,11 +241,7 @@ cdef class TreeGrower:
         self.max_chunks = max_chunks
         self.scratch = <hist_entry*>malloc(max(plan.n_chunks, 1) * self.n_entries * self.entry_bytes)
         self.per_feature = <split_info*>malloc(2 * max(self.n_features, 1) * sizeof(split_info))
-        self.unpacked = NULL
-        if quant_levels > 0:
-            self.unpacked = <hist_entry*>malloc(2 * max(self.n_entries, 1) * sizeof(hist_entry))
-        if (self.scratch == NULL or self.per_feature == NULL
-                or (quant_levels > 0 and self.unpacked == NULL)):
+        if self.scratch == NULL or self.per_feature == NULL:
             raise MemoryError()
         self.colsample_bytree = colsample_bytree
         self.colsample_bylevel = colsample_bylevel
@@ -283,7 +278,6 @@ cdef class TreeGrower:
             free(self.slots[i])
         free(self.scratch)
         free(self.per_feature)
-        free(self.unpacked)
 
     cdef inline int _held_slots(self) noexcept nogil:
         return <int>(self.slots.size() - self.free_slots.size())
@@ -318,7 +312,7 @@ cdef class TreeGrower:
                             &self.bin_offsets[0], self.n_features,
                             <int64_t*>self.slots[st.slot], <int64_t*>self.scratch, plan,
                             self.n_threads, self.default_bin, &packed_totals)
-            unpack_histogram(&packed_totals, 1, self.quant_steps, &totals)
+            unpack_entry(packed_totals, self.quant_steps, &totals)
         else:
             build_histogram(self.X_ptr, &self.S if self.is_sparse else NULL,
                             &self.rows[st.start], n, <const void*>&self.gh[0],
@@ -433,16 +427,14 @@ cdef class TreeGrower:
         # ``task`` (0 or 1) picks the mask buffers: two nodes may be evaluated at once
         cdef const unsigned char* allowed = self._allowed(node, task)
         cdef node_state* st = &self.states[node]
-        cdef hist_entry* hist = self.slots[st.slot]
-        if self.quant_levels > 0:
-            hist = self.unpacked + task * self.n_entries
-            unpack_histogram(<int64_t*>self.slots[st.slot], self.n_entries, self.quant_steps,
-                             hist)
-        st.split = find_best_split(hist, &self.n_bins[0], &self.bin_offsets[0],
+        cdef bint quantised = self.quant_levels > 0
+        st.split = find_best_split(self.slots[st.slot], &self.n_bins[0], &self.bin_offsets[0],
                                    self.n_features, st.sum_g, st.sum_h, &self.params,
                                    scratch, n_threads, allowed,
                                    &self.monotone[0] if self.monotone.size() > 0 else NULL,
-                                   st.lower, st.upper)
+                                   st.lower, st.upper,
+                                   <const int64_t*>self.slots[st.slot] if quantised else NULL,
+                                   self.quant_steps)
 
     cdef void _subtract(self, int large, int small, int n_threads) noexcept nogil:
         """The larger child's histogram (its parent's buffer) minus the smaller one's."""

@@ -28,7 +28,7 @@ from libc.math cimport fabs
 from libc.stdint cimport uint64_t
 
 from ._typedefs cimport (X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, entry_t, acc_t,
-                         splitmix64, GBT_PREFETCH)
+                         splitmix64, GBT_PREFETCH, unpack_entry)
 
 cdef enum:
     # At most this many row chunks (private buffers) per build.
@@ -353,14 +353,11 @@ cdef void subtract_histograms(acc_t* parent, const acc_t* child,
 
 cdef void unpack_histogram(const int64_t* packed, Py_ssize_t n_entries, const double* scales,
                            hist_entry* out) noexcept nogil:
-    """A packed histogram as sums of gradients and hessians: each entry's integer
-    parts times the quantisation steps ``scales[0]``, ``scales[1]``."""
+    """A packed histogram as sums of gradients and hessians (``unpack_entry``): each
+    entry's integer parts times the quantisation steps ``scales[0]``, ``scales[1]``."""
     cdef Py_ssize_t b
-    cdef int64_t low
     for b in range(n_entries):
-        low = <int32_t><uint32_t>packed[b]   # the low 32 bits, sign-extended
-        out[b].sum_g = <double>((packed[b] - low) >> 32) * scales[0]   # exact: low bits are 0
-        out[b].sum_h = <double>low * scales[1]
+        unpack_entry(packed[b], scales, &out[b])
 
 
 cdef inline int64_t _round(double x, double u) noexcept nogil:

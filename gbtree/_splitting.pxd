@@ -32,7 +32,8 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
                                 SUM_C sum_g, SUM_C sum_h, const split_params* p,
                                 split_info* per_feature, int n_threads,
                                 const unsigned char* allowed=*, const signed char* monotone=*,
-                                double lower=*, double upper=*) noexcept nogil
+                                double lower=*, double upper=*, const int64_t* packed=*,
+                                const double* steps=*) noexcept nogil
 cdef double bounded_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p,
                            double lower, double upper) noexcept nogil
 

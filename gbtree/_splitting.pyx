@@ -15,7 +15,7 @@ from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint16_t, uint32_t, int64_t
 from libc.string cimport memcpy, memmove
 
-from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry, entry_t, GBT_PREFETCH
+from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry, entry_t, GBT_PREFETCH, unpack_entry
 
 cdef extern from *:
     """
@@ -265,13 +265,30 @@ cdef split_info _scan_feature_bounded(const hist_entry* h, int f, int nb, double
 
 
 
+cdef split_info _scan_packed(const int64_t* packed, const double* steps, int f, int nb,
+                             double G, double H, double parent_score, double bounded_parent,
+                             const split_params* p, bint constrained, int direction,
+                             double lower, double upper) noexcept nogil:
+    """One feature of a packed histogram: its nb + 1 entries (at most 256: bins are
+    uint8) unpacked into this call's own buffer, then the usual scan."""
+    cdef hist_entry local[256]
+    cdef int b
+    for b in range(nb + 1):
+        unpack_entry(packed[b], steps, &local[b])
+    if constrained:
+        return _scan_feature_bounded(local, f, nb, G, H, bounded_parent, p, direction,
+                                     lower, upper)
+    return _scan_feature(local, f, nb, G, H, parent_score, p)
+
+
 cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
                                 const int* bin_offsets, int n_features,
                                 SUM_C sum_g, SUM_C sum_h, const split_params* p,
                                 split_info* per_feature, int n_threads,
                                 const unsigned char* allowed=NULL,
                                 const signed char* monotone=NULL, double lower=-INFINITY,
-                                double upper=INFINITY) noexcept nogil:
+                                double upper=INFINITY, const int64_t* packed=NULL,
+                                const double* steps=NULL) noexcept nogil:
     """Best split of a node over all features (ties: lowest feature, then lowest bin).
 
     A split is valid when both children have ``H >= min_child_weight`` and
@@ -280,6 +297,9 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
     the node may split on (column sampling, interaction constraints).
     ``monotone`` (per feature -1 / 0 / +1, or NULL) and the node's weight
     bounds ``[lower, upper]`` switch to the constrained scan where they apply.
+    With ``packed`` (quantised gradients) the histogram is the packed int64 one
+    and ``hist`` is not read: each feature's entries are unpacked with ``steps``
+    (``unpack_entry``) into a buffer of its own just before its scan.
     Returns ``feature == -1`` when nothing is valid.
     """
     cdef bint bounded = lower > -INFINITY or upper < INFINITY
@@ -294,7 +314,12 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
         if allowed != NULL and not allowed[f]:
             per_feature[f].feature = -1
             continue
-        if bounded or (monotone != NULL and monotone[f] != 0):
+        if packed != NULL:
+            per_feature[f] = _scan_packed(
+                packed + bin_offsets[f], steps, f, n_bins[f], sum_g, sum_h, parent_score,
+                bounded_parent, p, bounded or (monotone != NULL and monotone[f] != 0),
+                monotone[f] if monotone != NULL else 0, lower, upper)
+        elif bounded or (monotone != NULL and monotone[f] != 0):
             per_feature[f] = _scan_feature_bounded(
                 hist + bin_offsets[f], f, n_bins[f], sum_g, sum_h, bounded_parent, p,
                 monotone[f] if monotone != NULL else 0, lower, upper)

@@ -47,6 +47,15 @@ cdef inline uint64_t splitmix64(uint64_t x) noexcept nogil:
     return x ^ (x >> 31)
 
 
+cdef inline void unpack_entry(int64_t packed, const double* steps,
+                              hist_entry* out) noexcept nogil:
+    # a packed int64 histogram entry as float sums: its integer halves times the
+    # quantisation steps (the low half sign-extended; the high half is exact)
+    cdef int64_t low = <int32_t><uint32_t>packed
+    out.sum_g = <double>((packed - low) >> 32) * steps[0]
+    out.sum_h = <double>low * steps[1]
+
+
 # One node of a fitted tree. Trees are stored as flat arrays of these records
 # (see tree.py). No padding anywhere (4 x 8 + 5 x 4 + 2 + 1 + 1 = 56 bytes):
 # NumPy drops padding when it concatenates structured arrays.
