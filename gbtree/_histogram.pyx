@@ -22,10 +22,8 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.string cimport memset
 
-from libc.stdint cimport int16_t, int32_t, int64_t, uint16_t, uint32_t
-
 from libc.math cimport fabs
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int16_t, int32_t, int64_t, uint16_t, uint32_t, uint64_t
 
 from ._typedefs cimport (X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, entry_t, acc_t,
                          splitmix64, GBT_PREFETCH, unpack_entry)
@@ -295,7 +293,6 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
     cdef int task, c, fb, f_lo, f_hi, k
     cdef Py_ssize_t lo, hi, b
     cdef acc_t* dest
-    cdef acc_t sum
     cdef acc_t chunk_totals[MAX_HIST_CHUNKS]
     cdef acc_t* chunk_total
     if (n_rows * (S.row_entries if S != NULL else n_features) < MIN_PARALLEL_WORK
