@@ -135,6 +135,7 @@ cdef class TreeGrower:
     cdef int quant_levels         # 0: float gradients
     cdef double quant_steps[2]    # the current tree's gradient and hessian steps
     cdef Py_ssize_t entry_bytes   # of a histogram entry: 16 (floats) or 8 (packed)
+    cdef bint all_rows            # the current tree is grown on every row
     cdef Py_ssize_t[::1] chunk_counts
     cdef vector[hist_entry*] slots   # packed int64 entries when quantised
     cdef vector[int] free_slots
@@ -306,16 +307,20 @@ cdef class TreeGrower:
                                          self.n_threads)
         cdef hist_entry totals
         cdef int64_t packed_totals
+        # a dense root of all rows reads them in sequence (no row list)
+        cdef const IDX_C* rows = &self.rows[st.start]
+        if node == 0 and self.all_rows and not self.is_sparse:
+            rows = NULL
         if self.quant_levels > 0:
             build_histogram(self.X_ptr, &self.S if self.is_sparse else NULL,
-                            &self.rows[st.start], n, <const void*>&self.gh[0],
+                            rows, n, <const void*>&self.gh[0],
                             &self.bin_offsets[0], self.n_features,
                             <int64_t*>self.slots[st.slot], <int64_t*>self.scratch, plan,
                             self.n_threads, self.default_bin, &packed_totals)
             unpack_entry(packed_totals, self.quant_steps, &totals)
         else:
             build_histogram(self.X_ptr, &self.S if self.is_sparse else NULL,
-                            &self.rows[st.start], n, <const void*>&self.gh[0],
+                            rows, n, <const void*>&self.gh[0],
                             &self.bin_offsets[0], self.n_features,
                             self.slots[st.slot], self.scratch, plan, self.n_threads,
                             self.default_bin, &totals)
@@ -522,6 +527,7 @@ cdef class TreeGrower:
                           self.quant_steps, self.n_threads)
         else:
             interleave_into(grad, hess, self.n_rows, &self.gh[0], self.n_threads)
+        self.all_rows = sample == NULL
         if sample == NULL:
             n_sample = self.n_rows
             for i in range(self.n_rows):

@@ -129,15 +129,18 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
                              const int* bin_offsets, int f_lo, int f_hi,
                              acc_t* hist, acc_t* total) noexcept nogil:
     """Rows two at a time: each feature's offset is loaded once for both, and a
-    bin still receives its rows' values in row order (the same sums)."""
+    bin still receives its rows' values in row order (the same sums).
+    ``rows == NULL`` means the rows lo..hi-1 themselves (read in sequence: no
+    gather to prefetch)."""
     cdef Py_ssize_t i, r, r2, pf_end = hi - PREFETCH_ROWS
     cdef int f
     cdef acc_t v, v2, t
     cdef const X_BINNED_C* row
     cdef const X_BINNED_C* row2
     cdef acc_t* hf
+    cdef bint gather = rows != NULL
     _zero(&t)
-    if pf_end < lo:
+    if pf_end < lo or not gather:
         pf_end = lo
     i = lo
     while i < hi:
@@ -147,12 +150,12 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
             if i + 1 < pf_end:
                 _prefetch_row(X + rows[i + 1 + PREFETCH_ROWS] * stride, f_lo, f_hi,
                               _value_at(values, rows[i + 1 + PREFETCH_ROWS], hist))
-        r = rows[i]
+        r = rows[i] if gather else i
         _load(values, r, &v)
         _add(&t, &v)
         row = X + r * stride
         if i + 1 < hi:
-            r2 = rows[i + 1]
+            r2 = rows[i + 1] if gather else i + 1
             _load(values, r2, &v2)
             _add(&t, &v2)
             row2 = X + r2 * stride
@@ -280,6 +283,7 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
     binned matrix ``X`` (C order, n_features columns) or, when ``S`` is not NULL,
     from its stored entries.
 
+    ``rows == NULL`` (dense ``X`` only) stands for the rows 0..n_rows-1.
     ``values`` holds every row's value: interleaved float32 (gradient, hessian)
     pairs for a ``hist_entry`` histogram, packed int32 (``quantize_into``) for
     an int64 one. ``scratch`` must hold ``plan.n_chunks * n_entries`` entries
@@ -418,12 +422,14 @@ cdef void quantize_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n, int 
 
 def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
                        const int[::1] bin_offsets, int n_threads=1, int max_chunks=16,
-                       default_bin=None, bint return_totals=False, packed=None):
+                       default_bin=None, bint return_totals=False, packed=None,
+                       bint all_rows=False):
     """Histogram of the given rows as an (n_entries, 2) float64 array [sum_g, sum_h];
     with ``packed`` (the int32 row values of ``py_quantize``; grad and hess are then
     not read), the (n_entries,) int64 histogram of packed sums.
 
-    ``X_binned``: a dense uint8 matrix or a ``binning.SparseBinned``;
+    ``X_binned``: a dense uint8 matrix or a ``binning.SparseBinned``; ``all_rows``
+    (dense only; ``rows`` must then be 0..n-1): pass no row list to the kernel;
     ``default_bin``: recover every feature's default bin from the totals (required
     for sparse input); ``return_totals``: also return the rows' (sum_g, sum_h)
     (or their packed sum).
@@ -441,6 +447,10 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
     cdef const sparse_binned* S_ptr = NULL
     cdef const X_BINNED_C* default_ptr = NULL
     cdef const IDX_C* rows_ptr = &rows[0] if rows.shape[0] > 0 else NULL
+    if all_rows:
+        if not isinstance(X_binned, np.ndarray) or rows.shape[0] != X_binned.shape[0]:
+            raise ValueError("all_rows needs a dense X_binned and rows = 0..n-1")
+        rows_ptr = NULL
     cdef hist_entry totals
     cdef int64_t packed_total = 0
     cdef const G_H_C[::1] gh_v

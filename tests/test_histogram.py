@@ -139,3 +139,24 @@ def test_unpack_handles_negative_sums_of_both_parts():
     np.testing.assert_array_equal(py_unpack_histogram(packed, 1.0, 1.0),
                                   np.column_stack([g, h]).astype(np.float64))
     np.testing.assert_array_equal(ref.unpack(packed, 1.0, 1.0), np.column_stack([g, h]))
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_all_rows_in_sequence_give_the_gathered_sums(rng, n_threads):
+    # the root of a tree grown on every row reads them in sequence, without a row list
+    n = 50_000
+    X, grad, hess, offsets = _problem(rng, n, 9, 255)
+    rows = np.arange(n, dtype=np.uint32)
+    gathered = py_build_histogram(X, rows, grad, hess, offsets, n_threads, return_totals=True)
+    direct = py_build_histogram(X, rows, grad, hess, offsets, n_threads, return_totals=True,
+                                all_rows=True)
+    np.testing.assert_array_equal(direct[0], gathered[0])
+    assert direct[1] == gathered[1]
+    np.testing.assert_allclose(direct[0], ref.build_histogram(X, rows, grad, hess, offsets),
+                               rtol=1e-9, atol=1e-7)
+    packed, _ = py_quantize(grad, hess, 64, 5)
+    np.testing.assert_array_equal(
+        py_build_histogram(X, rows, None, None, offsets, n_threads, packed=packed, all_rows=True),
+        ref.build_packed_histogram(X, rows, packed, offsets))
+    with pytest.raises(ValueError, match="all_rows"):
+        py_build_histogram(X, rows[:-1], grad, hess, offsets, all_rows=True)
