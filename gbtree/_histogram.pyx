@@ -85,42 +85,65 @@ cdef inline const void* _value_at(const void* values, Py_ssize_t r,
         return <const G_H_C*>values + 2 * r
 
 
-cdef inline void _load(const void* values, Py_ssize_t r, acc_t* v) noexcept nogil:
+# Values of acc_t are passed and returned by value, so that a sum kept in a local
+# stays in registers (through a pointer, GCC kept the OpenMP-outlined ones in memory).
+
+cdef inline acc_t _load(const void* values, Py_ssize_t r, const acc_t* kind) noexcept nogil:
     """Row r's value: its (g, h) float32 pair as doubles, or its int32
     ``g * 2**16 + h`` widened to the int64 ``g * 2**32 + h``."""
     cdef int32_t q
     cdef int64_t h
+    cdef acc_t v
     if acc_t is int64_t:
         q = (<const int32_t*>values)[r]
         h = <int16_t><uint16_t>(<uint32_t>q & 0xFFFF)    # the low half, sign-extended
-        v[0] = (<int64_t>q - h) * 65536 + h
+        v = (<int64_t>q - h) * 65536 + h
     else:
         v.sum_g = (<const G_H_C*>values)[2 * r]
         v.sum_h = (<const G_H_C*>values)[2 * r + 1]
+    return v
 
 
-cdef inline void _add(acc_t* e, const acc_t* v) noexcept nogil:
+cdef inline acc_t _plus(acc_t a, acc_t b) noexcept nogil:
     if acc_t is int64_t:
-        e[0] += v[0]
+        return a + b
     else:
-        e.sum_g += v.sum_g
-        e.sum_h += v.sum_h
+        a.sum_g = a.sum_g + b.sum_g
+        a.sum_h = a.sum_h + b.sum_h
+        return a
 
 
-cdef inline void _sub(acc_t* e, const acc_t* v) noexcept nogil:
+cdef inline acc_t _minus(acc_t a, acc_t b) noexcept nogil:
     if acc_t is int64_t:
-        e[0] -= v[0]
+        return a - b
     else:
-        e.sum_g -= v.sum_g
-        e.sum_h -= v.sum_h
+        a.sum_g = a.sum_g - b.sum_g
+        a.sum_h = a.sum_h - b.sum_h
+        return a
 
 
-cdef inline void _zero(acc_t* e) noexcept nogil:
+cdef inline acc_t _plus_unless(acc_t a, acc_t b, bint skip) noexcept nogil:
+    # adds 0 when ``skip``: branch-free
     if acc_t is int64_t:
-        e[0] = 0
+        return a + (0 if skip else b)
     else:
-        e.sum_g = 0.0
-        e.sum_h = 0.0
+        a.sum_g = a.sum_g + (0.0 if skip else b.sum_g)
+        a.sum_h = a.sum_h + (0.0 if skip else b.sum_h)
+        return a
+
+
+cdef inline acc_t _zero(const acc_t* kind) noexcept nogil:
+    cdef acc_t z
+    if acc_t is int64_t:
+        z = 0
+    else:
+        z.sum_g = 0.0
+        z.sum_h = 0.0
+    return z
+
+
+cdef inline void _add(acc_t* e, acc_t v) noexcept nogil:
+    e[0] = _plus(e[0], v)
 
 
 cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
@@ -139,7 +162,7 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
     cdef const X_BINNED_C* row2
     cdef acc_t* hf
     cdef bint gather = rows != NULL
-    _zero(&t)
+    t = _zero(hist)
     if pf_end < lo or not gather:
         pf_end = lo
     i = lo
@@ -151,22 +174,22 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
                 _prefetch_row(X + rows[i + 1 + PREFETCH_ROWS] * stride, f_lo, f_hi,
                               _value_at(values, rows[i + 1 + PREFETCH_ROWS], hist))
         r = rows[i] if gather else i
-        _load(values, r, &v)
-        _add(&t, &v)
+        v = _load(values, r, hist)
+        t = _plus(t, v)
         row = X + r * stride
         if i + 1 < hi:
             r2 = rows[i + 1] if gather else i + 1
-            _load(values, r2, &v2)
-            _add(&t, &v2)
+            v2 = _load(values, r2, hist)
+            t = _plus(t, v2)
             row2 = X + r2 * stride
             for f in range(f_lo, f_hi):
                 hf = hist + bin_offsets[f]
-                _add(hf + row[f], &v)
-                _add(hf + row2[f], &v2)
+                _add(hf + row[f], v)
+                _add(hf + row2[f], v2)
             i += 2
         else:
             for f in range(f_lo, f_hi):
-                _add(hist + bin_offsets[f] + row[f], &v)
+                _add(hist + bin_offsets[f] + row[f], v)
             i += 1
     if total != NULL:
         total[0] = t
@@ -179,7 +202,7 @@ cdef inline void _accumulate_entries(const int64_t* indptr, const entry_t* entri
                                      acc_t* total) noexcept nogil:
     cdef Py_ssize_t i, r, k, b, pf_end = hi - 2 * SPARSE_PREFETCH_ROWS
     cdef acc_t v, t
-    _zero(&t)
+    t = _zero(hist)
     if pf_end < lo:
         pf_end = lo
     for i in range(lo, hi):
@@ -193,16 +216,16 @@ cdef inline void _accumulate_entries(const int64_t* indptr, const entry_t* entri
             GBT_PREFETCH(entries + indptr[r + 1] - 1)
             GBT_PREFETCH(_value_at(values, r, hist))
         r = rows[i]
-        _load(values, r, &v)
-        _add(&t, &v)
+        v = _load(values, r, hist)
+        t = _plus(t, v)
         if all_features:
             for k in range(indptr[r], indptr[r + 1]):
-                _add(hist + entries[k], &v)
+                _add(hist + entries[k], v)
         else:
             for k in range(indptr[r], indptr[r + 1]):
                 b = entries[k]
                 if b >= e_lo and b < e_hi:
-                    _add(hist + b, &v)
+                    _add(hist + b, v)
     if total != NULL:
         total[0] = t
 
@@ -223,15 +246,6 @@ cdef inline void _accumulate_csr(const sparse_binned* S,
                             bin_offsets[f_hi], all_features, hist, total)
 
 
-cdef inline void _add_unless(acc_t* e, const acc_t* v, bint skip) noexcept nogil:
-    # adds 0 when ``skip``: branch-free
-    if acc_t is int64_t:
-        e[0] += 0 if skip else v[0]
-    else:
-        e.sum_g += 0.0 if skip else v.sum_g
-        e.sum_h += 0.0 if skip else v.sum_h
-
-
 cdef void _recover_default_bins(acc_t* hist, const int* bin_offsets, int n_features,
                                 const X_BINNED_C* default_bin, const acc_t* total,
                                 int n_threads) noexcept nogil:
@@ -248,28 +262,24 @@ cdef void _recover_default_bins(acc_t* hist, const int* bin_offsets, int n_featu
         lo = bin_offsets[f]
         hi = bin_offsets[f + 1]
         d = lo + default_bin[f]
-        _zero(&s0)
-        _zero(&s1)
-        _zero(&s2)
-        _zero(&s3)
+        s0 = _zero(hist)
+        s1 = s0
+        s2 = s0
+        s3 = s0
         b = lo
         while b + 4 <= hi:
-            _add_unless(&s0, hist + b, b == d)
-            _add_unless(&s1, hist + b + 1, b + 1 == d)
-            _add_unless(&s2, hist + b + 2, b + 2 == d)
-            _add_unless(&s3, hist + b + 3, b + 3 == d)
+            s0 = _plus_unless(s0, hist[b], b == d)
+            s1 = _plus_unless(s1, hist[b + 1], b + 1 == d)
+            s2 = _plus_unless(s2, hist[b + 2], b + 2 == d)
+            s3 = _plus_unless(s3, hist[b + 3], b + 3 == d)
             b = b + 4
         if b < hi:
-            _add_unless(&s0, hist + b, b == d)
+            s0 = _plus_unless(s0, hist[b], b == d)
         if b + 1 < hi:
-            _add_unless(&s1, hist + b + 1, b + 1 == d)
+            s1 = _plus_unless(s1, hist[b + 1], b + 1 == d)
         if b + 2 < hi:
-            _add_unless(&s2, hist + b + 2, b + 2 == d)
-        _add(&s0, &s1)
-        _add(&s2, &s3)
-        _add(&s0, &s2)
-        hist[d] = total[0]
-        _sub(hist + d, &s0)
+            s2 = _plus_unless(s2, hist[b + 2], b + 2 == d)
+        hist[d] = _minus(total[0], _plus(_plus(s0, s1), _plus(s2, s3)))
 
 
 cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
@@ -297,6 +307,7 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
     cdef int task, c, fb, f_lo, f_hi, k
     cdef Py_ssize_t lo, hi, b
     cdef acc_t* dest
+    cdef acc_t total
     cdef acc_t chunk_totals[MAX_HIST_CHUNKS]
     cdef acc_t* chunk_total
     if (n_rows * (S.row_entries if S != NULL else n_features) < MIN_PARALLEL_WORK
@@ -319,7 +330,7 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
         chunk_total = NULL
         if fb == 0:
             chunk_total = &chunk_totals[c]
-            _zero(chunk_total)
+            chunk_total[0] = _zero(chunk_total)
         memset(dest + bin_offsets[f_lo], 0,
                (bin_offsets[f_hi] - bin_offsets[f_lo]) * sizeof(acc_t))
         if lo < hi:
@@ -331,13 +342,14 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
                             dest, chunk_total)
     if plan.n_chunks > 1:
         for b in prange(n_entries, schedule='static', num_threads=n_threads, nogil=True):
-            out[b] = scratch[b]
+            total = scratch[b]   # summed in a register, stored once
             for k in range(1, plan.n_chunks):
-                _add(out + b, scratch + k * n_entries + b)
+                total = _plus(total, scratch[k * n_entries + b])
+            out[b] = total
     if totals != NULL:
         totals[0] = chunk_totals[0]
         for k in range(1, plan.n_chunks):
-            _add(totals, &chunk_totals[k])
+            totals[0] = _plus(totals[0], chunk_totals[k])
         if default_bin != NULL:
             _recover_default_bins(out, bin_offsets, n_features, default_bin, totals, n_threads)
 
@@ -349,7 +361,7 @@ cdef void subtract_histograms(acc_t* parent, const acc_t* child,
     if n_entries < MIN_PARALLEL_WORK:
         n_threads = 1
     for b in prange(n_entries, schedule='static', num_threads=n_threads, nogil=True):
-        _sub(parent + b, child + b)
+        parent[b] = _minus(parent[b], child[b])
 
 
 cdef void unpack_histogram(const int64_t* packed, Py_ssize_t n_entries, const double* scales,
