@@ -1,0 +1,28 @@
+"""The README's first command ends with the demo (``gbtree-demo`` / ``python -m gbtree``):
+it must run and print sane held-out metrics for its three bundled data sets."""
+import importlib.metadata
+import re
+
+import pytest
+
+from gbtree.__main__ import main
+
+
+def test_demo_prints_a_sane_row_per_data_set(capsys):
+    assert main(["--n-estimators", "20", "--n-jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    rows = {m.group(1): float(m.group(2))
+            for m in re.finditer(r"^(\w+) \(.*?\)\s+\S+\s+([\d.]+)", out, flags=re.M)}
+    assert set(rows) == {"breast_cancer", "digits", "diabetes"}, out
+    assert rows["breast_cancer"] > 0.95     # AUC
+    assert rows["digits"] > 0.85            # accuracy over 10 classes
+    assert rows["diabetes"] < 70            # RMSE (the target's standard deviation is 77)
+
+
+def test_the_demo_is_installed_as_a_console_script():
+    try:
+        importlib.metadata.distribution("gbtree")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("gbtree is imported from a source checkout, not installed: no entry points")
+    scripts = importlib.metadata.entry_points(group="console_scripts")
+    assert any(ep.name == "gbtree-demo" and ep.value == "gbtree.__main__:main" for ep in scripts)
