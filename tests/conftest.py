@@ -23,5 +23,6 @@ def rng():
 
 def pytest_report_header(config):
     from gbtree._openmp_helpers import openmp_enabled, omp_max_threads
+    from gbtree._predictor import simd_walk_supported
     return [f"gbtree: OpenMP enabled={openmp_enabled()}, omp_get_max_threads={omp_max_threads()}, "
-            f"cpu_count={os.cpu_count()}"]
+            f"cpu_count={os.cpu_count()}, AVX-512 tree walk={simd_walk_supported()}"]

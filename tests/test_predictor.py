@@ -63,3 +63,138 @@ def test_traversal_copy_follows_the_trees(rng):
     assert "_compact" not in ens.__getstate__()
     np.testing.assert_array_equal(clone.predict_raw(X), ens.predict_raw(X))
     assert not np.array_equal(full, ens.predict_raw(X))
+
+
+# ---------------------------------------------------------------------------
+# The AVX-512 walk against the scalar walk and the reference
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+
+from gbtree._predictor import (compact_nodes, predict_raw, predict_raw_csr,  # noqa: E402
+                               simd_walk_supported)
+from gbtree._typedefs import NODE_DTYPE  # noqa: E402
+
+needs_simd = pytest.mark.skipif(
+    not simd_walk_supported(),
+    reason="this CPU has no AVX-512 (F and VL): predict_raw uses the scalar walk only, "
+           "so there is no second walk to compare")
+
+
+def random_tree(rs, n_features, n_inner, features=None):
+    """A random tree of ``n_inner`` splits (NODE_DTYPE, root first). Thresholds are
+    float64 values that float32 cannot hold, 0.0, or +-inf; default directions random."""
+    nodes = np.zeros(2 * n_inner + 1, dtype=NODE_DTYPE)
+    nodes["is_leaf"] = 1
+    nodes["feature"] = -1
+    nodes["left"] = nodes["right"] = -1
+    leaves, n_nodes = [0], 1
+    for _ in range(n_inner):
+        k = leaves.pop(rs.randint(len(leaves)))
+        kind = rs.randint(8)
+        thr = {0: 0.0, 1: np.inf, 2: -np.inf}.get(kind, rs.normal() + 1e-9 * rs.rand())
+        nodes[k]["is_leaf"] = 0
+        nodes[k]["feature"] = rs.randint(n_features) if features is None else rs.choice(features)
+        nodes[k]["threshold"] = thr
+        nodes[k]["default_left"] = rs.randint(2)
+        nodes[k]["left"], nodes[k]["right"] = n_nodes, n_nodes + 1
+        leaves += [n_nodes, n_nodes + 1]
+        n_nodes += 2
+    nodes["value"] = rs.normal(size=nodes.shape[0])
+    return nodes
+
+
+def probe_rows(rs, trees, n_rows, n_features, dtype):
+    """Rows whose values sit on, and one float32 or float64 step either side of, the
+    trees' thresholds, mixed with NaN, +-inf and random values."""
+    thr = np.concatenate([t["threshold"][t["is_leaf"] == 0] for t in trees])
+    t32 = thr.astype(np.float32).astype(np.float64)
+    cand = np.concatenate([thr, np.nextafter(thr, np.inf), np.nextafter(thr, -np.inf), t32,
+                           np.nextafter(t32.astype(np.float32), np.float32(np.inf)),
+                           np.nextafter(t32.astype(np.float32), np.float32(-np.inf)),
+                           [np.nan, np.inf, -np.inf, 0.0, -0.0]])
+    X = rs.normal(size=(n_rows, n_features))
+    pick = rs.rand(n_rows, n_features) < 0.7
+    X[pick] = rs.choice(cand, size=pick.sum())
+    with np.errstate(over="ignore"):   # the largest float64 values become +-inf in float32
+        return X.astype(dtype)
+
+
+def ensemble(trees, n_outputs=1):
+    nodes = np.concatenate(trees)
+    ptr = np.concatenate([[0], np.cumsum([t.shape[0] for t in trees])]).astype(np.int64)
+    cls = (np.arange(len(trees)) % n_outputs).astype(np.int32)
+    return nodes, ptr, cls
+
+
+def walk(X, nodes, ptr, cls, n_outputs, simd, n_threads=2):
+    out = np.zeros((X.shape[0], n_outputs))
+    predict_raw(X, compact_nodes(nodes, ptr), ptr, cls, out, n_threads, simd)
+    return out
+
+
+@needs_simd
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_rows=st.integers(1, 150),
+       n_features=st.integers(1, 12), n_trees=st.integers(1, 6),
+       n_outputs=st.sampled_from([1, 3]), dtype=st.sampled_from([np.float32, np.float64]))
+def test_simd_walk_equals_scalar_walk_and_reference(seed, n_rows, n_features, n_trees,
+                                                    n_outputs, dtype):
+    # Row counts around the 8-lane vectors, 32-row groups and 64-row blocks; values on
+    # and beside thresholds that float32 rounds (the float32 walk compares with the
+    # threshold rounded down, which must give the same side for every float32 value).
+    rs = np.random.RandomState(seed)
+    trees = [random_tree(rs, n_features, rs.randint(0, 40)) for _ in range(n_trees)]
+    nodes, ptr, cls = ensemble(trees, n_outputs)
+    X = probe_rows(rs, trees, n_rows, n_features, dtype)
+    fast = walk(X, nodes, ptr, cls, n_outputs, simd=True)
+    np.testing.assert_array_equal(fast, walk(X, nodes, ptr, cls, n_outputs, simd=False))
+    np.testing.assert_array_equal(fast, ref.predict_raw(X, nodes, ptr, cls, np.zeros(n_outputs)))
+
+
+@needs_simd
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_simd_walk_on_strided_rows_and_csr(dtype):
+    rs = np.random.RandomState(3)
+    trees = [random_tree(rs, 9, 30) for _ in range(5)]
+    nodes, ptr, cls = ensemble(trees)
+    X = probe_rows(rs, trees, 300, 9, dtype)
+    expected = walk(X, nodes, ptr, cls, 1, simd=False)
+    # rows read backwards (negative row stride) and every other row of a wider array
+    np.testing.assert_array_equal(walk(X[::-1], nodes, ptr, cls, 1, simd=True), expected[::-1])
+    wide = np.zeros((600, 9), dtype=dtype)
+    wide[::2] = X
+    np.testing.assert_array_equal(walk(wide[::2], nodes, ptr, cls, 1, simd=True), expected)
+    # the CSR kernel walks its dense scratch block the same way
+    Xs = sp.csr_matrix(np.where(np.isnan(X), 0, X))
+    Xs.eliminate_zeros()
+    dense = Xs.toarray()
+    compact = compact_nodes(nodes, ptr)
+    got = {}
+    for simd in (True, False):
+        got[simd] = np.zeros((300, 1))
+        predict_raw_csr(Xs.data, Xs.indices, Xs.indptr.astype(np.int64), 9, 0.0, compact,
+                        ptr, cls, got[simd], 2, simd)
+    np.testing.assert_array_equal(got[True], got[False])
+    np.testing.assert_array_equal(got[True], walk(dense, nodes, ptr, cls, 1, simd=False))
+
+
+def test_float32_walk_falls_back_beyond_the_packed_fields():
+    # The float32 AVX-512 walk packs a child index into 16 bits and a feature into 15:
+    # a tree of more than 65,536 nodes, or a feature of index >= 32,768, takes the
+    # scalar walk (the packed fields would wrap and send rows to wrong leaves).
+    rs = np.random.RandomState(7)
+    big = random_tree(rs, 4, 40_000)
+    assert big.shape[0] > 65_536
+    small = random_tree(rs, 4, 20)
+    nodes, ptr, cls = ensemble([small, big, small])
+    X = probe_rows(rs, [small], 200, 4, np.float32)
+    np.testing.assert_array_equal(walk(X, nodes, ptr, cls, 1, simd=True),
+                                  walk(X, nodes, ptr, cls, 1, simd=False))
+    np.testing.assert_array_equal(walk(X, nodes, ptr, cls, 1, simd=True),
+                                  ref.predict_raw(X, nodes, ptr, cls, [0.0]))
+    wide_tree = random_tree(rs, 40_000, 30, features=[1, 32_767, 32_768, 39_999])
+    nodes, ptr, cls = ensemble([wide_tree])
+    X = probe_rows(rs, [wide_tree], 40, 40_000, np.float32)
+    np.testing.assert_array_equal(walk(X, nodes, ptr, cls, 1, simd=True),
+                                  ref.predict_raw(X, nodes, ptr, cls, [0.0]))
