@@ -34,7 +34,7 @@ from libcpp.vector cimport vector
 from ._typedefs cimport (X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct,
                          splitmix64, GBT_PREFETCH, unpack_entry)
 from ._histogram cimport (hist_plan, make_plan, build_histogram, subtract_histograms,
-                          interleave_into, quantize_into, sparse_binned)
+                          quantize_into, sparse_binned)
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
                           sparse_feature, leaf_weight, bounded_weight, MAX_PARTITION_CHUNKS,
                           MIN_PARALLEL_ENTRIES)
@@ -130,8 +130,11 @@ cdef class TreeGrower:
     cdef Py_ssize_t n_rows, n_entries
     cdef IDX_C[::1] rows
     cdef IDX_C[::1] buffer
-    cdef G_H_C[::1] gh            # interleaved (gradient, hessian) pairs of the current tree,
-                                  # or (quantised) its packed int32 row values
+    cdef const G_H_C* pairs       # the current tree's interleaved (gradient, hessian) pairs
+    cdef object pair_copy         # (n_rows, 2) float32: pairs made when grow() gets two
+                                  # separate arrays (made on first use)
+    cdef int32_t[::1] packed_values   # (quantised) the current tree's packed int32 row values
+    cdef const void* values       # what the histograms read: pairs or packed_values
     cdef int quant_levels         # 0: float gradients
     cdef double quant_steps[2]    # the current tree's gradient and hessian steps
     cdef Py_ssize_t entry_bytes   # of a histogram entry: 16 (floats) or 8 (packed)
@@ -235,8 +238,8 @@ cdef class TreeGrower:
         self.n_threads = n_threads
         self.rows = np.empty(self.n_rows, dtype=np.uint32)
         self.buffer = np.empty(self.n_rows, dtype=np.uint32)
-        # a float32 (g, h) pair a row, or (quantised) one packed int32
-        self.gh = np.empty((1 if quant_levels > 0 else 2) * max(self.n_rows, 1), dtype=np.float32)
+        if quant_levels > 0:
+            self.packed_values = np.empty(max(self.n_rows, 1), dtype=np.int32)
         self.chunk_counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
         plan = make_plan(self.n_rows, self.n_features, self.n_entries, max_chunks, n_threads)
         self.max_chunks = max_chunks
@@ -313,14 +316,14 @@ cdef class TreeGrower:
             rows = NULL
         if self.quant_levels > 0:
             build_histogram(self.X_ptr, &self.S if self.is_sparse else NULL,
-                            rows, n, <const void*>&self.gh[0],
+                            rows, n, self.values,
                             &self.bin_offsets[0], self.n_features,
                             <int64_t*>self.slots[st.slot], <int64_t*>self.scratch, plan,
                             self.n_threads, self.default_bin, &packed_totals)
             unpack_entry(packed_totals, self.quant_steps, &totals)
         else:
             build_histogram(self.X_ptr, &self.S if self.is_sparse else NULL,
-                            rows, n, <const void*>&self.gh[0],
+                            rows, n, self.values,
                             &self.bin_offsets[0], self.n_features,
                             self.slots[st.slot], self.scratch, plan, self.n_threads,
                             self.default_bin, &totals)
@@ -507,10 +510,10 @@ cdef class TreeGrower:
         self.nodes.push_back(rec)
         return <int>self.nodes.size() - 1
 
-    cdef int _grow(self, const G_H_C* grad, const G_H_C* hess, double learning_rate,
-                   const IDX_C* sample, Py_ssize_t n_sample) noexcept nogil:
-        """Grow the tree into self.nodes on the rows ``sample`` (all rows when NULL);
-        returns -1 on allocation failure."""
+    cdef int _grow(self, double learning_rate, const IDX_C* sample,
+                   Py_ssize_t n_sample) noexcept nogil:
+        """Grow the tree on ``self.pairs`` into self.nodes, on the rows ``sample`` (all
+        rows when NULL); returns -1 on allocation failure."""
         cdef vector[int] open_nodes
         cdef Py_ssize_t i, n_left
         cdef int n_leaves = 1, pick, k, p, left, right, small, large, f, slot
@@ -521,12 +524,12 @@ cdef class TreeGrower:
         cdef node_state* st
         self.nodes.clear()
         self.states.clear()
+        self.values = self.pairs
         if self.quant_levels > 0:
-            quantize_into(grad, hess, self.n_rows, self.quant_levels,
-                          splitmix64(self.seed ^ <uint64_t>0x71A27), <int32_t*>&self.gh[0],
+            quantize_into(self.pairs, self.n_rows, self.quant_levels,
+                          splitmix64(self.seed ^ <uint64_t>0x71A27), &self.packed_values[0],
                           self.quant_steps, self.n_threads)
-        else:
-            interleave_into(grad, hess, self.n_rows, &self.gh[0], self.n_threads)
+            self.values = &self.packed_values[0]
         self.all_rows = sample == NULL
         if sample == NULL:
             n_sample = self.n_rows
@@ -669,9 +672,9 @@ cdef class TreeGrower:
             self.states[open_nodes[k]].slot = -1
         return 0
 
-    cdef void _update_raw(self, double[:, ::1] raw, int output, const G_H_C* grad,
-                          const G_H_C* hess, double learning_rate) noexcept nogil:
-        """Add each leaf's value to the raw predictions of its rows. With ``grad``
+    cdef void _update_raw(self, double[:, ::1] raw, int output, bint renew,
+                          double learning_rate) noexcept nogil:
+        """Add each leaf's value to the raw predictions of its rows. With ``renew``
         (quantised gradients chose the splits) each node's sums, value and cover
         first become those of the exact gradients (LightGBM's
         ``quant_train_renew_leaf``): a leaf sums its rows in partition order, an
@@ -680,24 +683,24 @@ cdef class TreeGrower:
         cdef Py_ssize_t i
         cdef double v
         cdef SUM_C g, h
+        cdef const G_H_C* pairs = self.pairs
         for k in prange(n_nodes, schedule='dynamic', num_threads=self.n_threads, nogil=True):
             if self.nodes[k].is_leaf:
-                if grad != NULL:
+                if renew:
                     g = 0.0
                     h = 0.0
                     for i in range(self.states[k].start, self.states[k].end):
                         if i + PREFETCH_ROWS < self.states[k].end:
-                            GBT_PREFETCH(grad + self.rows[i + PREFETCH_ROWS])
-                            GBT_PREFETCH(hess + self.rows[i + PREFETCH_ROWS])
-                        g = g + grad[self.rows[i]]
-                        h = h + hess[self.rows[i]]
+                            GBT_PREFETCH(pairs + 2 * self.rows[i + PREFETCH_ROWS])
+                        g = g + pairs[2 * self.rows[i]]
+                        h = h + pairs[2 * self.rows[i] + 1]
                     self._renew_node(k, g, h, learning_rate)
                 v = self.nodes[k].value
                 for i in range(self.states[k].start, self.states[k].end):
                     if i + PREFETCH_ROWS < self.states[k].end:
                         GBT_PREFETCH(&raw[self.rows[i + PREFETCH_ROWS], output])
                     raw[self.rows[i], output] += v
-        if grad != NULL:
+        if renew:
             for k in range(n_nodes - 1, -1, -1):   # children come after their parent
                 if not self.nodes[k].is_leaf:
                     self._renew_node(k, self.states[self.nodes[k].left].sum_g
@@ -714,10 +717,13 @@ cdef class TreeGrower:
         self.nodes[k].value = learning_rate * bounded_weight(g, h, &self.params, st.lower,
                                                              st.upper)
 
-    def grow(self, const G_H_C[::1] grad, const G_H_C[::1] hess, double learning_rate,
+    def grow(self, const G_H_C[:] grad, const G_H_C[:] hess, double learning_rate,
              double[:, ::1] raw, int output, const IDX_C[::1] sample=None, uint64_t seed=0):
         """Grow one tree on (grad, hess); add its predictions to ``raw[:, output]``.
 
+        ``grad`` and ``hess`` (float32, one value per row) are read in place when
+        they are the two columns of one C-ordered (n_rows, 2) array, as the
+        booster makes them; otherwise they are copied into such pairs first.
         ``sample``: sorted row indices to grow the tree on (row subsampling);
         only their raw predictions are updated. ``seed`` drives the column
         sampling of this tree. Returns the tree as a NODE_DTYPE array (node 0
@@ -726,20 +732,35 @@ cdef class TreeGrower:
         cdef int status
         cdef const IDX_C* rows_ptr = NULL
         cdef Py_ssize_t n_sample = 0
+        cdef G_H_C[:, ::1] copy_view
+        if grad.shape[0] != self.n_rows or hess.shape[0] != self.n_rows:
+            raise ValueError(f"grad and hess must have one value per row ({self.n_rows}), "
+                             f"got {grad.shape[0]} and {hess.shape[0]}")
+        if self.n_rows == 0:
+            raise ValueError("there are no rows to grow a tree on")
         if sample is not None:
             if sample.shape[0] == 0:
                 raise ValueError("the row sample is empty")
             rows_ptr = &sample[0]
             n_sample = sample.shape[0]
+        if (grad.strides[0] == 2 * sizeof(G_H_C) and hess.strides[0] == 2 * sizeof(G_H_C)
+                and &hess[0] == &grad[0] + 1):
+            self.pairs = &grad[0]
+        else:
+            if self.pair_copy is None:
+                self.pair_copy = np.empty((self.n_rows, 2), dtype=np.float32)
+            self.pair_copy[:, 0] = grad
+            self.pair_copy[:, 1] = hess
+            copy_view = self.pair_copy
+            self.pairs = &copy_view[0, 0]
         self.seed = seed
         if self.sampling_columns:
             _sample_features(&self.all_mask[0], &self.tree_mask[0], self.n_features,
                              self.colsample_bytree, self.feature_weights, splitmix64(seed))
         with nogil:
-            status = self._grow(&grad[0], &hess[0], learning_rate, rows_ptr, n_sample)
+            status = self._grow(learning_rate, rows_ptr, n_sample)
             if status == 0:
-                self._update_raw(raw, output, &grad[0] if self.quant_levels > 0 else NULL,
-                                 &hess[0], learning_rate)
+                self._update_raw(raw, output, self.quant_levels > 0, learning_rate)
         if status != 0:
             raise MemoryError("could not allocate a histogram buffer")
         return np.asarray(<node_struct[:self.nodes.size()]>self.nodes.data()).copy()

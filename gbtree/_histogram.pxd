@@ -35,10 +35,7 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
 cdef void subtract_histograms(acc_t* parent, const acc_t* child,
                               Py_ssize_t n_entries, int n_threads) noexcept nogil
 
-cdef void interleave_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n,
-                          G_H_C* gh, int n_threads) noexcept nogil
-
-cdef void quantize_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n, int levels,
+cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
                         uint64_t seed, int32_t* out, double* scales,
                         int n_threads) noexcept nogil
 

@@ -6,8 +6,9 @@ feature block, see ``make_plan``) run with ``prange``; the grower builds the
 smaller child and derives its sibling with ``subtract_histograms``.
 
 Gradients and hessians are read as interleaved float32 pairs ``gh[2 r]``,
-``gh[2 r + 1]`` (one cache line per row instead of two); the rows of a node
-are read ahead with software prefetches, since they are a gather.
+``gh[2 r + 1]`` (one cache line per row instead of two), the layout in which
+the booster has the objectives write them; the rows of a node are read ahead
+with software prefetches, since they are a gather.
 
 With quantised gradients (``quantize_into``) a row's value is one int32 that
 packs its integer gradient and hessian (16 bits each: half the bytes of a float
@@ -381,12 +382,12 @@ cdef inline int64_t _round(double x, double u) noexcept nogil:
     return t - (<double>t > y)
 
 
-cdef void quantize_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n, int levels,
+cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
                         uint64_t seed, int32_t* out, double* scales,
                         int n_threads) noexcept nogil:
-    """LightGBM's quantised training: every row's gradient becomes an integer in
+    """LightGBM's quantised training: every row's gradient (``pairs[2 r]``) becomes an integer in
     [-levels / 2, levels / 2] (step ``scales[0]`` = max |g| / (levels / 2)) and its
-    hessian one in [0, levels] (step ``scales[1]`` = max |h| / levels), each rounded
+    hessian (``pairs[2 r + 1]``) one in [0, levels] (step ``scales[1]`` = max |h| / levels), each rounded
     up or down at random with the probabilities that keep it unbiased; the draw
     of row r depends only on (seed, r). ``out[r]`` packs them as
     ``g_int * 2**16 + h_int`` (both fit 16 bits: levels <= 32766); the histogram
@@ -409,10 +410,10 @@ cdef void quantize_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n, int 
         if hi > n:
             hi = n
         for i in range(lo, hi):
-            if fabs(grad[i]) > chunk_g[c]:
-                chunk_g[c] = fabs(grad[i])
-            if fabs(hess[i]) > chunk_h[c]:
-                chunk_h[c] = fabs(hess[i])
+            if fabs(pairs[2 * i]) > chunk_g[c]:
+                chunk_g[c] = fabs(pairs[2 * i])
+            if fabs(pairs[2 * i + 1]) > chunk_h[c]:
+                chunk_h[c] = fabs(pairs[2 * i + 1])
     for c in range(64):
         if chunk_g[c] > max_g:
             max_g = chunk_g[c]
@@ -426,7 +427,8 @@ cdef void quantize_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n, int 
         m = splitmix64(seed ^ <uint64_t>i)
         ug = <double>(m >> 32) * (1.0 / 4294967296.0)
         uh = <double>(<uint32_t>m) * (1.0 / 4294967296.0)
-        out[i] = <int32_t>(_round(grad[i] * inv_g, ug) * 65536 + _round(hess[i] * inv_h, uh))
+        out[i] = <int32_t>(_round(pairs[2 * i] * inv_g, ug) * 65536
+                          + _round(pairs[2 * i + 1] * inv_h, uh))
 
 
 # ---------------------------------------------------------------- Python wrappers
@@ -512,7 +514,8 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
     out = np.zeros((n_entries, 2), dtype=np.float64)
     out_v = out
     scratch_v = np.zeros((max(plan.n_chunks, 1) * n_entries, 2), dtype=np.float64)
-    gh_v = interleave(grad, hess)
+    gh_v = np.stack([np.asarray(grad, dtype=np.float32), np.asarray(hess, dtype=np.float32)],
+                    axis=1).ravel()
     if n_entries > 0:
         with nogil:
             build_histogram(X, S_ptr, rows_ptr, rows.shape[0],
@@ -530,11 +533,12 @@ def py_quantize(const G_H_C[::1] grad, const G_H_C[::1] hess, int levels, uint64
     """``quantize_into``: (packed int32 row values, (gradient step, hessian step))."""
     out = np.empty(grad.shape[0], dtype=np.int32)
     cdef int32_t[::1] o = out
+    cdef const G_H_C[:, ::1] pairs = np.stack([grad, hess], axis=1)
     cdef double scales[2]
     scales[0] = 1.0
     scales[1] = 1.0
     if grad.shape[0] > 0:
-        quantize_into(&grad[0], &hess[0], grad.shape[0], levels, seed, &o[0], scales, n_threads)
+        quantize_into(&pairs[0, 0], grad.shape[0], levels, seed, &o[0], scales, n_threads)
     return out, (scales[0], scales[1])
 
 
@@ -548,25 +552,6 @@ def py_unpack_histogram(const int64_t[::1] packed, double g_step, double h_step)
     if packed.shape[0] > 0:
         unpack_histogram(&packed[0], packed.shape[0], scales, <hist_entry*>&o[0, 0])
     return out
-
-
-def interleave(const G_H_C[::1] grad, const G_H_C[::1] hess, int n_threads=1):
-    """The (gradient, hessian) pairs ``build_histogram`` reads: float32, length 2 n."""
-    out = np.empty(2 * grad.shape[0], dtype=np.float32)
-    cdef G_H_C[::1] o = out
-    if grad.shape[0] > 0:
-        interleave_into(&grad[0], &hess[0], grad.shape[0], &o[0], n_threads)
-    return out
-
-
-cdef void interleave_into(const G_H_C* grad, const G_H_C* hess, Py_ssize_t n,
-                          G_H_C* gh, int n_threads) noexcept nogil:
-    cdef Py_ssize_t i
-    if n < 65536:
-        n_threads = 1
-    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
-        gh[2 * i] = grad[i]
-        gh[2 * i + 1] = hess[i]
 
 
 def py_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries, int max_chunks=16,

@@ -16,7 +16,7 @@ cdef double MIN_HESS = 1e-16
 
 
 def squared_error_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
-                       bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads):
+                       bint weighted, G_H_C[:, :] grad, G_H_C[:, :] hess, int n_threads):
     """``g = w (F - y)``, ``h = w`` (the loss is 1/2 (y - F)^2)."""
     cdef Py_ssize_t i, n = y.shape[0]
     cdef double wi
@@ -29,7 +29,7 @@ def squared_error_grad(const double[::1] y, const double[:, ::1] raw, const doub
 
 
 def logistic_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
-                  bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads):
+                  bint weighted, G_H_C[:, :] grad, G_H_C[:, :] hess, int n_threads):
     """Binary log loss with y in {0, 1}: ``g = w (p - y)``, ``h = w p (1 - p)``."""
     cdef Py_ssize_t i, n = y.shape[0]
     cdef double wi, p, h
@@ -46,7 +46,7 @@ def logistic_grad(const double[::1] y, const double[:, ::1] raw, const double[::
 
 
 def softmax_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
-                 bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads):
+                 bint weighted, G_H_C[:, :] grad, G_H_C[:, :] hess, int n_threads):
     """Multinomial log loss, y the class code in 0..K-1.
 
     ``g_k = w (p_k - [y = k])`` and ``h_k = w K/(K-1) p_k (1 - p_k)``: the
@@ -78,7 +78,7 @@ def softmax_grad(const double[::1] y, const double[:, ::1] raw, const double[::1
 
 
 def absolute_error_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
-                        bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads):
+                        bint weighted, G_H_C[:, :] grad, G_H_C[:, :] hess, int n_threads):
     """``L = |y - F|``: ``g = w sign(F - y)``, ``h = w`` (leaves are refit to the median)."""
     cdef Py_ssize_t i, n = y.shape[0]
     cdef double wi, d
@@ -92,7 +92,7 @@ def absolute_error_grad(const double[::1] y, const double[:, ::1] raw, const dou
 
 
 def quantile_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
-                  bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads,
+                  bint weighted, G_H_C[:, :] grad, G_H_C[:, :] hess, int n_threads,
                   double alpha):
     """Pinball loss: ``g = w (1 - alpha)`` if F > y, ``-w alpha`` if F < y; ``h = w``."""
     cdef Py_ssize_t i, n = y.shape[0]
@@ -107,7 +107,7 @@ def quantile_grad(const double[::1] y, const double[:, ::1] raw, const double[::
 
 
 def huber_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
-               bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads,
+               bint weighted, G_H_C[:, :] grad, G_H_C[:, :] hess, int n_threads,
                double delta):
     """Huber: ``g = w (F - y)`` within ``delta``, ``w delta sign(F - y)`` beyond; ``h = w``."""
     cdef Py_ssize_t i, n = y.shape[0]
@@ -126,7 +126,7 @@ def huber_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] 
 
 
 def poisson_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
-                 bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads,
+                 bint weighted, G_H_C[:, :] grad, G_H_C[:, :] hess, int n_threads,
                  double hess_shift):
     """``L = exp(F) - y F``: ``g = w (exp(F) - y)``, ``h = w exp(F + hess_shift)``."""
     cdef Py_ssize_t i, n = y.shape[0]
@@ -141,7 +141,7 @@ def poisson_grad(const double[::1] y, const double[:, ::1] raw, const double[::1
 
 
 def gamma_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
-               bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads):
+               bint weighted, G_H_C[:, :] grad, G_H_C[:, :] hess, int n_threads):
     """``L = y exp(-F) + F``: ``g = w (1 - y exp(-F))``, ``h = w y exp(-F)``."""
     cdef Py_ssize_t i, n = y.shape[0]
     cdef double wi, t
@@ -155,7 +155,7 @@ def gamma_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] 
 
 
 def tweedie_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
-                 bint weighted, G_H_C[:, ::1] grad, G_H_C[:, ::1] hess, int n_threads,
+                 bint weighted, G_H_C[:, :] grad, G_H_C[:, :] hess, int n_threads,
                  double power):
     """``L = -y e^{(1-p)F}/(1-p) + e^{(2-p)F}/(2-p)``, variance power p in (1, 2)."""
     cdef Py_ssize_t i, n = y.shape[0]

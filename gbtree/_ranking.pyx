@@ -442,8 +442,8 @@ cdef bint _group_grad(const double* y, const double* s, int n, Py_ssize_t group,
 
 
 def ranking_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
-                 bint weighted, const Py_ssize_t[::1] group_ptr, G_H_C[:, ::1] grad,
-                 G_H_C[:, ::1] hess, int n_threads, int kind, int truncation, bint exp_gain,
+                 bint weighted, const Py_ssize_t[::1] group_ptr, G_H_C[:, :] grad,
+                 G_H_C[:, :] hess, int n_threads, int kind, int truncation, bint exp_gain,
                  bint norm, int n_pair, unsigned long long seed, int[::1] order=None):
     """Write the ranking gradients and hessians of every group (see the module docstring).
 

@@ -19,11 +19,6 @@ def map_to_bins(X, cuts, cut_ptr):
     return out
 
 
-def interleave(grad, hess):
-    """Float32 (g0, h0, g1, h1, ...) pairs (``_histogram.interleave``)."""
-    return np.column_stack([grad, hess]).astype(np.float32).ravel()
-
-
 def build_histogram(X_binned, rows, grad, hess, bin_offsets):
     """(n_entries, 2) sums of grad and hess per (feature, bin) over ``rows``."""
     n_entries = bin_offsets[-1]

@@ -172,8 +172,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     absent = np.nan if mapper.absent_as_missing else 0.0
     for ev in eval_sets:
         ev.raw = ensemble.predict_raw(ev.X, n_threads, absent=absent)
-    grad = np.empty((K, n_rows), dtype=G_H_DTYPE)
-    hess = np.empty((K, n_rows), dtype=G_H_DTYPE)
+    # (gradient, hessian) pairs: the histogram kernels read each output's rows in place
+    pairs = np.empty((K, n_rows, 2), dtype=G_H_DTYPE)
+    grad, hess = pairs[:, :, 0], pairs[:, :, 1]
     grower = TreeGrower(
         X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
         params.max_depth, params.max_leaves, params.grow_policy == "lossguide",

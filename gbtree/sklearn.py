@@ -853,6 +853,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=False)
         check_classification_targets(y)
         classes, y_enc = np.unique(y, return_inverse=True)
+        y_enc = y_enc.astype(np.float64)   # the codes as the objectives read them (frees the int64)
         if (self.warm_start and hasattr(self, "_ensemble")
                 and not np.array_equal(classes, self.classes_)):
             raise ValueError(f"warm_start=True continues the fitted model, whose classes are "
@@ -882,7 +883,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                                  f"{np.unique(y_val[unknown])[:5]!r}")
             return codes.astype(np.float64)
 
-        return self._fit(X, y_enc.astype(np.float64), sample_weight, objective, eval_set,
+        return self._fit(X, y_enc, sample_weight, objective, eval_set,
                          sample_weight_eval_set, encode, stratify=True)
 
     def decision_function(self, X, iteration_range=None):

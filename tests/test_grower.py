@@ -153,3 +153,26 @@ def test_a_tree_never_increases_the_training_loss(seed, max_depth, reg_lambda, r
             lossguide=lossguide, max_leaves=8 if lossguide else 0).grow(grad, hess, 1.0, raw, 0)
     y = -grad.astype(np.float64)
     assert ((y - raw[:, 0]) ** 2).sum() <= (y ** 2).sum() + 1e-9
+
+
+@pytest.mark.parametrize("quant_levels", [0, 16])
+def test_gradient_pairs_are_read_in_place_or_copied_alike(rng, quant_levels):
+    # The booster hands the grower the two columns of one (n, 2) array, which the
+    # kernels read in place; separate arrays (any strides) are copied into pairs.
+    # Both must grow the same tree and update the same raw scores.
+    X, Xb, mapper, grad, hess = _setup(rng)
+    hess = rng.uniform(0.5, 2.0, size=hess.shape[0]).astype(np.float32)
+    pairs = np.column_stack([grad, hess])
+    results = []
+    for g, h in [(pairs[:, 0], pairs[:, 1]), (grad, hess),
+                 (np.repeat(grad, 3)[::3], np.repeat(hess, 3)[::3])]:
+        grower = TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
+                            0, 31, True, 1.0, 0.0, 1.0, 0.0, 0.0, 2, quant_levels=quant_levels)
+        raw = np.zeros((X.shape[0], 1))
+        results.append((grower.grow(g, h, 0.3, raw, 0, seed=5), raw))
+    for tree, raw in results[1:]:
+        np.testing.assert_array_equal(tree, results[0][0])
+        np.testing.assert_array_equal(raw, results[0][1])
+    assert (results[0][0]["is_leaf"] == 1).sum() == 31
+    with pytest.raises(ValueError, match="one value per row"):
+        grower.grow(grad[:-1], hess[:-1], 0.3, raw, 0)

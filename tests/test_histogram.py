@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gbtree import _reference as ref
-from gbtree._histogram import (interleave, py_build_histogram, py_plan, py_quantize,
+from gbtree._histogram import (py_build_histogram, py_plan, py_quantize,
                                py_subtract_histograms, py_unpack_histogram)
 
 
@@ -53,14 +53,6 @@ def test_subtraction_gives_the_sibling(rng):
     sibling = py_subtract_histograms(parent.copy(), small, 2)
     np.testing.assert_allclose(sibling, ref.build_histogram(X, right, grad, hess, offsets),
                                rtol=1e-9, atol=1e-7)
-
-
-@pytest.mark.parametrize("n", [0, 1, 1000, 70_000])
-def test_interleave_matches_reference(rng, n):
-    grad = rng.normal(size=n).astype(np.float32)
-    hess = rng.uniform(size=n).astype(np.float32)
-    for n_threads in (1, 2):
-        np.testing.assert_array_equal(interleave(grad, hess, n_threads), ref.interleave(grad, hess))
 
 
 # ------------------------------------------------------------ quantised gradients
