@@ -46,6 +46,8 @@ from ._typedefs import NODE_DTYPE
 cdef Py_ssize_t HIST_MEMORY_BYTES = 128 * 1024 * 1024
 # ... but never fewer slots than this (a parent, its two children).
 cdef int MIN_SLOTS = 3
+# Close the open nodes that the leaf budget can no longer reach (tests switch it off).
+cdef bint DROP_HOPELESS = True
 # How many rows ahead the raw-score update prefetches a leaf's rows.
 cdef enum:
     PREFETCH_ROWS = 16
@@ -299,6 +301,12 @@ cdef class TreeGrower:
         self.slots.push_back(buf)
         return <int>self.slots.size() - 1
 
+    @property
+    def n_histogram_buffers(self):
+        """How many histogram buffers this grower has allocated: the most it held at
+        once while growing its trees (tests, memory)."""
+        return self.slots.size()
+
     cdef inline void _release_slot(self, int s) noexcept nogil:
         if s >= 0:
             self.free_slots.push_back(s)
@@ -479,6 +487,32 @@ cdef class TreeGrower:
             self._evaluate(small)
         if need_large:
             self._evaluate(large)
+
+    cdef void _drop_hopeless(self, vector[int]& open_nodes, int splits_left) noexcept nogil:
+        """Close the open nodes that can no longer be split, and free their histograms.
+
+        Nodes are picked in a fixed order (lossguide: larger gain first, then the
+        older node; depthwise: the older node), and a new node never gets ahead of
+        one that is already open. So a node with at least ``splits_left`` nodes
+        ahead of it will not be split before the leaf budget runs out: it stays
+        a leaf, as it would have anyway. The tree is the same; fewer histograms
+        are held (at most about ``max_leaves / 2`` instead of ``max_leaves``)."""
+        cdef vector[pair[double, int]] order
+        cdef int k
+        for k in range(<int>open_nodes.size()):
+            order.push_back(pair[double, int](
+                -self.states[open_nodes[k]].split.gain if self.lossguide else 0.0,
+                open_nodes[k]))
+        sort(order.begin(), order.end())
+        open_nodes.clear()
+        for k in range(<int>order.size()):
+            if k < splits_left:
+                open_nodes.push_back(order[k].second)
+            else:
+                self._release_slot(self.states[order[k].second].slot)
+                self.states[order[k].second].slot = -1
+        # node ids grow with age: the kept nodes back in the order they were opened
+        sort(open_nodes.begin(), open_nodes.end())
 
     cdef int _new_node(self, Py_ssize_t start, Py_ssize_t end, SUM_C sum_g, SUM_C sum_h,
                        int depth, double learning_rate) noexcept nogil:
@@ -667,6 +701,9 @@ cdef class TreeGrower:
                 else:
                     self._release_slot(self.states[k].slot)
                     self.states[k].slot = -1
+            if (DROP_HOPELESS and self.max_leaves > 0
+                    and <int>open_nodes.size() > self.max_leaves - n_leaves):
+                self._drop_hopeless(open_nodes, self.max_leaves - n_leaves)
         for k in range(<int>open_nodes.size()):
             self._release_slot(self.states[open_nodes[k]].slot)
             self.states[open_nodes[k]].slot = -1
@@ -779,4 +816,13 @@ def py_set_hist_memory(Py_ssize_t n_bytes):
     global HIST_MEMORY_BYTES
     old = HIST_MEMORY_BYTES
     HIST_MEMORY_BYTES = n_bytes
+    return old
+
+
+def py_drop_hopeless(bint drop):
+    """Switch the closing of unreachable open nodes (``_drop_hopeless``) on or off;
+    returns the previous setting (tests)."""
+    global DROP_HOPELESS
+    old = DROP_HOPELESS
+    DROP_HOPELESS = drop
     return old

@@ -176,3 +176,27 @@ def test_gradient_pairs_are_read_in_place_or_copied_alike(rng, quant_levels):
     assert (results[0][0]["is_leaf"] == 1).sum() == 31
     with pytest.raises(ValueError, match="one value per row"):
         grower.grow(grad[:-1], hess[:-1], 0.3, raw, 0)
+
+
+@pytest.mark.parametrize("lossguide", [True, False])
+def test_nodes_the_leaf_budget_cannot_reach_are_closed_without_changing_the_tree(rng, lossguide):
+    # Once an open node has as many nodes ahead of it (in the pick order) as there
+    # are splits left, it can never be split: its histogram is freed at once. The
+    # tree must be the one grown without this, with fewer histogram buffers.
+    from gbtree._grower import py_drop_hopeless
+    X, Xb, mapper, grad, hess = _setup(rng, n=20_000, p=6)
+    grown = {}
+    for drop in (False, True):
+        old = py_drop_hopeless(drop)
+        try:
+            g = _grower(Xb, mapper, n_threads=2, lossguide=lossguide, max_depth=0 if lossguide else 8,
+                        max_leaves=63, min_child_weight=0.0)
+            raw = np.zeros((X.shape[0], 1))
+            grown[drop] = (g.grow(grad, hess, 0.5, raw, 0), raw, g.n_histogram_buffers)
+        finally:
+            py_drop_hopeless(old)
+    np.testing.assert_array_equal(grown[True][0], grown[False][0])
+    np.testing.assert_array_equal(grown[True][1], grown[False][1])
+    assert (grown[True][0]["is_leaf"] == 1).sum() == 63
+    assert grown[True][2] < grown[False][2]
+    assert grown[True][2] <= 63 // 2 + 3
