@@ -8,11 +8,12 @@ so a tree's nodes stay in cache across the rows of a block.
 ``predict_raw`` walks a compact copy of the trees (``compact_nodes``): 16-byte
 nodes renumbered so that a node's children are neighbours, which makes the
 step down the tree branch-free: ``next = left + (row goes right)``. On a CPU
-with AVX-512 (checked at run time; the build needs no flag) C-ordered rows go
-down a tree eight to a vector, with gathers: float32 rows over 8-byte copies
-of the nodes that hold the threshold rounded down to float32 (exact for
-float32 values), float64 rows over the 16-byte nodes. Every walk reaches the
-same leaves and adds the same values in the same order.
+with AVX-512 or AVX2 (checked at run time; the build needs no flag) blocks of
+C-ordered rows go down a tree eight to a vector, with gathers: float32 rows
+over 8-byte copies of the nodes that hold the threshold rounded down to
+float32 (exact for float32 values), float64 rows (AVX-512 only) over the
+16-byte nodes. Every walk reaches the same leaves and adds the same values in
+the same order.
 
 The ``*_csr`` kernels take a CSR matrix (canonical: sorted indices, no
 duplicates; int64 ``indptr``, int32 ``indices``) and never densify it: each
@@ -47,7 +48,7 @@ cdef packed struct compact_node:
 
 
 # ---------------------------------------------------------------------------
-# AVX-512 walks of the compact trees (x86-64 with GCC or Clang; chosen at run time)
+# Vector walks of the compact trees (x86-64 with GCC or Clang; chosen at run time)
 #
 # Eight rows go down one tree per vector, four vectors side by side (their gathers
 # overlap); a lane stops at its leaf, the vector when all its lanes have. Each
@@ -59,10 +60,13 @@ cdef extern from *:
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     #include <immintrin.h>
 
-    /* 1 when the CPU and the OS support the AVX-512 instructions the walks use. */
-    static int gbt_avx512_walk_supported(void) {
+    /* The best vector walk the CPU and the OS support: 2 = AVX-512 (F and VL),
+       1 = AVX2, 0 = none. */
+    static int gbt_simd_level(void) {
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
+            return 2;
+        return __builtin_cpu_supports("avx2") ? 1 : 0;
     }
 
     #define GBT_WALK_VECTORS 4
@@ -170,27 +174,96 @@ cdef extern from *:
     #if defined(__GNUC__) && !defined(__clang__)
     #pragma GCC diagnostic pop
     #endif
+
+    /* gbt_walk_avx512_f32 for CPUs with AVX2 only: masks are vectors, and a
+       record's two halves are gathered apart (8 lanes of 32 bits each). */
+    __attribute__((target("avx2")))
+    static void gbt_walk_avx2_f32(const void* packed, const float* base, Py_ssize_t lo,
+                                  Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) {
+        const float* block = base + lo * row_stride;
+        const float* words = (const float*)packed;   /* record k: words 2k, 2k + 1 */
+        const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+        const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        Py_ssize_t n = hi - lo, g0, first, m, k;
+        int g;
+        for (g0 = 0; g0 < n; g0 += 8 * GBT_WALK_VECTORS) {
+            __m256i cur[GBT_WALK_VECTORS], rowoff[GBT_WALK_VECTORS], act[GBT_WALK_VECTORS];
+            int32_t tmp[8];
+            int any = 0;
+            for (g = 0; g < GBT_WALK_VECTORS; g++) {
+                first = g0 + 8 * g;
+                m = n - first;
+                m = m < 0 ? 0 : (m > 8 ? 8 : m);
+                cur[g] = zero;
+                act[g] = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)m), lane);
+                rowoff[g] = _mm256_mullo_epi32(
+                    _mm256_add_epi32(lane, _mm256_set1_epi32((int)first)),
+                    _mm256_set1_epi32((int)row_stride));
+                any |= _mm256_movemask_epi8(act[g]);
+            }
+            while (any) {
+                any = 0;
+                for (g = 0; g < GBT_WALK_VECTORS; g++) {
+                    __m256i idx2, meta, left, feat, inner, stay_left;
+                    __m256 thr, x;
+                    if (!_mm256_movemask_epi8(act[g])) continue;
+                    idx2 = _mm256_add_epi32(cur[g], cur[g]);
+                    thr = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), words, idx2,
+                                                   _mm256_castsi256_ps(act[g]), 4);
+                    meta = _mm256_mask_i32gather_epi32(zero, (const int*)words + 1, idx2,
+                                                       act[g], 4);
+                    left = _mm256_and_si256(meta, _mm256_set1_epi32(0xFFFF));
+                    feat = _mm256_and_si256(_mm256_srli_epi32(meta, 16),
+                                            _mm256_set1_epi32(0x7FFF));
+                    inner = _mm256_andnot_si256(_mm256_cmpeq_epi32(left, zero), act[g]);
+                    x = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), block,
+                                                 _mm256_add_epi32(rowoff[g], feat),
+                                                 _mm256_castsi256_ps(inner), 4);
+                    stay_left = _mm256_or_si256(
+                        _mm256_castps_si256(_mm256_cmp_ps(x, thr, _CMP_LE_OQ)),
+                        _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)),
+                                         _mm256_srai_epi32(meta, 31)));
+                    cur[g] = _mm256_blendv_epi8(cur[g],
+                        _mm256_add_epi32(left, _mm256_andnot_si256(stay_left, one)), inner);
+                    act[g] = inner;
+                    any |= _mm256_movemask_epi8(inner);
+                }
+            }
+            for (g = 0; g < GBT_WALK_VECTORS; g++) {
+                first = g0 + 8 * g;
+                m = n - first;
+                if (m <= 0) break;
+                _mm256_storeu_si256((__m256i*)tmp, cur[g]);
+                for (k = 0; k < (m < 8 ? m : 8); k++) leaf[first + k] = tmp[k];
+            }
+        }
+    }
     #else
-    static int gbt_avx512_walk_supported(void) { return 0; }
+    static int gbt_simd_level(void) { return 0; }
     static void gbt_walk_avx512_f32(const void* tree, const float* base, Py_ssize_t lo,
                                     Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) {}
     static void gbt_walk_avx512_f64(const void* tree, const double* base, Py_ssize_t lo,
                                     Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) {}
+    static void gbt_walk_avx2_f32(const void* tree, const float* base, Py_ssize_t lo,
+                                  Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) {}
     #endif
     """
-    int gbt_avx512_walk_supported() noexcept nogil
+    int gbt_simd_level() noexcept nogil
+    void gbt_walk_avx2_f32(const void* tree, const float* base, Py_ssize_t lo,
+                           Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) noexcept nogil
     void gbt_walk_avx512_f32(const void* tree, const float* base, Py_ssize_t lo,
                              Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) noexcept nogil
     void gbt_walk_avx512_f64(const void* tree, const double* base, Py_ssize_t lo,
                              Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) noexcept nogil
 
 
-cdef bint _AVX512 = gbt_avx512_walk_supported()
+cdef int _SIMD_LEVEL = gbt_simd_level()
 
 
-def simd_walk_supported():
-    """Whether ``predict_raw`` walks C-ordered rows with AVX-512 on this machine."""
-    return bool(_AVX512)
+def simd_level():
+    """The vector walk ``predict_raw`` uses on this machine for C-ordered rows:
+    2 = AVX-512 (float32 and float64 rows), 1 = AVX2 (float32 rows), 0 = none."""
+    return _SIMD_LEVEL
 
 
 cdef inline int32_t _leaf_raw(const node_struct* nodes, const floating* x,
@@ -346,17 +419,21 @@ cdef inline void _add_leaf_values(const compact_node* tree, const floating* base
 
 
 
-cdef inline void _add_leaf_values_avx512(const compact_node* tree, const uint64_t* packed,
-                                         const floating* base,
-                                         Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t row_stride,
-                                         double* out, Py_ssize_t out_stride) noexcept nogil:
-    """``_add_leaf_values`` for C-ordered rows through an AVX-512 walk (same leaves,
-    same additions in the same order); float32 rows walk the tree's ``packed``
-    records."""
+cdef inline void _add_leaf_values_simd(const compact_node* tree, const uint64_t* packed,
+                                       const floating* base,
+                                       Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t row_stride,
+                                       double* out, Py_ssize_t out_stride,
+                                       int level) noexcept nogil:
+    """``_add_leaf_values`` for C-ordered rows through a vector walk of ``level``
+    (same leaves, same additions in the same order); float32 rows walk the tree's
+    ``packed`` records."""
     cdef int32_t leaf[ROW_BLOCK]
     cdef Py_ssize_t i
     if floating is float:
-        gbt_walk_avx512_f32(packed, base, lo, hi, row_stride, leaf)
+        if level == 2:
+            gbt_walk_avx512_f32(packed, base, lo, hi, row_stride, leaf)
+        else:
+            gbt_walk_avx2_f32(packed, base, lo, hi, row_stride, leaf)
     else:
         gbt_walk_avx512_f64(tree, base, lo, hi, row_stride, leaf)
     for i in range(lo, hi):
@@ -366,34 +443,39 @@ cdef inline void _add_leaf_values_avx512(const compact_node* tree, const uint64_
 cdef inline void _add_tree(const compact_node* tree, const uint64_t* packed,
                            const floating* base, Py_ssize_t lo, Py_ssize_t hi,
                            Py_ssize_t row_stride, Py_ssize_t col_stride, double* out,
-                           Py_ssize_t out_stride, bint use_simd) noexcept nogil:
+                           Py_ssize_t out_stride, int level) noexcept nogil:
     """Rows lo..hi-1 (at most ROW_BLOCK) through one tree, by the fastest walk that
-    applies (``use_simd`` from ``_simd_applies``)."""
-    if use_simd and hi - lo >= SIMD_MIN_ROWS:
-        _add_leaf_values_avx512(tree, packed, base, lo, hi, row_stride, out, out_stride)
+    applies (``level`` from ``_walk_level``)."""
+    if level > 0 and hi - lo >= SIMD_MIN_ROWS:
+        _add_leaf_values_simd(tree, packed, base, lo, hi, row_stride, out, out_stride, level)
     elif col_stride == 1:     # C order: the inlined walk loses a multiply a step
         _add_leaf_values(tree, base, lo, hi, row_stride, 1, out, out_stride)
     else:
         _add_leaf_values(tree, base, lo, hi, row_stride, col_stride, out, out_stride)
 
 
-cdef bint _simd_applies(bint simd, Py_ssize_t n_features, Py_ssize_t row_stride,
-                        Py_ssize_t col_stride, const int64_t* tree_ptr, Py_ssize_t n_trees,
-                        const floating* kind) noexcept nogil:
-    """Whether the AVX-512 walk runs: asked for, supported here, C-ordered rows whose
-    block fits its 32-bit offsets, and (float32) trees that fit the packed records."""
+cdef int _walk_level(int simd, Py_ssize_t n_features, Py_ssize_t row_stride,
+                     Py_ssize_t col_stride, const int64_t* tree_ptr, Py_ssize_t n_trees,
+                     const floating* kind) noexcept nogil:
+    """The vector walk that runs (0: the scalar one): the best this machine has, at
+    most ``simd`` (-1: no cap), for C-ordered rows whose block fits the walks' 32-bit
+    offsets and trees that fit the packed records (float64 rows: AVX-512 only)."""
     cdef Py_ssize_t t
+    cdef int level = _SIMD_LEVEL
+    if 0 <= simd < level:
+        level = simd
     if row_stride < 0:
         row_stride = -row_stride
-    if not (simd and _AVX512 and col_stride == 1 and row_stride < MAX_SIMD_STRIDE):
-        return False
-    if floating is float:
-        if n_features > PACKED_MAX_FEATURES:
-            return False
-        for t in range(n_trees):
-            if tree_ptr[t + 1] - tree_ptr[t] > PACKED_MAX_NODES:
-                return False
-    return True
+    if level == 0 or col_stride != 1 or row_stride >= MAX_SIMD_STRIDE:
+        return 0
+    if floating is double and level < 2:
+        return 0
+    if n_features > PACKED_MAX_FEATURES:
+        return 0
+    for t in range(n_trees):
+        if tree_ptr[t + 1] - tree_ptr[t] > PACKED_MAX_NODES:
+            return 0
+    return level
 
 
 cdef inline const uint64_t* _packed_section(const unsigned char[::1] compact) noexcept nogil:
@@ -403,10 +485,11 @@ cdef inline const uint64_t* _packed_section(const unsigned char[::1] compact) no
 
 def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
                 const int64_t[::1] tree_ptr, const int32_t[::1] tree_class,
-                double[:, ::1] out, int n_threads, bint simd=True):
+                double[:, ::1] out, int n_threads, int simd=-1):
     """``out[i, tree_class[t]] += value of the leaf of row i in tree t``, for every
-    tree in order; ``compact`` comes from ``compact_nodes``. ``simd=False`` keeps
-    to the scalar walk even where the AVX-512 one runs (tests compare them)."""
+    tree in order; ``compact`` comes from ``compact_nodes``. ``simd`` caps the
+    vector walk (see ``simd_level``; -1: the best there is, 0: the scalar walk):
+    the tests compare them."""
     cdef Py_ssize_t n_rows = X.shape[0], n_trees = tree_ptr.shape[0] - 1
     cdef Py_ssize_t n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
     cdef Py_ssize_t blk, i, lo, hi, t
@@ -414,15 +497,14 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
     cdef Py_ssize_t col_stride = X.strides[1] // sizeof(floating)
     cdef const compact_node* nodes
     cdef const floating* base
-    cdef bint use_simd
+    cdef int level
     cdef const uint64_t* packed
     if n_rows == 0 or n_trees == 0:
         return
     nodes = <const compact_node*>&compact[0]
     packed = _packed_section(compact)
     base = &X[0, 0]
-    use_simd = _simd_applies(simd, X.shape[1], row_stride, col_stride, &tree_ptr[0], n_trees,
-                             base)
+    level = _walk_level(simd, X.shape[1], row_stride, col_stride, &tree_ptr[0], n_trees, base)
     if n_rows * n_trees < 4096:
         n_threads = 1
     for blk in prange(n_blocks, schedule='static', num_threads=n_threads, nogil=True):
@@ -432,7 +514,7 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
             hi = n_rows
         for t in range(n_trees):
             _add_tree(nodes + tree_ptr[t], packed + tree_ptr[t], base, lo, hi, row_stride,
-                      col_stride, &out[0, tree_class[t]], out.shape[1], use_simd)
+                      col_stride, &out[0, tree_class[t]], out.shape[1], level)
 
 
 def predict_binned(const X_BINNED_C[:, ::1] X_binned, const int[::1] missing_bin,
@@ -556,7 +638,7 @@ cdef void _restore_binned(const int32_t* indices, const int64_t* indptr, Py_ssiz
 cdef int _predict_raw_csr_worker(const floating* data, const int32_t* indices,
                                  const int64_t* indptr, Py_ssize_t nnz, Py_ssize_t n_features,
                                  floating absent, const compact_node* nodes,
-                                 const uint64_t* packed, bint use_simd,
+                                 const uint64_t* packed, int level,
                                  const int64_t* tree_ptr, const int32_t* tree_class,
                                  Py_ssize_t n_trees, double* out, Py_ssize_t n_out,
                                  floating* scratch, Py_ssize_t block_rows,
@@ -573,7 +655,7 @@ cdef int _predict_raw_csr_worker(const floating* data, const int32_t* indices,
         for t in range(n_trees):
             _add_tree(nodes + tree_ptr[t], packed + tree_ptr[t], <const floating*>scratch, 0,
                       hi - lo, n_features, 1, out + lo * n_out + tree_class[t], n_out,
-                      use_simd)
+                      level)
         for i in range(lo, hi):
             _restore_raw(indices, indptr, nnz, i, n_features,
                          scratch + (i - lo) * n_features, absent)
@@ -680,7 +762,7 @@ def predict_raw_csr(const floating[::1] data, const int32_t[::1] indices,
                     const int64_t[::1] indptr, Py_ssize_t n_features, double absent,
                     const unsigned char[::1] compact, const int64_t[::1] tree_ptr,
                     const int32_t[::1] tree_class, double[:, ::1] out, int n_threads,
-                    bint simd=True):
+                    int simd=-1):
     """``predict_raw`` on a CSR matrix whose absent entries have the value ``absent``
     (0.0, or NaN for missing); ``out`` has one row per CSR row. ``simd`` as in
     ``predict_raw``."""
@@ -689,7 +771,7 @@ def predict_raw_csr(const floating[::1] data, const int32_t[::1] indices,
     cdef int n_workers, bad = 0
     cdef const compact_node* nodes
     cdef const uint64_t* packed
-    cdef bint use_simd
+    cdef int level
     cdef floating* scratch_p
     cdef floating absent_f = <floating>absent
     _check_csr(indptr.shape[0], indices.shape[0], nnz, n_rows, n_features)
@@ -714,11 +796,11 @@ def predict_raw_csr(const floating[::1] data, const int32_t[::1] indices,
     cdef floating[::1] scratch_v = scratch
     scratch_p = &scratch_v[0]
     packed = _packed_section(compact)
-    use_simd = _simd_applies(simd, n_features, n_features, 1, &tree_ptr[0], n_trees, scratch_p)
+    level = _walk_level(simd, n_features, n_features, 1, &tree_ptr[0], n_trees, scratch_p)
     for w in prange(n_workers, schedule='static', num_threads=n_workers, nogil=True):
         bad += _predict_raw_csr_worker(
             &data[0] if nnz > 0 else NULL, &indices[0] if nnz > 0 else NULL, &indptr[0],
-            nnz, n_features, absent_f, nodes, packed, use_simd, &tree_ptr[0], &tree_class[0],
+            nnz, n_features, absent_f, nodes, packed, level, &tree_ptr[0], &tree_class[0],
             n_trees, &out[0, 0], out.shape[1], scratch_p + w * size, block_rows,
             min(n_blocks * w // n_workers * block_rows, n_rows),
             min(n_blocks * (w + 1) // n_workers * block_rows, n_rows))

@@ -23,6 +23,7 @@ def rng():
 
 def pytest_report_header(config):
     from gbtree._openmp_helpers import openmp_enabled, omp_max_threads
-    from gbtree._predictor import simd_walk_supported
+    from gbtree._predictor import simd_level
     return [f"gbtree: OpenMP enabled={openmp_enabled()}, omp_get_max_threads={omp_max_threads()}, "
-            f"cpu_count={os.cpu_count()}, AVX-512 tree walk={simd_walk_supported()}"]
+            f"cpu_count={os.cpu_count()}, "
+            f"vector tree walk={('none', 'AVX2', 'AVX-512')[simd_level()]}"]

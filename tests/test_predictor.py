@@ -72,13 +72,14 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 from gbtree._predictor import (compact_nodes, predict_raw, predict_raw_csr,  # noqa: E402
-                               simd_walk_supported)
+                               simd_level)
 from gbtree._typedefs import NODE_DTYPE  # noqa: E402
 
+# the vector walks this CPU has (1: AVX2, 2: AVX-512), each compared with the scalar one
+LEVELS = list(range(1, simd_level() + 1))
 needs_simd = pytest.mark.skipif(
-    not simd_walk_supported(),
-    reason="this CPU has no AVX-512 (F and VL): predict_raw uses the scalar walk only, "
-           "so there is no second walk to compare")
+    not LEVELS, reason="this CPU has neither AVX2 nor AVX-512: predict_raw uses the scalar "
+                       "walk only, so there is no second walk to compare")
 
 
 def random_tree(rs, n_features, n_inner, features=None):
@@ -128,6 +129,7 @@ def ensemble(trees, n_outputs=1):
 
 
 def walk(X, nodes, ptr, cls, n_outputs, simd, n_threads=2):
+    """predict_raw with the vector walks capped at ``simd`` (0: the scalar walk)."""
     out = np.zeros((X.shape[0], n_outputs))
     predict_raw(X, compact_nodes(nodes, ptr), ptr, cls, out, n_threads, simd)
     return out
@@ -148,9 +150,10 @@ def test_simd_walk_equals_scalar_walk_and_reference(seed, n_rows, n_features, n_
     trees = [random_tree(rs, n_features, rs.randint(0, 40)) for _ in range(n_trees)]
     nodes, ptr, cls = ensemble(trees, n_outputs)
     X = probe_rows(rs, trees, n_rows, n_features, dtype)
-    fast = walk(X, nodes, ptr, cls, n_outputs, simd=True)
-    np.testing.assert_array_equal(fast, walk(X, nodes, ptr, cls, n_outputs, simd=False))
-    np.testing.assert_array_equal(fast, ref.predict_raw(X, nodes, ptr, cls, np.zeros(n_outputs)))
+    scalar = walk(X, nodes, ptr, cls, n_outputs, simd=0)
+    np.testing.assert_array_equal(scalar, ref.predict_raw(X, nodes, ptr, cls, np.zeros(n_outputs)))
+    for level in LEVELS:
+        np.testing.assert_array_equal(walk(X, nodes, ptr, cls, n_outputs, simd=level), scalar)
 
 
 @needs_simd
@@ -160,28 +163,28 @@ def test_simd_walk_on_strided_rows_and_csr(dtype):
     trees = [random_tree(rs, 9, 30) for _ in range(5)]
     nodes, ptr, cls = ensemble(trees)
     X = probe_rows(rs, trees, 300, 9, dtype)
-    expected = walk(X, nodes, ptr, cls, 1, simd=False)
-    # rows read backwards (negative row stride) and every other row of a wider array
-    np.testing.assert_array_equal(walk(X[::-1], nodes, ptr, cls, 1, simd=True), expected[::-1])
+    expected = walk(X, nodes, ptr, cls, 1, simd=0)
     wide = np.zeros((600, 9), dtype=dtype)
     wide[::2] = X
-    np.testing.assert_array_equal(walk(wide[::2], nodes, ptr, cls, 1, simd=True), expected)
-    # the CSR kernel walks its dense scratch block the same way
     Xs = sp.csr_matrix(np.where(np.isnan(X), 0, X))
     Xs.eliminate_zeros()
-    dense = Xs.toarray()
+    csr_expected = walk(Xs.toarray(), nodes, ptr, cls, 1, simd=0)
     compact = compact_nodes(nodes, ptr)
-    got = {}
-    for simd in (True, False):
-        got[simd] = np.zeros((300, 1))
+    for level in LEVELS:
+        # rows read backwards (negative row stride) and every other row of a wider array
+        np.testing.assert_array_equal(walk(X[::-1], nodes, ptr, cls, 1, simd=level),
+                                      expected[::-1])
+        np.testing.assert_array_equal(walk(wide[::2], nodes, ptr, cls, 1, simd=level), expected)
+        # the CSR kernel walks its dense scratch block the same way
+        got = np.zeros((300, 1))
         predict_raw_csr(Xs.data, Xs.indices, Xs.indptr.astype(np.int64), 9, 0.0, compact,
-                        ptr, cls, got[simd], 2, simd)
-    np.testing.assert_array_equal(got[True], got[False])
-    np.testing.assert_array_equal(got[True], walk(dense, nodes, ptr, cls, 1, simd=False))
+                        ptr, cls, got, 2, level)
+        np.testing.assert_array_equal(got, csr_expected)
 
 
+@needs_simd
 def test_float32_walk_falls_back_beyond_the_packed_fields():
-    # The float32 AVX-512 walk packs a child index into 16 bits and a feature into 15:
+    # The float32 vector walks pack a child index into 16 bits and a feature into 15:
     # a tree of more than 65,536 nodes, or a feature of index >= 32,768, takes the
     # scalar walk (the packed fields would wrap and send rows to wrong leaves).
     rs = np.random.RandomState(7)
@@ -190,12 +193,12 @@ def test_float32_walk_falls_back_beyond_the_packed_fields():
     small = random_tree(rs, 4, 20)
     nodes, ptr, cls = ensemble([small, big, small])
     X = probe_rows(rs, [small], 200, 4, np.float32)
-    np.testing.assert_array_equal(walk(X, nodes, ptr, cls, 1, simd=True),
-                                  walk(X, nodes, ptr, cls, 1, simd=False))
-    np.testing.assert_array_equal(walk(X, nodes, ptr, cls, 1, simd=True),
-                                  ref.predict_raw(X, nodes, ptr, cls, [0.0]))
+    for level in LEVELS:
+        np.testing.assert_array_equal(walk(X, nodes, ptr, cls, 1, simd=level),
+                                      ref.predict_raw(X, nodes, ptr, cls, [0.0]))
     wide_tree = random_tree(rs, 40_000, 30, features=[1, 32_767, 32_768, 39_999])
     nodes, ptr, cls = ensemble([wide_tree])
     X = probe_rows(rs, [wide_tree], 40, 40_000, np.float32)
-    np.testing.assert_array_equal(walk(X, nodes, ptr, cls, 1, simd=True),
-                                  ref.predict_raw(X, nodes, ptr, cls, [0.0]))
+    for level in LEVELS:
+        np.testing.assert_array_equal(walk(X, nodes, ptr, cls, 1, simd=level),
+                                      ref.predict_raw(X, nodes, ptr, cls, [0.0]))
