@@ -385,10 +385,10 @@ cdef inline int64_t _round(double x, double u) noexcept nogil:
 cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
                         uint64_t seed, int32_t* out, double* scales,
                         int n_threads) noexcept nogil:
-    """LightGBM's quantised training: every row's gradient (``pairs[2 r]``) becomes an integer in
-    [-levels / 2, levels / 2] (step ``scales[0]`` = max |g| / (levels / 2)) and its
-    hessian (``pairs[2 r + 1]``) one in [0, levels] (step ``scales[1]`` = max |h| / levels), each rounded
-    up or down at random with the probabilities that keep it unbiased; the draw
+    """LightGBM's quantised training: every row's gradient (``pairs[2 r]``) becomes
+    an integer in [-levels / 2, levels / 2] (step ``scales[0]`` = max |g| / (levels / 2))
+    and its hessian (``pairs[2 r + 1]``) one in [0, levels] (step ``scales[1]`` =
+    max |h| / levels), each rounded up or down at random with the probabilities that keep it unbiased; the draw
     of row r depends only on (seed, r). ``out[r]`` packs them as
     ``g_int * 2**16 + h_int`` (both fit 16 bits: levels <= 32766); the histogram
     kernels widen that to ``g_int * 2**32 + h_int``, so that adding packed values

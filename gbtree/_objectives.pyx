@@ -1,8 +1,10 @@
 """Gradient and hessian kernels of the losses, ``prange`` over rows.
 
 ``raw`` is the (n_rows, n_outputs) raw prediction; gradients and hessians are
-written as float32 arrays of shape (n_outputs, n_rows), one contiguous row per
-output so each tree reads its own. A sample weight multiplies both.
+written into float32 arrays of shape (n_outputs, n_rows) of any strides: the
+booster passes the two halves of one (n_outputs, n_rows, 2) array, so that each
+tree reads its rows' (gradient, hessian) pairs in place. A sample weight
+multiplies both.
 """
 from cython.parallel cimport prange
 from libc.math cimport exp

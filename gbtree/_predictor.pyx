@@ -459,7 +459,8 @@ cdef int _walk_level(int simd, Py_ssize_t n_features, Py_ssize_t row_stride,
                      const floating* kind) noexcept nogil:
     """The vector walk that runs (0: the scalar one): the best this machine has, at
     most ``simd`` (-1: no cap), for C-ordered rows whose block fits the walks' 32-bit
-    offsets and trees that fit the packed records (float64 rows: AVX-512 only)."""
+    offsets; float32 rows need trees that fit the packed records, float64 rows
+    AVX-512."""
     cdef Py_ssize_t t
     cdef int level = _SIMD_LEVEL
     if 0 <= simd < level:
@@ -468,14 +469,15 @@ cdef int _walk_level(int simd, Py_ssize_t n_features, Py_ssize_t row_stride,
         row_stride = -row_stride
     if level == 0 or col_stride != 1 or row_stride >= MAX_SIMD_STRIDE:
         return 0
-    if floating is double and level < 2:
-        return 0
-    if n_features > PACKED_MAX_FEATURES:
-        return 0
-    for t in range(n_trees):
-        if tree_ptr[t + 1] - tree_ptr[t] > PACKED_MAX_NODES:
+    if floating is double:
+        return 2 if level == 2 else 0    # over the 16-byte records: no field limits
+    else:
+        if n_features > PACKED_MAX_FEATURES:
             return 0
-    return level
+        for t in range(n_trees):
+            if tree_ptr[t + 1] - tree_ptr[t] > PACKED_MAX_NODES:
+                return 0
+        return level
 
 
 cdef inline const uint64_t* _packed_section(const unsigned char[::1] compact) noexcept nogil:

@@ -183,22 +183,24 @@ def test_simd_walk_on_strided_rows_and_csr(dtype):
 
 
 @needs_simd
-def test_float32_walk_falls_back_beyond_the_packed_fields():
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_walks_beyond_the_packed_fields(dtype):
     # The float32 vector walks pack a child index into 16 bits and a feature into 15:
     # a tree of more than 65,536 nodes, or a feature of index >= 32,768, takes the
-    # scalar walk (the packed fields would wrap and send rows to wrong leaves).
+    # scalar walk (the packed fields would wrap and send rows to wrong leaves). The
+    # float64 walk reads the 16-byte records, which have no such limits.
     rs = np.random.RandomState(7)
     big = random_tree(rs, 4, 40_000)
     assert big.shape[0] > 65_536
     small = random_tree(rs, 4, 20)
     nodes, ptr, cls = ensemble([small, big, small])
-    X = probe_rows(rs, [small], 200, 4, np.float32)
+    X = probe_rows(rs, [small, big], 200, 4, dtype)
     for level in LEVELS:
         np.testing.assert_array_equal(walk(X, nodes, ptr, cls, 1, simd=level),
                                       ref.predict_raw(X, nodes, ptr, cls, [0.0]))
     wide_tree = random_tree(rs, 40_000, 30, features=[1, 32_767, 32_768, 39_999])
     nodes, ptr, cls = ensemble([wide_tree])
-    X = probe_rows(rs, [wide_tree], 40, 40_000, np.float32)
+    X = probe_rows(rs, [wide_tree], 40, 40_000, dtype)
     for level in LEVELS:
         np.testing.assert_array_equal(walk(X, nodes, ptr, cls, 1, simd=level),
                                       ref.predict_raw(X, nodes, ptr, cls, [0.0]))
