@@ -46,7 +46,6 @@ cdef packed struct compact_node:
     int32_t left
 
 
-
 # ---------------------------------------------------------------------------
 # Vector walks of the compact trees (x86-64 with GCC or Clang; chosen at run time)
 #
@@ -416,7 +415,6 @@ cdef inline void _add_leaf_values(const compact_node* tree, const floating* base
         for k in range(m):
             out[(i0 + k) * out_stride] += tree[cur[k]].value
         i0 += LANES
-
 
 
 cdef inline void _add_leaf_values_simd(const compact_node* tree, const uint64_t* packed,
