@@ -9,7 +9,7 @@ at ``w = leaf_weight(G, H)``, which is ``T_alpha(G)^2 / (H + lambda)`` when
 """
 import numpy as np
 
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint16_t, uint32_t, int64_t
@@ -45,7 +45,7 @@ cdef extern from *:
 cdef enum:
     # The partition runs in parallel, one chunk per thread, when every chunk
     # gets at least this many rows.
-    MIN_PARTITION_ROWS = 16384
+    MIN_PARTITION_ROWS = 4096
     # How many rows ahead the partition prefetches the split feature.
     PREFETCH_ROWS = 16
     # Features with at most this many value bins take the vectorised scan.
@@ -367,6 +367,30 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows
     return nl - lo
 
 
+cdef Py_ssize_t _split_chunk_two_ended(const X_BINNED_C* X, Py_ssize_t stride,
+                                       const IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi,
+                                       int bin, int missing_bin, bint default_left,
+                                       IDX_C* out) noexcept nogil:
+    """One pass over ``rows[lo:hi]`` into ``out[lo:hi]``: the left rows from
+    ``out[lo]`` up in their order, the right rows from ``out[hi - 1]`` down (in
+    reverse order). Returns the number of left rows. A row is written at both
+    ends and only its side's count moves on: the copy at the other end is
+    overwritten later (the two ends meet at the last row)."""
+    cdef Py_ssize_t i, nl = lo, nr = hi - 1, pf_end = hi - PREFETCH_ROWS
+    cdef IDX_C r
+    cdef int left
+    for i in range(lo, hi):
+        if i < pf_end:
+            GBT_PREFETCH(X + rows[i + PREFETCH_ROWS] * stride)
+        r = rows[i]
+        left = _goes_left(X[r * stride], bin, missing_bin, default_left)
+        out[nl] = r
+        out[nr] = r
+        nl += left
+        nr -= 1 - left
+    return nl - lo
+
+
 cdef inline Py_ssize_t _find_entry(const entry_t* e, Py_ssize_t n, Py_ssize_t e_lo) noexcept nogil:
     """The first of e[0:n] (increasing) that is >= e_lo, or e_lo - 1 if none:
     a binary search without branches (conditional moves)."""
@@ -484,6 +508,13 @@ cdef Py_ssize_t _split_chunk_sparse(const sparse_feature* col, IDX_C* rows,
                               absent_left, rows, lo, hi, bin, missing_bin, default_left, right)
 
 
+cdef inline void _copy_reversed(IDX_C* dst, const IDX_C* src, Py_ssize_t n) noexcept nogil:
+    """``dst[j] = src[n - 1 - j]``: the right rows back in their order."""
+    cdef Py_ssize_t j
+    for j in range(n):
+        dst[j] = src[n - 1 - j]
+
+
 cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
                           Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
@@ -501,7 +532,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
     instead of ``column``.
     """
     cdef Py_ssize_t n_chunks = n_rows // MIN_PARTITION_ROWS
-    cdef Py_ssize_t chunk, c, lo, hi, nl, n_left = 0, pr
+    cdef Py_ssize_t chunk, c, k, lo, hi, n_left = 0, before, total
     cdef const X_BINNED_C* X = column
     if n_chunks > n_threads:
         n_chunks = n_threads
@@ -517,32 +548,43 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
         memcpy(rows + n_left, buffer, (n_rows - n_left) * sizeof(IDX_C))
         return n_left
     chunk = (n_rows + n_chunks - 1) // n_chunks
-    # 1. each chunk splits itself: left rows in place, right rows into buffer[lo:]
-    for c in prange(n_chunks, schedule='static', num_threads=n_threads, nogil=True):
-        lo = c * chunk
-        hi = lo + chunk
-        if hi > n_rows:
-            hi = n_rows
-        if sparse != NULL:
-            chunk_counts[c] = _split_chunk_sparse(sparse, rows, lo, hi, bin, missing_bin,
-                                                  default_left, buffer + lo)
-        else:
-            chunk_counts[c] = _split_chunk(X, stride, rows, lo, hi, bin, missing_bin,
-                                           default_left, buffer + lo)
-    # 2. the left rows slide down in chunk order (each destination ends
-    #    before the next chunk's source starts), then the right rows follow
+    with parallel(num_threads=n_threads):
+        # 1. each chunk splits itself into buffer[lo:hi], left rows first, right
+        #    rows from the end backwards
+        for c in prange(n_chunks, schedule='static'):
+            lo = c * chunk
+            hi = min(lo + chunk, n_rows)
+            if sparse != NULL:
+                chunk_counts[c] = _split_chunk_sparse(sparse, rows, lo, hi, bin, missing_bin,
+                                                      default_left, buffer + lo)
+                # left rows in place, right rows at buffer[lo:]: both into buffer,
+                # right rows after the left ones (in their order)
+                memmove(buffer + lo + chunk_counts[c], buffer + lo,
+                        (hi - lo - chunk_counts[c]) * sizeof(IDX_C))
+                memcpy(buffer + lo, rows + lo, chunk_counts[c] * sizeof(IDX_C))
+            else:
+                chunk_counts[c] = _split_chunk_two_ended(X, stride, rows, lo, hi, bin,
+                                                         missing_bin, default_left, buffer)
+        # 2. every chunk copies its two sides to their places (all disjoint)
+        for c in prange(n_chunks, schedule='static'):
+            lo = c * chunk
+            hi = min(lo + chunk, n_rows)
+            before = 0
+            total = 0
+            for k in range(n_chunks):
+                if k < c:
+                    before = before + chunk_counts[k]
+                total = total + chunk_counts[k]
+            memcpy(rows + before, buffer + lo, chunk_counts[c] * sizeof(IDX_C))
+            # right rows: after all left rows, after the earlier chunks' right rows
+            if sparse != NULL:
+                memcpy(rows + total + lo - before, buffer + lo + chunk_counts[c],
+                       (hi - lo - chunk_counts[c]) * sizeof(IDX_C))
+            else:
+                _copy_reversed(rows + total + lo - before, buffer + lo + chunk_counts[c],
+                               hi - lo - chunk_counts[c])
     for c in range(n_chunks):
-        memmove(rows + n_left, rows + c * chunk, chunk_counts[c] * sizeof(IDX_C))
         n_left += chunk_counts[c]
-    pr = n_left
-    for c in range(n_chunks):
-        lo = c * chunk
-        hi = lo + chunk
-        if hi > n_rows:
-            hi = n_rows
-        nl = chunk_counts[c]
-        memcpy(rows + pr, buffer + lo, (hi - lo - nl) * sizeof(IDX_C))
-        pr += hi - lo - nl
     return n_left
 
 
