@@ -20,12 +20,22 @@ from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry, entry_t, GBT_PREFE
 cdef extern from *:
     """
     #include <math.h>
+    /* GCC on x86-64 Linux compiles these twice more, for AVX-512 and AVX2, and
+       picks the clone once per process (an ifunc): 8 or 4 doubles a vector
+       instead of SSE2's 2. The arithmetic is the same IEEE operations in every
+       clone (no contraction into FMA: ISO C++ mode), so are the results. */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    #define GBT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+    #else
+    #define GBT_CLONES
+    #endif
     /* Gains of the candidates "bins 0..b left" for b < m, -inf where a child
        is too light or the gain is rounding noise (see _try); plain C so that
        the compiler vectorises it. */
-    static inline void gbt_plain_gains(const double* __restrict cg, const double* __restrict ch,
-                                       int m, double G, double H, double lam, double mcw,
-                                       double parent, double rel_eps, double* __restrict gains) {
+    GBT_CLONES
+    static void gbt_plain_gains(const double* __restrict cg, const double* __restrict ch,
+                                int m, double G, double H, double lam, double mcw,
+                                double parent, double rel_eps, double* __restrict gains) {
         for (int b = 0; b < m; ++b) {
             double gl = cg[b], hl = ch[b];
             double gr = G - gl, hr = H - hl;
@@ -37,10 +47,27 @@ cdef extern from *:
             gains[b] = ok ? gain : -INFINITY;
         }
     }
+    /* The first b with the largest gains[b] (no NaN among them), or -1 when
+       they are all -inf: the largest value by a vector reduction (a maximum
+       does not depend on the order), then a search for its first place. */
+    GBT_CLONES
+    static int gbt_first_max(const double* __restrict gains, int m) {
+        double best = -INFINITY;
+        #pragma omp simd reduction(max:best)
+        for (int b = 0; b < m; ++b)
+            best = gains[b] > best ? gains[b] : best;
+        if (best == -INFINITY)
+            return -1;
+        for (int b = 0; b < m; ++b)
+            if (gains[b] == best)
+                return b;
+        return -1;
+    }
     """
     void gbt_plain_gains(const double* cg, const double* ch, int m, double G, double H,
                          double lam, double mcw, double parent, double rel_eps,
                          double* gains) noexcept nogil
+    int gbt_first_max(const double* gains, int m) noexcept nogil
 
 cdef enum:
     # The partition runs in parallel, one chunk per thread, when every chunk
@@ -161,8 +188,8 @@ cdef inline void _scan_plain(split_info* best, const hist_entry* h, int f, int n
     cdef double cg[MAX_FAST_BINS]
     cdef double ch[MAX_FAST_BINS]
     cdef double gains[MAX_FAST_BINS]
-    cdef double gl = 0.0, hl = 0.0, best_gain = -INFINITY
-    cdef int b, m = nb - 1, best_b = -1
+    cdef double gl = 0.0, hl = 0.0
+    cdef int b, m = nb - 1, best_b
     for b in range(m):
         gl += h[b].sum_g
         hl += h[b].sum_h
@@ -170,12 +197,9 @@ cdef inline void _scan_plain(split_info* best, const hist_entry* h, int f, int n
         ch[b] = hl
     gbt_plain_gains(cg, ch, m, G, H, p.reg_lambda, p.min_child_weight, parent_score,
                     REL_EPS, gains)
-    for b in range(m):
-        if gains[b] > best_gain:
-            best_gain = gains[b]
-            best_b = b
+    best_b = gbt_first_max(gains, m)
     if best_b >= 0:
-        best.gain = best_gain
+        best.gain = gains[best_b]
         best.feature = f
         best.bin = best_b
         best.default_left = 0
