@@ -1,11 +1,11 @@
 """The prange kernel that maps raw feature values to bin indices."""
 from cython cimport floating
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from libc.math cimport isnan, INFINITY
 from libcpp cimport bool as cbool
 from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
-from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t, uint64_t
 
 import numpy as np
 
@@ -233,3 +233,104 @@ def sparse_columns(const int64_t[::1] indptr, const uint16_t[::1] entries,
                 col_bins[fill[f]] = <X_BINNED_C>(e - bin_offsets[f])
                 fill[f] += 1
     return col_ptr_np, col_rows_np, col_bins_np
+
+
+# ------------------------------------------------------------ sorting the sketch
+# The edges need each feature's sample sorted. An LSD radix sort of the values'
+# bit patterns (made to sort as unsigned integers: the sign bit flipped for
+# positive values, every bit for negative ones) takes a few passes over the
+# column, features in parallel, where a comparison sort took the bulk of fit().
+
+cdef enum:
+    RADIX_BITS = 11
+    RADIX_SIZE = 2048     # 1 << RADIX_BITS
+
+
+cdef inline uint32_t _key32(float x) noexcept nogil:
+    cdef uint32_t u = (<uint32_t*>&x)[0]
+    return u ^ (<uint32_t>(-<int32_t>(u >> 31)) | <uint32_t>0x80000000)
+
+
+cdef inline float _value32(uint32_t k) noexcept nogil:
+    cdef uint32_t u = k ^ (<uint32_t>0x80000000 if k >> 31 else <uint32_t>0xFFFFFFFF)
+    return (<float*>&u)[0]
+
+
+cdef inline uint64_t _key64(double x) noexcept nogil:
+    cdef uint64_t u = (<uint64_t*>&x)[0]
+    return u ^ (<uint64_t>(-<int64_t>(u >> 63)) | (<uint64_t>1 << 63))
+
+
+cdef inline double _value64(uint64_t k) noexcept nogil:
+    cdef uint64_t u = k ^ ((<uint64_t>1 << 63) if k >> 63 else <uint64_t>0xFFFFFFFFFFFFFFFF)
+    return (<double*>&u)[0]
+
+
+cdef uint64_t* _radix_sort(uint64_t* a, uint64_t* tmp, Py_ssize_t n, int key_bits,
+                           Py_ssize_t* counts) noexcept nogil:
+    """Sort ``a[:n]`` (unsigned keys of ``key_bits`` bits) with ``tmp`` as the other
+    buffer; returns the buffer holding the result. ``counts`` has room for
+    ``ceil(key_bits / RADIX_BITS) * RADIX_SIZE`` counters. A pass whose digit is
+    the same for every key is skipped."""
+    cdef int n_passes = (key_bits + RADIX_BITS - 1) // RADIX_BITS, p, d
+    cdef Py_ssize_t i, total, c
+    cdef uint64_t* src = a
+    cdef uint64_t* dst = tmp
+    cdef uint64_t* swap
+    cdef Py_ssize_t* cnt
+    for i in range(n_passes * RADIX_SIZE):
+        counts[i] = 0
+    for i in range(n):
+        for p in range(n_passes):
+            counts[p * RADIX_SIZE + ((a[i] >> (p * RADIX_BITS)) & (RADIX_SIZE - 1))] += 1
+    for p in range(n_passes):
+        cnt = counts + p * RADIX_SIZE
+        if n == 0 or cnt[(a[0] >> (p * RADIX_BITS)) & (RADIX_SIZE - 1)] == n:
+            continue
+        total = 0
+        for d in range(RADIX_SIZE):      # counts become each digit's first place
+            c = cnt[d]
+            cnt[d] = total
+            total += c
+        for i in range(n):
+            d = (src[i] >> (p * RADIX_BITS)) & (RADIX_SIZE - 1)
+            dst[cnt[d]] = src[i]
+            cnt[d] += 1
+        swap = src
+        src = dst
+        dst = swap
+    return src
+
+
+def sorted_finite_columns(const floating[:, :] X, int f_lo, int f_hi, floating[:, ::1] out,
+                          int64_t[::1] lengths, uint64_t[:, :, ::1] scratch,
+                          Py_ssize_t[:, ::1] counts, int n_threads):
+    """``out[k, :lengths[k]]`` = the finite values of column ``f_lo + k`` of X, sorted
+    ascending (-0.0 before 0.0), for ``f_lo <= f < f_hi``. ``scratch`` (n_threads,
+    2, n_rows) and ``counts`` (n_threads, 6 * 2048) are the threads' buffers."""
+    cdef Py_ssize_t n = X.shape[0], i, m
+    cdef int f, t, key_bits = 32 if floating is float else 64
+    cdef uint64_t* keys
+    cdef uint64_t* res
+    cdef floating x
+    if scratch.shape[0] < n_threads or scratch.shape[2] < n or counts.shape[0] < n_threads:
+        raise ValueError("scratch buffers too small")
+    for f in prange(f_lo, f_hi, schedule='dynamic', num_threads=n_threads, nogil=True):
+        t = threadid()
+        keys = &scratch[t, 0, 0]
+        m = 0
+        for i in range(n):
+            x = X[i, f]
+            if x - x == 0:        # finite: not NaN, not +-inf
+                if floating is float:
+                    keys[m] = _key32(x)
+                else:
+                    keys[m] = _key64(x)
+                m = m + 1
+        res = _radix_sort(keys, &scratch[t, 1, 0], m, key_bits, &counts[t, 0])
+        for i in range(m):
+            if floating is float:
+                out[f - f_lo, i] = _value32(<uint32_t>res[i])
+            else:
+                out[f - f_lo, i] = _value64(res[i])
+        lengths[f - f_lo] = m

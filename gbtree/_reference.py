@@ -19,6 +19,11 @@ def map_to_bins(X, cuts, cut_ptr):
     return out
 
 
+def sorted_finite_column(col):
+    """The finite values of one column, sorted (``_binning.sorted_finite_columns``)."""
+    return np.sort(col[np.isfinite(col)])
+
+
 def build_histogram(X_binned, rows, grad, hess, bin_offsets):
     """(n_entries, 2) sums of grad and hess per (feature, bin) over ``rows``."""
     n_entries = bin_offsets[-1]

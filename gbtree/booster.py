@@ -149,7 +149,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         X = canonical_csr(X)
     if init_model is None:
         mapper = BinMapper(params.max_bin, random_state=random_state,
-                           absent_as_missing=params.absent_as_missing).fit(X, sample_weight)
+                           absent_as_missing=params.absent_as_missing).fit(X, sample_weight,
+                                                                           n_threads)
     else:
         mapper = init_model[1]
         if X.shape[1] != init_model[0].n_features:
