@@ -29,8 +29,8 @@ def test_histogram_matches_reference(seed, n_rows, n_features, max_bins, n_threa
 
 
 @pytest.mark.parametrize("n_features", [3, 28, 200])
-def test_chunked_histogram_matches_reference_and_is_thread_independent(rng, n_features):
-    n_rows = 70_000
+@pytest.mark.parametrize("n_rows", [6_000, 70_000])   # two chunks; n_rows // 16384 chunks
+def test_chunked_histogram_matches_reference_and_is_thread_independent(rng, n_features, n_rows):
     X, grad, hess, offsets = _problem(rng, n_rows, n_features, 64)
     rows = np.arange(n_rows, dtype=np.uint32)
     n_chunks, _, _ = py_plan(n_rows, n_features, offsets[-1])
