@@ -41,7 +41,7 @@ cdef enum:
     # Memory cap for the per-chunk private histograms, in entries.
     MAX_SCRATCH_ENTRIES = 4 * 1024 * 1024
     # Below this many (row, feature) pairs a build runs on one thread.
-    MIN_PARALLEL_WORK = 65536
+    MIN_PARALLEL_WORK = 32768
     # How many rows ahead the gather is prefetched.
     PREFETCH_ROWS = 16
     # the same for the stored entries of sparse rows (their offsets twice as far)
