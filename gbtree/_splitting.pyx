@@ -72,7 +72,7 @@ cdef extern from *:
 cdef enum:
     # The partition runs in parallel, one chunk per thread, when every chunk
     # gets at least this many rows.
-    MIN_PARTITION_ROWS = 4096
+    MIN_PARTITION_ROWS = 2048
     # How many rows ahead the partition prefetches the split feature.
     PREFETCH_ROWS = 16
     # Features with at most this many value bins take the vectorised scan.
