@@ -29,8 +29,25 @@ cdef extern from *:
         }
         return (int)(first - cuts);
     }
+    /* The same search for 8 values in lock step: the halving lengths do not
+       depend on the values, so the 8 chains of loads overlap instead of one
+       search waiting on each of its loads in turn. NaN compares false: 0. */
+    static inline void gbt_count_below_8(const double* xs, const double* cuts, int n,
+                                         int* out) {
+        int pos[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        int length = n;
+        while (length > 0) {
+            int half = length >> 1, step = length - half;
+            for (int k = 0; k < 8; ++k)
+                pos[k] += (-(int)(cuts[pos[k] + half] < xs[k])) & step;
+            length = half;
+        }
+        for (int k = 0; k < 8; ++k)
+            out[k] = pos[k];
+    }
     """
     int gbt_count_below(double x, const double* cuts, int n) noexcept nogil
+    void gbt_count_below_8(const double* xs, const double* cuts, int n, int* out) noexcept nogil
 
 
 cdef inline X_BINNED_C _bin_one(double x, const double* cuts, int n_cuts) noexcept nogil:
@@ -38,6 +55,27 @@ cdef inline X_BINNED_C _bin_one(double x, const double* cuts, int n_cuts) noexce
     if isnan(x):
         return <X_BINNED_C>(n_cuts + 1)          # the missing bin, right after the last value bin
     return <X_BINNED_C>gbt_count_below(x, cuts, n_cuts)
+
+
+cdef void _bin_rows(const floating* x, Py_ssize_t x_step, Py_ssize_t n,
+                    const double* cuts, int n_cuts, X_BINNED_C* out,
+                    Py_ssize_t out_step) noexcept nogil:
+    """``out[i * out_step]`` = the bin of ``x[i * x_step]`` for i < n: eight
+    values at a time (``gbt_count_below_8``), then one by one."""
+    cdef double xs[8]
+    cdef int found[8]
+    cdef Py_ssize_t i = 0
+    cdef int k
+    while i + 8 <= n:
+        for k in range(8):
+            xs[k] = x[(i + k) * x_step]
+        gbt_count_below_8(xs, cuts, n_cuts, found)
+        for k in range(8):
+            out[(i + k) * out_step] = <X_BINNED_C>(n_cuts + 1 if isnan(xs[k]) else found[k])
+        i += 8
+    while i < n:
+        out[i * out_step] = _bin_one(x[i * x_step], cuts, n_cuts)
+        i += 1
 
 
 def map_to_bins(const floating[:, :] X, const double[::1] cuts, const int[::1] cut_ptr,
@@ -50,6 +88,7 @@ def map_to_bins(const floating[:, :] X, const double[::1] cuts, const int[::1] c
     cdef Py_ssize_t n_rows = X.shape[0], n_features = X.shape[1]
     cdef Py_ssize_t i, f, blk, lo, hi, n_blocks
     cdef int start, n_cuts
+    cdef Py_ssize_t x_step = X.strides[0] // sizeof(floating)
     if n_rows == 0:
         return
     if X.strides[0] < X.strides[1]:
@@ -72,8 +111,8 @@ def map_to_bins(const floating[:, :] X, const double[::1] cuts, const int[::1] c
             for f in range(n_features):
                 start = cut_ptr[f]
                 n_cuts = cut_ptr[f + 1] - start
-                for i in range(lo, hi):
-                    binned[i, f] = _bin_one(X[i, f], &cuts[start], n_cuts)
+                _bin_rows(&X[lo, f], x_step, hi - lo, &cuts[start], n_cuts,
+                          &binned[lo, f], n_features)
 
 
 def bin_sparse(const floating[::1] data, const int32_t[::1] indices, const int64_t[::1] indptr,
