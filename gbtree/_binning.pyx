@@ -96,8 +96,8 @@ def map_to_bins(const floating[:, :] X, const double[::1] cuts, const int[::1] c
         for f in prange(n_features, schedule='static', num_threads=n_threads, nogil=True):
             start = cut_ptr[f]
             n_cuts = cut_ptr[f + 1] - start
-            for i in range(n_rows):
-                binned[i, f] = _bin_one(X[i, f], &cuts[start], n_cuts)
+            _bin_rows(&X[0, f], x_step, n_rows, &cuts[start], n_cuts, &binned[0, f],
+                      n_features)
     else:
         # Blocks of rows, feature by feature within a block: one feature's edges stay
         # in L1 and the block's searches are independent (they overlap), instead of
