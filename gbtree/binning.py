@@ -21,6 +21,8 @@ from ._typedefs import X_BINNED_DTYPE
 
 #: The edges are computed on at most this many rows (a seeded subsample).
 SKETCH_SUBSAMPLE = 200_000
+#: Columns of the sketch sorted at once (and at most as many threads).
+SKETCH_SORT_THREADS = 8
 #: With a narrow histogram, a sparse column with more than 1/DENSE_COLUMN_SHARE
 #: of its rows stored also gets a dense binned copy for the partition.
 DENSE_COLUMN_SHARE = 8
@@ -158,6 +160,8 @@ class BinMapper:
         self.absent_as_missing = absent_as_missing
 
     def fit(self, X, sample_weight=None, n_threads=1):
+        """Learn the edges of every feature of X (dense or scipy.sparse) from at most
+        ``subsample`` rows; ``n_threads`` sort the sketch of a dense X."""
         n_rows, n_features = X.shape
         rng = np.random.RandomState(self.random_state) if not isinstance(
             self.random_state, np.random.RandomState) else self.random_state
@@ -196,8 +200,9 @@ class BinMapper:
         columns at a time are sorted in parallel (``sorted_finite_columns``, a radix
         sort: the same sorted values as ``np.sort``), then cut one by one."""
         n_rows, n_features = X.shape
-        n_threads = max(1, min(n_threads, n_features))
-        batch = max(8, n_threads)
+        # at most 8 threads: each holds two key buffers of n_rows
+        n_threads = max(1, min(n_threads, n_features, SKETCH_SORT_THREADS))
+        batch = SKETCH_SORT_THREADS
         out = np.empty((min(batch, n_features), n_rows), dtype=X.dtype)
         lengths = np.empty(out.shape[0], dtype=np.int64)
         scratch = np.empty((n_threads, 2, n_rows), dtype=np.uint64)
