@@ -367,13 +367,18 @@ cdef inline int _goes_left(X_BINNED_C b, int bin, int missing_bin, bint default_
     return ((b <= bin) & (b != missing_bin)) | ((b == missing_bin) & default_left)
 
 
-cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows,
+cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, const IDX_C* rows,
                              Py_ssize_t lo, Py_ssize_t hi, int bin, int missing_bin,
-                             bint default_left, IDX_C* right) noexcept nogil:
-    """One pass over ``rows[lo:hi]``: its left rows are compacted in place at
-    ``rows[lo:]`` (the write never passes the read), its right rows go to
-    ``right[0:]``, both in their original order. Returns the number of left rows.
-    ``X`` already points at the split feature's column.
+                             bint default_left, IDX_C* left_out, IDX_C* right_out,
+                             Py_ssize_t right_step) noexcept nogil:
+    """One pass over ``rows[lo:hi]``: its left rows go to ``left_out[lo:]`` in
+    their order, its right rows to ``right_out[0]``, ``right_out[right_step]``,
+    ``right_out[2 * right_step]``, ... Returns the number of left rows. ``X``
+    already points at the split feature's column.
+
+    ``left_out`` may be ``rows`` itself (the write never passes the read); with
+    ``right_out = out + hi - 1`` and ``right_step = -1`` both sides fill
+    ``out[lo:hi]`` from its two ends (the right rows in reverse order).
     """
     cdef Py_ssize_t i, nl = lo, nr = 0, pf_end = hi - PREFETCH_ROWS
     cdef IDX_C r
@@ -384,35 +389,11 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows
         r = rows[i]
         left = _goes_left(X[r * stride], bin, missing_bin, default_left)
         # without a branch: the row is written to both sides and only its
-        # side's count moves on
-        rows[nl] = r
-        right[nr] = r
+        # side's position moves on (the other copy is overwritten later)
+        left_out[nl] = r
+        right_out[nr] = r
         nl += left
-        nr += 1 - left
-    return nl - lo
-
-
-cdef Py_ssize_t _split_chunk_two_ended(const X_BINNED_C* X, Py_ssize_t stride,
-                                       const IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi,
-                                       int bin, int missing_bin, bint default_left,
-                                       IDX_C* out) noexcept nogil:
-    """One pass over ``rows[lo:hi]`` into ``out[lo:hi]``: the left rows from
-    ``out[lo]`` up in their order, the right rows from ``out[hi - 1]`` down (in
-    reverse order). Returns the number of left rows. A row is written at both
-    ends and only its side's count moves on: the copy at the other end is
-    overwritten later (the two ends meet at the last row)."""
-    cdef Py_ssize_t i, nl = lo, nr = hi - 1, pf_end = hi - PREFETCH_ROWS
-    cdef IDX_C r
-    cdef int left
-    for i in range(lo, hi):
-        if i < pf_end:
-            GBT_PREFETCH(X + rows[i + PREFETCH_ROWS] * stride)
-        r = rows[i]
-        left = _goes_left(X[r * stride], bin, missing_bin, default_left)
-        out[nl] = r
-        out[nr] = r
-        nl += left
-        nr -= 1 - left
+        nr += (1 - left) * right_step
     return nl - lo
 
 
@@ -569,7 +550,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
                                          default_left, buffer)
         else:
             n_left = _split_chunk(X, stride, rows, 0, n_rows, bin, missing_bin, default_left,
-                                  buffer)
+                                  rows, buffer, 1)
         memcpy(rows + n_left, buffer, (n_rows - n_left) * sizeof(IDX_C))
         return n_left
     chunk = (n_rows + n_chunks - 1) // n_chunks
@@ -588,8 +569,8 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
                         (hi - lo - chunk_counts[c]) * sizeof(IDX_C))
                 memcpy(buffer + lo, rows + lo, chunk_counts[c] * sizeof(IDX_C))
             else:
-                chunk_counts[c] = _split_chunk_two_ended(X, stride, rows, lo, hi, bin,
-                                                         missing_bin, default_left, buffer)
+                chunk_counts[c] = _split_chunk(X, stride, rows, lo, hi, bin, missing_bin,
+                                               default_left, buffer, buffer + hi - 1, -1)
         # 2. every chunk copies its two sides to their places (all disjoint)
         for c in prange(n_chunks, schedule='static'):
             lo = c * chunk
