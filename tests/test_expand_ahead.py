@@ -1,0 +1,130 @@
+"""Expanding small nodes ahead, one per thread (``_grower.AHEAD``), must grow the
+tree that one split at a time grows: same nodes, same raw updates, and the
+same row order inside every leaf (also where an expansion made ahead is undone
+because the leaf budget ran out first)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from gbtree import GBTRegressor
+from gbtree._grower import TreeGrower, py_expand_ahead, py_set_hist_memory
+from gbtree.binning import BinMapper
+
+
+def _data(rng, n=20_000, p=6, max_bin=64):
+    X = rng.normal(size=(n, p))
+    X[rng.rand(n, p) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) * 2 + np.sin(np.nan_to_num(X[:, 1]) * 3)
+         + np.nan_to_num(X[:, 2]) * np.nan_to_num(X[:, 3]) + rng.normal(scale=0.3, size=n))
+    mapper = BinMapper(max_bin).fit(X)
+    return mapper, mapper.transform(X), y
+
+
+def _grow_trees(mapper, Xb, y, ahead, n_threads, n_trees=3, sample=None, **kw):
+    """Grow n_trees rounds of weighted squared error; returns every tree, the raw
+    scores, each tree's leaf_rows() and the grower."""
+    params = dict(max_depth=0, max_leaves=63, lossguide=True, quant_levels=0)
+    params.update(kw)
+    old = py_expand_ahead(ahead)
+    try:
+        g = TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
+                       params["max_depth"], params["max_leaves"], params["lossguide"],
+                       1.0, 0.0, 0.0, 0.0, 0.0, n_threads, quant_levels=params["quant_levels"],
+                       default_bin=mapper.default_bins())
+        raw = np.zeros((y.shape[0], 1))
+        # row weights over twelve orders of magnitude: the histogram sums round, so
+        # a histogram built from rows differs from one got by subtraction
+        w = 10.0 ** np.random.RandomState(1).uniform(-6, 6, size=y.shape[0])
+        out = []
+        for k in range(n_trees):
+            pairs = np.empty((y.shape[0], 2), dtype=np.float32)
+            pairs[:, 0] = (raw[:, 0] - y) * w
+            pairs[:, 1] = w
+            tree = g.grow(pairs[:, 0], pairs[:, 1], 0.3, raw, 0, sample=sample, seed=k)
+            out.append((tree, g.leaf_rows()))
+    finally:
+        py_expand_ahead(old)
+    return out, raw, g
+
+
+def _assert_same(a, b):
+    (trees_a, raw_a, _), (trees_b, raw_b, _) = a, b
+    assert len(trees_a) == len(trees_b)
+    for (ta, (rows_a, sa, ea)), (tb, (rows_b, sb, eb)) in zip(trees_a, trees_b):
+        assert ta.tobytes() == tb.tobytes()
+        np.testing.assert_array_equal(rows_a, rows_b)   # the order inside each leaf too
+        np.testing.assert_array_equal(sa, sb)
+        np.testing.assert_array_equal(ea, eb)
+    np.testing.assert_array_equal(raw_a, raw_b)
+
+
+@pytest.mark.parametrize("n_threads", [2, 3])
+@pytest.mark.parametrize("kw", [
+    dict(),                                               # lossguide, 63 leaves
+    dict(lossguide=False, max_depth=7, max_leaves=0),     # depthwise, no leaf budget
+    dict(lossguide=False, max_depth=0, max_leaves=50),    # depthwise with a leaf budget
+    dict(max_depth=5, max_leaves=40),                     # both limits
+    dict(quant_levels=16),                                # quantised: leaves renewed in row order
+    dict(max_leaves=255),
+])
+def test_expanding_ahead_grows_the_tree_of_one_split_at_a_time(rng, n_threads, kw):
+    mapper, Xb, y = _data(rng)
+    reference = _grow_trees(mapper, Xb, y, False, 1, **kw)
+    ahead = _grow_trees(mapper, Xb, y, True, n_threads, **kw)
+    _assert_same(reference, ahead)
+    assert ahead[2].n_ahead_expanded > 0        # it did expand nodes ahead
+    assert reference[2].n_ahead_expanded == 0
+    _assert_same(_grow_trees(mapper, Xb, y, False, n_threads, **kw), reference)
+
+
+def test_expansions_made_ahead_are_undone_exactly(rng):
+    # With a leaf budget, lossguide expands ahead nodes whose turn never comes:
+    # they stay leaves, their rows back in increasing order, their buffers freed.
+    mapper, Xb, y = _data(rng, n=30_000)
+    reference = _grow_trees(mapper, Xb, y, False, 1, n_trees=6, max_leaves=31)
+    ahead = _grow_trees(mapper, Xb, y, True, 2, n_trees=6, max_leaves=31)
+    _assert_same(reference, ahead)
+    g = ahead[2]
+    assert g.n_ahead_undone > 0
+    for tree, (rows, starts, ends) in ahead[0]:
+        for k in np.flatnonzero(tree["is_leaf"]):
+            assert np.all(np.diff(rows[starts[k]:ends[k]].astype(np.int64)) > 0)
+
+
+def test_expanding_ahead_on_a_row_sample(rng):
+    mapper, Xb, y = _data(rng)
+    sample = np.flatnonzero(rng.rand(y.shape[0]) < 0.6).astype(np.uint32)
+    _assert_same(_grow_trees(mapper, Xb, y, False, 1, sample=sample),
+                 _grow_trees(mapper, Xb, y, True, 2, sample=sample))
+
+
+@pytest.mark.parametrize("n_histograms", [3, 6, 12])
+def test_expanding_ahead_keeps_the_memory_budget_decisions(rng, n_histograms):
+    # Past the budget a new open node drops its histogram (its children are then
+    # both built, whose float sums differ from a subtraction's in the last bits).
+    # Buffers held by nodes expanded ahead count as their parent's one, so the
+    # same nodes drop theirs: the same trees.
+    mapper, Xb, y = _data(rng)
+    old = py_set_hist_memory(n_histograms * int(mapper.bin_offsets_[-1]) * 16)
+    try:
+        reference = _grow_trees(mapper, Xb, y, False, 1, max_leaves=127)
+        ahead = _grow_trees(mapper, Xb, y, True, 2, max_leaves=127)
+    finally:
+        py_set_hist_memory(old)
+    _assert_same(reference, ahead)
+    assert ahead[2].n_ahead_expanded > 0
+
+
+def test_expanding_ahead_with_sparse_input(rng):
+    n, p = 8000, 12
+    X = sp.random(n, p, density=0.4, format="csr", random_state=rng, dtype=np.float64)
+    y = X[:, :4].toarray() @ np.array([1.0, -2.0, 0.5, 3.0]) + 0.1 * rng.normal(size=n)
+    kw = dict(n_estimators=5, grow_policy="lossguide", max_leaves=63, max_depth=0, n_jobs=2)
+    old = py_expand_ahead(False)
+    try:
+        one_at_a_time = GBTRegressor(**kw).fit(X, y)
+    finally:
+        py_expand_ahead(old)
+    ahead = GBTRegressor(**kw).fit(X, y)
+    assert one_at_a_time._ensemble.nodes.tobytes() == ahead._ensemble.nodes.tobytes()
+    np.testing.assert_array_equal(one_at_a_time.predict(X), ahead.predict(X))
