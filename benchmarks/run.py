@@ -56,6 +56,29 @@ class Bench:
         self.tmpdir = Path(tmpdir)
         self.libs = resolve(args.libs)
         self.results = []
+        self._xcore = None      # path of the compiled xcore.c, or False
+
+    def cross_core_ns(self):
+        """Cache-line round trip between two threads now (``xcore.c``), in ns; None
+        when no C compiler with OpenMP is at hand. Two-thread times on a VM follow it."""
+        if self._xcore is None:
+            exe = self.tmpdir / "xcore"
+            cc = os.environ.get("CC", "cc")
+            try:
+                subprocess.run([cc, "-O2", "-fopenmp", str(BENCH_DIR / "xcore.c"), "-o", str(exe)],
+                               check=True, capture_output=True, timeout=60)
+                self._xcore = exe
+            except (OSError, subprocess.SubprocessError):
+                self._xcore = False
+        if not self._xcore:
+            return None
+        try:
+            out = subprocess.run([str(self._xcore)], capture_output=True, text=True, timeout=30,
+                                 env=dict(os.environ, OMP_NUM_THREADS="2"), check=True).stdout
+            value = float(out)
+        except (OSError, subprocess.SubprocessError, ValueError):
+            return None
+        return None if value != value else value   # nan: one thread only
 
     def data(self, kind, rows, test_rows):
         """Paths of the .npy files of one data set, generating it on first use."""
@@ -74,6 +97,12 @@ class Bench:
         runner = RUNNERS[lib]
         if not runner.is_installed():
             return {"lib": lib, "status": "skipped", "error": f"{runner.module} not installed"}
+        result = self._run_worker(lib, mode, cfg, data)
+        if cfg.threads >= 2 and result["status"] == "ok":
+            result["xcore_ns"] = self.cross_core_ns()   # measured right after the run
+        return result
+
+    def _run_worker(self, lib, mode, cfg, data):
         spec = {"lib": lib, "mode": mode, "config": cfg.as_dict(), "data": data,
                 "predict_repeats": self.args.predict_repeats,
                 "latency_calls": self.args.calls}
@@ -131,16 +160,20 @@ def aggregate(runs):
         if key in out:
             out[key] = max(r[key] for r in ok)
     if len(runs) > 1:
-        out["repeats"] = [{k: r.get(k) for k in ("status",) + TIME_KEYS if k in r} for r in runs]
+        out["repeats"] = [{k: r.get(k) for k in ("status", "xcore_ns") + TIME_KEYS if k in r}
+                          for r in runs]
     return out
 
 
 def describe(result):
     if result["status"] != "ok":
         return f"{result['status']}: {result['error']}"
+    xcore = (f", cross-core {result['xcore_ns']:.0f} ns" if result.get("xcore_ns") is not None
+             else "")
     if "fit_seconds" in result:
         return (f"fit {result['fit_seconds']:.2f} s, predict {result['predict_seconds']:.3f} s, "
-                f"{result['metric']} {result['score']:.4f}, peak RSS {result['peak_rss_mib']:.0f} MiB")
+                f"{result['metric']} {result['score']:.4f}, peak RSS {result['peak_rss_mib']:.0f} MiB"
+                + xcore)
     return f"median {result['latency_us_median']:.1f} us, {result['metric']} {result['score']:.4f}"
 
 
