@@ -30,7 +30,7 @@ exact gradients (``_update_raw``).
 """
 import numpy as np
 
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from libc.math cimport log, INFINITY
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
@@ -60,9 +60,13 @@ cdef bint AHEAD = True
 cdef enum:
     # How many rows ahead the raw-score update prefetches a leaf's rows.
     PREFETCH_ROWS = 16
-    # At most this many nodes expanded at once, and expanded ahead and waiting.
-    MAX_AHEAD_TASKS = 8
-    MAX_AHEAD_WAITING = 8
+    # Nodes expanded at once: TASKS_PER_THREAD per thread (handed out largest
+    # first, so a thread that got a small one takes the next), at most
+    # MAX_AHEAD_TASKS; threads with their own buffers: at most MAX_AHEAD_THREADS.
+    TASKS_PER_THREAD = 2
+    MAX_AHEAD_TASKS = 16
+    MAX_AHEAD_THREADS = 8
+    MAX_AHEAD_WAITING = MAX_AHEAD_TASKS - 1
     # Nodes with fewer rows are expanded ahead, one per thread (larger ones are
     # expanded one at a time, each on every thread).
     AHEAD_MAX_ROWS = 65536
@@ -186,12 +190,11 @@ cdef class TreeGrower:
     cdef Py_ssize_t[::1] chunk_counts   # MAX_PARTITION_CHUNKS per task
     cdef vector[hist_entry*] slots   # packed int64 entries when quantised
     cdef vector[int] free_slots
-    cdef vector[int] slot_owner      # the thread that last wrote a slot (ahead tasks), or -1
     cdef hist_entry* scratch
-    cdef split_info* per_feature   # n_features per task (at least 2 tasks)
-    # expanding ahead: tasks (nodes at once), their scratch beyond task 0's, the
-    # expanded nodes waiting for their turn
-    cdef int ahead_tasks
+    cdef split_info* per_feature   # n_features per thread (at least 2)
+    # expanding ahead: threads with buffers, their scratch beyond thread 0's,
+    # the expanded nodes waiting for their turn
+    cdef int ahead_threads
     cdef char* task_scratch
     cdef Py_ssize_t task_scratch_bytes
     cdef vector[expansion] ahead
@@ -301,7 +304,7 @@ cdef class TreeGrower:
         self.per_feature = NULL
         self.task_scratch = NULL
         self.task_scratch_bytes = 0
-        self.ahead_tasks = 0
+        self.ahead_threads = 0
         self._ensure_tasks()
         self.ahead.resize(MAX_AHEAD_WAITING)
         self.colsample_bytree = colsample_bytree
@@ -342,14 +345,15 @@ cdef class TreeGrower:
         free(self.task_scratch)
 
     def _ensure_tasks(self):
-        """Buffers for expanding min(n_threads, MAX_AHEAD_TASKS) nodes at once."""
-        cdef int tasks = max(1, min(self.n_threads, MAX_AHEAD_TASKS))
+        """Per-thread buffers for expanding nodes ahead on min(n_threads,
+        MAX_AHEAD_THREADS) threads (a thread works on one node at a time)."""
+        cdef int tasks = max(1, min(self.n_threads, MAX_AHEAD_THREADS))
         cdef hist_plan plan = make_plan(AHEAD_MAX_ROWS - 1, self.n_features, self.n_entries,
                                          self.max_chunks, 1)
         cdef Py_ssize_t scratch_bytes = plan.n_chunks * self.n_entries * self.entry_bytes
         cdef split_info* per_feature
         cdef char* task_scratch
-        if tasks <= self.ahead_tasks and scratch_bytes <= self.task_scratch_bytes:
+        if tasks <= self.ahead_threads and scratch_bytes <= self.task_scratch_bytes:
             return
         per_feature = <split_info*>malloc(max(tasks, 2) * max(self.n_features, 1)
                                           * sizeof(split_info))
@@ -366,7 +370,7 @@ cdef class TreeGrower:
         self.task_scratch = task_scratch
         self.task_scratch_bytes = scratch_bytes
         self.chunk_counts = np.empty(tasks * MAX_PARTITION_CHUNKS, dtype=np.intp)
-        self.ahead_tasks = tasks
+        self.ahead_threads = tasks
 
     cdef inline int _held_slots(self) noexcept nogil:
         return <int>(self.slots.size() - self.free_slots.size())
@@ -382,7 +386,6 @@ cdef class TreeGrower:
         if buf == NULL:
             return -1
         self.slots.push_back(buf)
-        self.slot_owner.push_back(-1)
         return <int>self.slots.size() - 1
 
     @property
@@ -857,7 +860,8 @@ cdef class TreeGrower:
         cdef expansion one
         cdef expansion* e = &one
         cdef expansion* tasks[MAX_AHEAD_TASKS]
-        cdef int max_tasks = min(self.n_threads, self.ahead_tasks)   # grow() made the buffers
+        cdef int n_workers = min(self.n_threads, self.ahead_threads)   # grow() made the buffers
+        cdef int max_tasks = min(TASKS_PER_THREAD * n_workers, MAX_AHEAD_TASKS), tid
         self.nodes.clear()
         self.states.clear()
         self.ahead_extra = 0
@@ -912,7 +916,9 @@ cdef class TreeGrower:
                     self.states[p].end - self.states[p].start < AHEAD_MAX_ROWS):
                 # the next best small open nodes are expanded at the same time
                 tasks[0] = &one
-                while n_tasks < max_tasks:
+                # (each may take two buffers: not past the histogram memory budget)
+                while (n_tasks < max_tasks
+                       and self._held_slots() + 2 * (n_tasks + 1) <= self.max_slots):
                     k = self._free_ahead()
                     pick = self._pick(open_nodes, True)
                     if k < 0 or pick < 0:
@@ -939,35 +945,32 @@ cdef class TreeGrower:
                 self._expand_hist(e, &self.states[left], &self.states[right], left, right,
                                   self.scratch, self.per_feature, self.n_threads, 0)
                 self._release_spares(e)
-                for k in range(left, right + 1):
-                    if self.states[k].slot >= 0:
-                        self.slot_owner[self.states[k].slot] = -1 if self.n_threads > 1 else 0
                 n_leaves += 1
                 self._open_children(left, right, n_leaves, open_nodes)
                 self._after_split(open_nodes, n_leaves)
                 continue
             else:
                 one.parent = p
-                self._place_tasks(tasks, n_tasks)
+                self._largest_first(tasks, n_tasks)
                 for t in range(n_tasks):
                     tasks[t].n_leaves = -1   # not known yet: checked at the commit
                     tasks[t].extra = -1 if self.states[tasks[t].parent].slot >= 0 else 0
                     if self._acquire_spares(tasks[t], False) < 0:
                         return -1
-                for t in prange(n_tasks, schedule='static', chunksize=1, num_threads=n_tasks,
-                                nogil=True):
-                    self._expand_rows(tasks[t], &self.chunk_counts[t * MAX_PARTITION_CHUNKS], 1)
+                # dynamic: a thread that finished a small node takes the next one; the
+                # buffers are the thread's (a thread expands one node at a time)
+                for t in prange(n_tasks, schedule='dynamic', chunksize=1,
+                                num_threads=min(n_tasks, n_workers), nogil=True):
+                    tid = threadid()
+                    self._expand_rows(tasks[t], &self.chunk_counts[tid * MAX_PARTITION_CHUNKS], 1)
                     self._expand_hist(tasks[t], &tasks[t].child[0], &tasks[t].child[1], -1, -1,
-                                      self.scratch if t == 0 else <hist_entry*>(
-                                          self.task_scratch + (t - 1) * self.task_scratch_bytes),
-                                      self.per_feature + t * self.n_features, 1, t)
+                                      self.scratch if tid == 0 else <hist_entry*>(
+                                          self.task_scratch + (tid - 1) * self.task_scratch_bytes),
+                                      self.per_feature + tid * self.n_features, 1, tid)
                 for t in range(n_tasks):
                     self._release_spares(tasks[t])
                     # slots the expansion holds beyond its parent's one (budget count)
                     tasks[t].extra += (tasks[t].child[0].slot >= 0) + (tasks[t].child[1].slot >= 0)
-                    for k in range(2):
-                        if tasks[t].child[k].slot >= 0:
-                            self.slot_owner[tasks[t].child[k].slot] = t
                     if tasks[t] != &one:
                         self.ahead_extra += tasks[t].extra
                 self.n_ahead_expanded += n_tasks - 1
@@ -981,31 +984,21 @@ cdef class TreeGrower:
             self._close(open_nodes[k])
         return 0
 
-    cdef void _place_tasks(self, expansion** tasks, int n_tasks) noexcept nogil:
-        """Reorder the tasks so that a node goes to the thread that wrote its
-        histogram when it can (task t runs on thread t): the larger child's
-        histogram is derived in place from it, and a cache line written by the
-        other core is slow to fetch (about 350 ns on this project's test VM when
-        its two vCPUs sit on different dies)."""
-        cdef expansion* given[MAX_AHEAD_TASKS]
-        cdef bint placed[MAX_AHEAD_TASKS]
-        cdef int i, t, o, slot
-        for i in range(n_tasks):
-            given[i] = tasks[i]
-            tasks[i] = NULL
-            placed[i] = False
-        for i in range(n_tasks):
-            slot = self.states[given[i].parent].slot
-            o = self.slot_owner[slot] if slot >= 0 else -1
-            if 0 <= o < n_tasks and tasks[o] == NULL:
-                tasks[o] = given[i]
-                placed[i] = True
-        t = 0
-        for i in range(n_tasks):
-            if not placed[i]:
-                while tasks[t] != NULL:
-                    t += 1
-                tasks[t] = given[i]
+    cdef inline Py_ssize_t _rows_of(self, const expansion* e) noexcept nogil:
+        return self.states[e.parent].end - self.states[e.parent].start
+
+    cdef void _largest_first(self, expansion** tasks, int n_tasks) noexcept nogil:
+        """Order the tasks by decreasing rows (ties: as given), so that the
+        dynamic schedule hands the large nodes out first."""
+        cdef int i, j
+        cdef expansion* e
+        for i in range(1, n_tasks):
+            e = tasks[i]
+            j = i
+            while j > 0 and self._rows_of(tasks[j - 1]) < self._rows_of(e):
+                tasks[j] = tasks[j - 1]
+                j -= 1
+            tasks[j] = e
 
     cdef void _after_split(self, vector[int]& open_nodes, int n_leaves) noexcept nogil:
         if (DROP_HOPELESS and self.max_leaves > 0

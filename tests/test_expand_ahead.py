@@ -98,7 +98,7 @@ def test_expanding_ahead_on_a_row_sample(rng):
                  _grow_trees(mapper, Xb, y, True, 2, sample=sample))
 
 
-@pytest.mark.parametrize("n_histograms", [3, 6, 12])
+@pytest.mark.parametrize("n_histograms", [6, 12, 24])
 def test_expanding_ahead_keeps_the_memory_budget_decisions(rng, n_histograms):
     # Past the budget a new open node drops its histogram (its children are then
     # both built, whose float sums differ from a subtraction's in the last bits).
@@ -128,3 +128,23 @@ def test_expanding_ahead_with_sparse_input(rng):
     ahead = GBTRegressor(**kw).fit(X, y)
     assert one_at_a_time._ensemble.nodes.tobytes() == ahead._ensemble.nodes.tobytes()
     np.testing.assert_array_equal(one_at_a_time.predict(X), ahead.predict(X))
+
+
+@pytest.mark.parametrize("n_threads", [2, 3])
+@pytest.mark.parametrize("n_histograms", [8, 16, 32])
+def test_nodes_expanded_ahead_stay_within_the_histogram_memory_budget(rng, n_threads,
+                                                                     n_histograms):
+    # Nodes are expanded ahead only while the buffers they may take (two each)
+    # fit in the budget; those waiting for their turn keep theirs, so the grower
+    # holds at most two buffers per node expanded at once (2 per thread) beyond
+    # what the budget (or one split at a time) allows.
+    mapper, Xb, y = _data(rng)
+    old = py_set_hist_memory(n_histograms * int(mapper.bin_offsets_[-1]) * 16)
+    try:
+        one = _grow_trees(mapper, Xb, y, False, n_threads, n_trees=2, max_leaves=127)[2]
+        ahead = _grow_trees(mapper, Xb, y, True, n_threads, n_trees=2, max_leaves=127)[2]
+    finally:
+        py_set_hist_memory(old)
+    assert ahead.n_ahead_expanded > 0
+    allowed = max(one.n_histogram_buffers, n_histograms) + 2 * 2 * n_threads
+    assert ahead.n_histogram_buffers <= allowed

@@ -183,11 +183,14 @@ def test_nodes_the_leaf_budget_cannot_reach_are_closed_without_changing_the_tree
     # Once an open node has as many nodes ahead of it (in the pick order) as there
     # are splits left, it can never be split: its histogram is freed at once. The
     # tree must be the one grown without this, with fewer histogram buffers.
-    from gbtree._grower import py_drop_hopeless
+    # (one split at a time: nodes expanded ahead hold buffers of their own, see
+    # test_expand_ahead.py)
+    from gbtree._grower import py_drop_hopeless, py_expand_ahead
     X, Xb, mapper, grad, hess = _setup(rng, n=20_000, p=6)
     grown = {}
     for drop in (False, True):
         old = py_drop_hopeless(drop)
+        old_ahead = py_expand_ahead(False)
         try:
             g = _grower(Xb, mapper, n_threads=2, lossguide=lossguide, max_depth=0 if lossguide else 8,
                         max_leaves=63, min_child_weight=0.0)
@@ -195,6 +198,7 @@ def test_nodes_the_leaf_budget_cannot_reach_are_closed_without_changing_the_tree
             grown[drop] = (g.grow(grad, hess, 0.5, raw, 0), raw, g.n_histogram_buffers)
         finally:
             py_drop_hopeless(old)
+            py_expand_ahead(old_ahead)
     np.testing.assert_array_equal(grown[True][0], grown[False][0])
     np.testing.assert_array_equal(grown[True][1], grown[False][1])
     assert (grown[True][0]["is_leaf"] == 1).sum() == 63
