@@ -9,10 +9,10 @@ raw predictions of the training rows are updated leaf by leaf from the
 partition, without walking the tree again.
 
 With two threads or more, open nodes of fewer than ``AHEAD_MAX_ROWS`` rows are
-expanded several at a time, one per thread: the picked node and the next best
-ones are partitioned, their children's histograms built and their best splits
-found at once, and each waits until the order above picks it (see
-``_expand_rows``). Larger nodes are expanded one at a time with every thread
+expanded several at a time (two per thread), each on one thread: the picked
+node and the next best ones are partitioned, their children's histograms built
+and their best splits found at once, and each waits until the order above
+picks it (see ``_expand_rows``). Larger nodes are expanded one at a time with every thread
 on each step. The tree is the same either way, at any thread count.
 
 The binned matrix is dense (uint8, C order) or a ``binning.SparseBinned``; with
@@ -55,7 +55,7 @@ cdef Py_ssize_t HIST_MEMORY_BYTES = 128 * 1024 * 1024
 cdef int MIN_SLOTS = 3
 # Close the open nodes that the leaf budget can no longer reach (tests switch it off).
 cdef bint DROP_HOPELESS = True
-# Expand small open nodes ahead, one per thread (tests switch it off).
+# Expand small open nodes ahead, each on one thread (tests switch it off).
 cdef bint AHEAD = True
 cdef enum:
     # How many rows ahead the raw-score update prefetches a leaf's rows.
@@ -67,7 +67,7 @@ cdef enum:
     MAX_AHEAD_TASKS = 16
     MAX_AHEAD_THREADS = 8
     MAX_AHEAD_WAITING = MAX_AHEAD_TASKS - 1
-    # Nodes with fewer rows are expanded ahead, one per thread (larger ones are
+    # Nodes with fewer rows are expanded ahead, each on one thread (larger ones are
     # expanded one at a time, each on every thread).
     AHEAD_MAX_ROWS = 65536
 
@@ -1117,7 +1117,7 @@ def py_set_hist_memory(Py_ssize_t n_bytes):
 
 
 def py_expand_ahead(bint ahead):
-    """Switch expanding small nodes ahead (one per thread) on or off; returns the
+    """Switch expanding small nodes ahead (each on one thread) on or off; returns the
     previous setting (tests)."""
     global AHEAD
     old = AHEAD
