@@ -12,8 +12,9 @@ With two threads or more, open nodes of fewer than ``AHEAD_MAX_ROWS`` rows are
 expanded several at a time (two per thread), each on one thread: the picked
 node and the next best ones are partitioned, their children's histograms built
 and their best splits found at once, and each waits until the order above
-picks it (see ``_expand_rows``). Larger nodes are expanded one at a time with every thread
-on each step. The tree is the same either way, at any thread count.
+picks it (see ``_expand_rows``). Larger nodes are expanded one at a time with
+every thread on each step. The tree is the same either way, at any thread
+count.
 
 The binned matrix is dense (uint8, C order) or a ``binning.SparseBinned``; with
 sparse input the histograms read the stored entries only and the partition
@@ -187,7 +188,7 @@ cdef class TreeGrower:
     cdef double quant_steps[2]    # the current tree's gradient and hessian steps
     cdef Py_ssize_t entry_bytes   # of a histogram entry: 16 (floats) or 8 (packed)
     cdef bint all_rows            # the current tree is grown on every row
-    cdef Py_ssize_t[::1] chunk_counts   # MAX_PARTITION_CHUNKS per task
+    cdef Py_ssize_t[::1] chunk_counts   # MAX_PARTITION_CHUNKS per thread
     cdef vector[hist_entry*] slots   # packed int64 entries when quantised
     cdef vector[int] free_slots
     cdef hist_entry* scratch
