@@ -5,6 +5,7 @@ because the leaf budget ran out first)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
 
 from gbtree import GBTRegressor
 from gbtree._grower import TreeGrower, py_expand_ahead, py_set_hist_memory
@@ -14,8 +15,8 @@ from gbtree.binning import BinMapper
 def _data(rng, n=20_000, p=6, max_bin=64):
     X = rng.normal(size=(n, p))
     X[rng.rand(n, p) < 0.05] = np.nan
-    y = (np.nan_to_num(X[:, 0]) * 2 + np.sin(np.nan_to_num(X[:, 1]) * 3)
-         + np.nan_to_num(X[:, 2]) * np.nan_to_num(X[:, 3]) + rng.normal(scale=0.3, size=n))
+    Z = np.nan_to_num(X[:, np.arange(4) % p])
+    y = Z[:, 0] * 2 + np.sin(Z[:, 1] * 3) + Z[:, 2] * Z[:, 3] + rng.normal(scale=0.3, size=n)
     mapper = BinMapper(max_bin).fit(X)
     return mapper, mapper.transform(X), y
 
@@ -148,3 +149,33 @@ def test_nodes_expanded_ahead_stay_within_the_histogram_memory_budget(rng, n_thr
     assert ahead.n_ahead_expanded > 0
     allowed = max(one.n_histogram_buffers, n_histograms) + 2 * 2 * n_threads
     assert ahead.n_histogram_buffers <= allowed
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2 ** 31 - 1), n_rows=st.integers(200, 6000), n_features=st.integers(1, 8),
+       lossguide=st.booleans(), max_leaves=st.sampled_from([0, 7, 31, 200]),
+       max_depth=st.sampled_from([0, 1, 3, 9]), quant_levels=st.sampled_from([0, 8]),
+       n_threads=st.integers(2, 4), n_histograms=st.sampled_from([0, 4, 9]),
+       subsample=st.booleans())
+def test_random_trees_are_grown_alike_ahead_or_one_split_at_a_time(
+        seed, n_rows, n_features, lossguide, max_leaves, max_depth, quant_levels, n_threads,
+        n_histograms, subsample):
+    if max_leaves == 0 and max_depth == 0:
+        max_depth = 6    # some limit (depthwise without one grows every row apart)
+    rng = np.random.RandomState(seed)
+    mapper, Xb, y = _data(rng, n=n_rows, p=n_features, max_bin=int(rng.choice([3, 16, 64])))
+    sample = None
+    if subsample:
+        sample = np.flatnonzero(rng.rand(n_rows) < 0.7).astype(np.uint32)
+        if sample.shape[0] == 0:
+            sample = np.array([0], dtype=np.uint32)
+    kw = dict(lossguide=lossguide, max_leaves=max_leaves, max_depth=max_depth,
+              quant_levels=quant_levels, n_trees=2, sample=sample)
+    old = py_set_hist_memory(n_histograms * int(mapper.bin_offsets_[-1]) * 16
+                             if n_histograms else 128 * 1024 * 1024)
+    try:
+        reference = _grow_trees(mapper, Xb, y, False, 1, **kw)
+        ahead = _grow_trees(mapper, Xb, y, True, n_threads, **kw)
+    finally:
+        py_set_hist_memory(old)
+    _assert_same(reference, ahead)
