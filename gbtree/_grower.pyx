@@ -902,7 +902,8 @@ cdef class TreeGrower:
         else:
             self._close(0)
         # expanding ahead needs nodes whose splits depend on no node id, bound or level
-        if (not AHEAD or self.sampling_columns or self.n_groups > 0
+        # (and a second thread: on one, expanding ahead only reorders the work)
+        if (not AHEAD or n_workers < 2 or self.sampling_columns or self.n_groups > 0
                 or self.monotone.size() > 0):
             max_tasks = 1
 

@@ -75,6 +75,8 @@ def test_expanding_ahead_grows_the_tree_of_one_split_at_a_time(rng, n_threads, k
     _assert_same(reference, ahead)
     assert ahead[2].n_ahead_expanded > 0        # it did expand nodes ahead
     assert reference[2].n_ahead_expanded == 0
+    # one thread never expands ahead (it would only reorder the work)
+    assert _grow_trees(mapper, Xb, y, True, 1, n_trees=1, **kw)[2].n_ahead_expanded == 0
     _assert_same(_grow_trees(mapper, Xb, y, False, n_threads, **kw), reference)
 
 
