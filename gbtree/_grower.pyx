@@ -348,20 +348,20 @@ cdef class TreeGrower:
     def _ensure_tasks(self):
         """Per-thread buffers for expanding nodes ahead on min(n_threads,
         MAX_AHEAD_THREADS) threads (a thread works on one node at a time)."""
-        cdef int tasks = max(1, min(self.n_threads, MAX_AHEAD_THREADS))
+        cdef int threads = max(1, min(self.n_threads, MAX_AHEAD_THREADS))
         cdef hist_plan plan = make_plan(AHEAD_MAX_ROWS - 1, self.n_features, self.n_entries,
                                          self.max_chunks, 1)
         cdef Py_ssize_t scratch_bytes = plan.n_chunks * self.n_entries * self.entry_bytes
         cdef split_info* per_feature
         cdef char* task_scratch
-        if tasks <= self.ahead_threads and scratch_bytes <= self.task_scratch_bytes:
+        if threads <= self.ahead_threads and scratch_bytes <= self.task_scratch_bytes:
             return
-        per_feature = <split_info*>malloc(max(tasks, 2) * max(self.n_features, 1)
+        per_feature = <split_info*>malloc(max(threads, 2) * max(self.n_features, 1)
                                           * sizeof(split_info))
         task_scratch = NULL
-        if tasks > 1:
-            task_scratch = <char*>malloc((tasks - 1) * scratch_bytes)
-        if per_feature == NULL or (tasks > 1 and task_scratch == NULL):
+        if threads > 1:
+            task_scratch = <char*>malloc((threads - 1) * scratch_bytes)
+        if per_feature == NULL or (threads > 1 and task_scratch == NULL):
             free(per_feature)
             free(task_scratch)
             raise MemoryError()
@@ -370,8 +370,8 @@ cdef class TreeGrower:
         self.per_feature = per_feature
         self.task_scratch = task_scratch
         self.task_scratch_bytes = scratch_bytes
-        self.chunk_counts = np.empty(tasks * MAX_PARTITION_CHUNKS, dtype=np.intp)
-        self.ahead_threads = tasks
+        self.chunk_counts = np.empty(threads * MAX_PARTITION_CHUNKS, dtype=np.intp)
+        self.ahead_threads = threads
 
     cdef inline int _held_slots(self) noexcept nogil:
         return <int>(self.slots.size() - self.free_slots.size())
@@ -603,10 +603,7 @@ cdef class TreeGrower:
         if sure:
             may_l = self._may_split(&e.child[0], e.n_leaves)
             may_r = self._may_split(&e.child[1], e.n_leaves)
-            if e.n_left > par.end - par.start - e.n_left:
-                need_large = may_l
-            else:
-                need_large = may_r
+            need_large = may_l if self._left_is_larger(e) else may_r
         if may_l or may_r:
             e.spare[0] = self._acquire_slot()
             if e.spare[0] < 0:
@@ -616,6 +613,12 @@ cdef class TreeGrower:
                 if e.spare[1] < 0:
                     return -1
         return 0
+
+    cdef inline bint _left_is_larger(self, const expansion* e) noexcept nogil:
+        """Whether the left child has more rows (then the right one is built and
+        the left one derived from the parent by subtraction)."""
+        cdef const node_state* par = &self.states[e.parent]
+        return e.n_left > par.end - par.start - e.n_left
 
     cdef void _release_spares(self, expansion* e) noexcept nogil:
         """Give back what ``_expand_hist`` did not use (spares, the parent's slot)."""
@@ -680,7 +683,7 @@ cdef class TreeGrower:
             e.release = par.slot
             par.slot = -1
             return
-        if e.n_left > par.end - par.start - e.n_left:
+        if self._left_is_larger(e):
             small, large, small_id, large_id = R, L, right_id, left_id
         need_small = may_l if small == L else may_r
         need_large = may_l if large == L else may_r
