@@ -43,6 +43,31 @@ def test_chunked_histogram_matches_reference_and_is_thread_independent(rng, n_fe
     np.testing.assert_allclose(h1, ref.build_histogram(X, rows, grad, hess, offsets), rtol=1e-9, atol=1e-7)
 
 
+@pytest.mark.parametrize("packed", [False, True])
+def test_more_features_than_one_pass_takes(rng, packed):
+    # the dense kernel visits at most 256 features a pass over the rows; 521 = two
+    # full passes and an odd one (its last feature alone)
+    n = 3000
+    X, grad, hess, offsets = _problem(rng, n, 521, 20)
+    rows = np.sort(rng.choice(n, size=2000, replace=False)).astype(np.uint32)
+    if packed:
+        values, _ = py_quantize(grad, hess, 64, 3)
+        for n_threads in (1, 2):
+            got, total = py_build_histogram(X, rows, None, None, offsets, n_threads,
+                                            packed=values, return_totals=True)
+            np.testing.assert_array_equal(got, ref.build_packed_histogram(X, rows, values, offsets))
+            assert total == ref.widen(values)[rows].sum()
+        return
+    h1, t1 = py_build_histogram(X, rows, grad, hess, offsets, 1, return_totals=True)
+    h2 = py_build_histogram(X, rows, grad, hess, offsets, 2)
+    np.testing.assert_array_equal(h1, h2)
+    np.testing.assert_allclose(h1, ref.build_histogram(X, rows, grad, hess, offsets),
+                               rtol=1e-10, atol=1e-9)
+    # the rows' sum is taken once, not once a pass
+    np.testing.assert_allclose(t1, (grad[rows].astype(np.float64).sum(),
+                                    hess[rows].astype(np.float64).sum()), rtol=1e-9)
+
+
 def test_subtraction_gives_the_sibling(rng):
     X, grad, hess, offsets = _problem(rng, 5000, 6, 40)
     rows = np.arange(5000, dtype=np.uint32)
