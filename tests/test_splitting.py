@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from gbtree import _reference as ref
 from gbtree._splitting import py_find_best_split, py_leaf_weight, py_partition, py_use_plain_scan
@@ -118,12 +118,16 @@ def test_leaf_weight_is_the_minimiser_of_the_regularised_leaf_loss():
 
 @settings(max_examples=50, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 200_000), default_left=st.booleans(),
-       n_threads=st.sampled_from([1, 2, 4]))     # 4: more chunks than this machine's cores
-def test_partition_matches_reference(seed, n, default_left, n_threads):
+       n_threads=st.sampled_from([1, 2, 4]),     # 4: more chunks than this machine's cores
+       n_bins=st.integers(1, 255))
+@example(seed=1, n=5000, default_left=True, n_threads=1, n_bins=255)   # the last bin missing
+@example(seed=2, n=5000, default_left=False, n_threads=2, n_bins=255)
+def test_partition_matches_reference(seed, n, default_left, n_threads, n_bins):
     rng = np.random.RandomState(seed)
-    X = rng.randint(0, 11, size=(n, 2)).astype(np.uint8)   # bin 10 is missing
+    bin = rng.randint(0, n_bins)
+    X = rng.randint(0, n_bins + 1, size=(n, 2)).astype(np.uint8)   # bin n_bins is missing
     rows = np.sort(rng.choice(n, size=rng.randint(1, n + 1), replace=False)).astype(np.uint32)
-    expected, n_left_ref = ref.partition(X, rows, 1, 4, 10, default_left)
-    n_left = py_partition(X, rows, 1, 4, 10, default_left, n_threads)
+    expected, n_left_ref = ref.partition(X, rows, 1, bin, n_bins, default_left)
+    n_left = py_partition(X, rows, 1, bin, n_bins, default_left, n_threads)
     assert n_left == n_left_ref
     np.testing.assert_array_equal(rows, expected)
