@@ -878,12 +878,13 @@ cdef class TreeGrower:
                           self.quant_steps, self.n_threads)
             self.values = &self.packed_values[0]
         self.all_rows = sample == NULL
+        # (on every thread: a serial pass over a million rows left the others idle)
         if sample == NULL:
             n_sample = self.n_rows
-            for i in range(self.n_rows):
+            for i in prange(self.n_rows, schedule='static', num_threads=self.n_threads):
                 self.rows[i] = <IDX_C>i
         else:
-            for i in range(n_sample):
+            for i in prange(n_sample, schedule='static', num_threads=self.n_threads):
                 self.rows[i] = sample[i]
         self.level_masks.clear()
         if self.n_groups > 0:
