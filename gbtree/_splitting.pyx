@@ -74,8 +74,11 @@ cdef enum:
     # The partition runs in parallel, one chunk per thread, when every chunk
     # gets at least this many rows.
     MIN_PARTITION_ROWS = 2048
-    # How many rows ahead the partition prefetches the split feature.
-    PREFETCH_ROWS = 16
+    # How many rows ahead the partition prefetches the split feature (a row
+    # takes about a nanosecond: 16 rows ahead was too close for the scattered rows
+    # of a deep node, whose bins each sit on their own cache line: 5,000 such
+    # rows 9.4 -> 7.7 ns a row, one thread, columns not cached).
+    PREFETCH_ROWS = 64
     # Features with at most this many value bins take the vectorised scan.
     MAX_FAST_BINS = 256
 
