@@ -56,6 +56,39 @@ def test_gradients_match_reference(rng, obj, make_y, reference, K, weighted, n):
     np.testing.assert_allclose(hess, np.reshape(h_ref, (K, n)), rtol=1e-6, atol=1e-7)
 
 
+def test_vectorised_exp_is_within_one_unit_in_the_last_place():
+    from gbtree._objectives import py_exp
+    rng = np.random.RandomState(0)
+    x = np.concatenate([np.linspace(-708, 708, 100_001), rng.normal(size=100_000) * 5,
+                        [0.0, -0.0, 1e-300, -1e-300, 0.5 * np.log(2), -0.5 * np.log(2)]])
+    got, want = py_exp(x), np.exp(x)
+    assert np.all(np.abs(got - want) <= np.spacing(want))
+    # beyond +-708 it is clamped there (the sigmoid is 0 or 1 in double either way)
+    np.testing.assert_array_equal(py_exp(np.array([-1e4, -709.0, 709.0, 1e4])),
+                                  py_exp(np.array([-708.0, -708.0, 708.0, 708.0])))
+    assert np.all(np.isfinite(py_exp(np.array([-np.inf, np.inf]))))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n", [1, 16_383, 16_385, 50_001])   # block edges of the vector loop
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_logistic_pairs_match_the_general_loop_and_the_reference(rng, weighted, n, n_threads):
+    # the booster passes interleaved (gradient, hessian) pairs: the vectorised loop
+    y = rng.randint(0, 2, size=n).astype(float)
+    raw = rng.normal(size=(n, 1)) * 4
+    raw[::97] *= 300   # saturated rows: p is 0 or 1
+    w = rng.uniform(0, 3, size=n) if weighted else None
+    pairs = np.full((1, n, 2), np.nan, dtype=np.float32)
+    Logistic().gradient(y, raw, w, pairs[:, :, 0], pairs[:, :, 1], n_threads)
+    grad, hess = _grad(Logistic(), y, raw, w, n_threads)   # separate arrays: the general loop
+    np.testing.assert_array_equal(pairs[0, :, 0], grad[0])
+    np.testing.assert_array_equal(pairs[0, :, 1], hess[0])
+    with np.errstate(over="ignore"):   # NumPy's exp overflows to inf there: p = 0
+        g_ref, h_ref = ref.logistic_grad(y, raw, w)
+    np.testing.assert_allclose(pairs[0, :, 0], g_ref, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(pairs[0, :, 1], h_ref, rtol=1e-6, atol=1e-30)
+
+
 @pytest.mark.parametrize("obj,make_y,reference,K", CASES, ids=lambda c: getattr(c, "name", ""))
 def test_gradient_is_the_derivative_of_the_loss(rng, obj, make_y, reference, K):
     # finite differences of the per-row loss against the kernel's gradient
