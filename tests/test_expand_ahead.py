@@ -8,7 +8,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
 from gbtree import GBTRegressor
-from gbtree._grower import TreeGrower, py_expand_ahead, py_set_hist_memory
+from gbtree._grower import (AHEAD_TASKS_PER_THREAD, TreeGrower, py_expand_ahead,
+                            py_set_hist_memory)
 from gbtree.binning import BinMapper
 
 
@@ -139,8 +140,8 @@ def test_nodes_expanded_ahead_stay_within_the_histogram_memory_budget(rng, n_thr
                                                                      n_histograms):
     # Nodes are expanded ahead only while the buffers they may take (two each)
     # fit in the budget; those waiting for their turn keep theirs, so the grower
-    # holds at most two buffers per node expanded at once (2 per thread) beyond
-    # what the budget (or one split at a time) allows.
+    # holds at most two buffers per node expanded at once (AHEAD_TASKS_PER_THREAD
+    # per thread) beyond what the budget (or one split at a time) allows.
     mapper, Xb, y = _data(rng)
     old = py_set_hist_memory(n_histograms * int(mapper.bin_offsets_[-1]) * 16)
     try:
@@ -149,7 +150,7 @@ def test_nodes_expanded_ahead_stay_within_the_histogram_memory_budget(rng, n_thr
     finally:
         py_set_hist_memory(old)
     assert ahead.n_ahead_expanded > 0
-    allowed = max(one.n_histogram_buffers, n_histograms) + 2 * 2 * n_threads
+    allowed = max(one.n_histogram_buffers, n_histograms) + 2 * AHEAD_TASKS_PER_THREAD * n_threads
     assert ahead.n_histogram_buffers <= allowed
 
 
