@@ -75,6 +75,8 @@ cdef enum:
     # Nodes with fewer rows are expanded ahead, each on one thread (larger ones are
     # expanded one at a time, each on every thread).
     AHEAD_MAX_ROWS = 65536
+    # Below this many rows the raw-score update runs on one thread.
+    MIN_PARALLEL_UPDATE = 16384
 
 
 cdef void _sample_features(const unsigned char* among, unsigned char* out, int n_features,
@@ -130,6 +132,31 @@ cdef inline void _init_state(node_state* st, Py_ssize_t start, Py_ssize_t end, S
     st.split.feature = -1
     st.split.gain = 0.0
     st.ahead = -1
+
+
+cdef inline Py_ssize_t _first_row_at_least(const IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi,
+                                           Py_ssize_t r) noexcept nogil:
+    """First i in lo..hi with rows[i] >= r (rows[lo:hi] increasing), else hi."""
+    cdef Py_ssize_t mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if rows[mid] < r:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef int _check_sample(const IDX_C* sample, Py_ssize_t n, Py_ssize_t n_rows) noexcept nogil:
+    """0 when sample[0:n] is strictly increasing and below n_rows (the partition
+    and the raw-score update rely on increasing rows), else -1."""
+    cdef Py_ssize_t i
+    if sample[n - 1] >= n_rows:
+        return -1
+    for i in range(1, n):
+        if sample[i] <= sample[i - 1]:
+            return -1
+    return 0
 
 
 cdef struct expansion:
@@ -1021,35 +1048,51 @@ cdef class TreeGrower:
         (quantised gradients chose the splits) each node's sums, value and cover
         first become those of the exact gradients (LightGBM's
         ``quant_train_renew_leaf``): a leaf sums its rows in partition order, an
-        inner node adds its children's sums."""
-        cdef int k, n_nodes = <int>self.nodes.size()
-        cdef Py_ssize_t i
+        inner node adds its children's sums.
+
+        Thread t updates the raw scores of rows n_rows t / T .. n_rows (t + 1) / T
+        only, the block that the objectives' static loops give it: it finds that
+        block's rows in each leaf by binary search (a leaf's rows are increasing).
+        Leaf by leaf, both threads wrote the same cache lines of ``raw``."""
+        cdef int k, t, n_nodes = <int>self.nodes.size()
+        cdef int n_threads = self.n_threads
+        cdef Py_ssize_t i, a, b, r_lo, r_hi
         cdef double v
         cdef SUM_C g, h
         cdef const G_H_C* pairs = self.pairs
-        for k in prange(n_nodes, schedule='dynamic', num_threads=self.n_threads, nogil=True):
-            if self.nodes[k].is_leaf:
-                if renew:
+        cdef const IDX_C* rows = &self.rows[0]
+        if renew:
+            for k in prange(n_nodes, schedule='dynamic', num_threads=self.n_threads, nogil=True):
+                if self.nodes[k].is_leaf:
                     g = 0.0
                     h = 0.0
                     for i in range(self.states[k].start, self.states[k].end):
                         if i + PREFETCH_ROWS < self.states[k].end:
-                            GBT_PREFETCH(pairs + 2 * self.rows[i + PREFETCH_ROWS])
-                        g = g + pairs[2 * self.rows[i]]
-                        h = h + pairs[2 * self.rows[i] + 1]
+                            GBT_PREFETCH(pairs + 2 * rows[i + PREFETCH_ROWS])
+                        g = g + pairs[2 * rows[i]]
+                        h = h + pairs[2 * rows[i] + 1]
                     self._renew_node(k, g, h, learning_rate)
-                v = self.nodes[k].value
-                for i in range(self.states[k].start, self.states[k].end):
-                    if i + PREFETCH_ROWS < self.states[k].end:
-                        GBT_PREFETCH(&raw[self.rows[i + PREFETCH_ROWS], output])
-                    raw[self.rows[i], output] += v
-        if renew:
             for k in range(n_nodes - 1, -1, -1):   # children come after their parent
                 if not self.nodes[k].is_leaf:
                     self._renew_node(k, self.states[self.nodes[k].left].sum_g
                                      + self.states[self.nodes[k].right].sum_g,
                                      self.states[self.nodes[k].left].sum_h
                                      + self.states[self.nodes[k].right].sum_h, learning_rate)
+        if self.states[0].end < MIN_PARALLEL_UPDATE:
+            n_threads = 1
+        for t in prange(n_threads, schedule='static', num_threads=n_threads, nogil=True):
+            r_lo = self.n_rows * t // n_threads
+            r_hi = self.n_rows * (t + 1) // n_threads
+            for k in range(n_nodes):
+                if not self.nodes[k].is_leaf:
+                    continue
+                v = self.nodes[k].value
+                a = _first_row_at_least(rows, self.states[k].start, self.states[k].end, r_lo)
+                b = _first_row_at_least(rows, a, self.states[k].end, r_hi)
+                for i in range(a, b):
+                    if i + PREFETCH_ROWS < b:
+                        GBT_PREFETCH(&raw[rows[i + PREFETCH_ROWS], output])
+                    raw[rows[i], output] += v
 
     cdef inline void _renew_node(self, int k, SUM_C g, SUM_C h,
                                  double learning_rate) noexcept nogil:
@@ -1086,6 +1129,11 @@ cdef class TreeGrower:
                 raise ValueError("the row sample is empty")
             rows_ptr = &sample[0]
             n_sample = sample.shape[0]
+            with nogil:
+                status = _check_sample(rows_ptr, n_sample, self.n_rows)
+            if status != 0:
+                raise ValueError(f"the row sample must be increasing row indices below "
+                                 f"{self.n_rows}")
         if (grad.strides[0] == 2 * sizeof(G_H_C) and hess.strides[0] == 2 * sizeof(G_H_C)
                 and &hess[0] == &grad[0] + 1):
             self.pairs = &grad[0]

@@ -45,6 +45,35 @@ def test_raw_update_equals_prediction_of_the_tree(rng, lossguide):
     np.testing.assert_array_equal(raw, ens.predict_raw(X))
 
 
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+@pytest.mark.parametrize("sampled", [False, True])
+def test_raw_update_on_threads_equals_prediction_of_the_tree(rng, n_threads, sampled):
+    # 20,000 rows: each thread updates its own block of rows (the parallel path);
+    # with a row sample only the sampled rows move, each by its leaf's value once
+    X, Xb, mapper, grad, hess = _setup(rng, n=20000)
+    grower = _grower(Xb, mapper, n_threads=n_threads, lossguide=True, max_depth=0,
+                     max_leaves=63)
+    sample = np.flatnonzero(rng.rand(X.shape[0]) < 0.7).astype(np.uint32) if sampled else None
+    raw = np.full((X.shape[0], 1), 0.25)
+    tree = grower.grow(grad, hess, 0.5, raw, 0, sample=sample)
+    ens = TreeEnsemble(X.shape[1], [0.25])
+    ens.add_tree(tree, 0)
+    expected = ens.predict_raw_binned(Xb, mapper.n_bins_)
+    if sampled:
+        out = np.ones(X.shape[0], dtype=bool)
+        out[sample] = False
+        expected[out] = 0.25
+    np.testing.assert_array_equal(raw, expected)
+
+
+@pytest.mark.parametrize("sample", [[3, 1, 2], [0, 1, 1], [0, 5, 3000]])
+def test_row_sample_must_be_increasing_rows(rng, sample):
+    X, Xb, mapper, grad, hess = _setup(rng)
+    with pytest.raises(ValueError, match="row sample"):
+        _grower(Xb, mapper).grow(grad, hess, 0.5, np.zeros((X.shape[0], 1)), 0,
+                                 sample=np.array(sample, dtype=np.uint32))
+
+
 def test_tree_structure_is_consistent(rng):
     X, Xb, mapper, grad, hess = _setup(rng)
     tree = _grower(Xb, mapper).grow(grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
