@@ -528,6 +528,36 @@ cdef inline void _copy_reversed(IDX_C* dst, const IDX_C* src, Py_ssize_t n) noex
         dst[j] = src[n - 1 - j]
 
 
+cdef void _fill_range(IDX_C* rows, const IDX_C* buffer, const Py_ssize_t* chunk_counts,
+                      Py_ssize_t n_chunks, Py_ssize_t chunk, Py_ssize_t n_rows,
+                      Py_ssize_t d_lo, Py_ssize_t d_hi, bint forward_right) noexcept nogil:
+    """rows[d_lo:d_hi] of the partitioned rows: chunk k's left rows go to
+    rows[before_k:], its right rows after all left rows and the earlier chunks'
+    right rows (in buffer[lo_k + count_k:hi_k], forward or from the end)."""
+    cdef Py_ssize_t k, lo, hi, before = 0, total = 0, s, m, a, b
+    for k in range(n_chunks):
+        total += chunk_counts[k]
+    for k in range(n_chunks):
+        lo = k * chunk
+        hi = min(lo + chunk, n_rows)
+        m = chunk_counts[k]
+        # left rows: rows[before:before + m] = buffer[lo:lo + m]
+        a = max(before, d_lo)
+        b = min(before + m, d_hi)
+        if a < b:
+            memcpy(rows + a, buffer + lo + (a - before), (b - a) * sizeof(IDX_C))
+        # right rows: rows[s:s + hi - lo - m]
+        s = total + lo - before
+        a = max(s, d_lo)
+        b = min(s + hi - lo - m, d_hi)
+        if a < b:
+            if forward_right:
+                memcpy(rows + a, buffer + lo + m + (a - s), (b - a) * sizeof(IDX_C))
+            else:
+                _copy_reversed(rows + a, buffer + hi - (b - s), b - a)
+        before += m
+
+
 cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
                           Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
@@ -545,7 +575,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
     instead of ``column``.
     """
     cdef Py_ssize_t n_chunks = n_rows // MIN_PARTITION_ROWS
-    cdef Py_ssize_t chunk, c, k, lo, hi, n_left = 0, before, total
+    cdef Py_ssize_t chunk, c, lo, hi, n_left = 0
     cdef const X_BINNED_C* X = column
     cdef unsigned char goes_left[256]
     cdef int b
@@ -582,24 +612,13 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
             else:
                 chunk_counts[c] = _split_chunk(X, stride, rows, lo, hi, goes_left, buffer,
                                                buffer + hi - 1, -1)
-        # 2. every chunk copies its two sides to their places (all disjoint)
+        # 2. every chunk fills its own range rows[lo:hi] (the rows it read in 1.)
+        #    from the chunks' sides that land there
         for c in prange(n_chunks, schedule='static'):
             lo = c * chunk
             hi = min(lo + chunk, n_rows)
-            before = 0
-            total = 0
-            for k in range(n_chunks):
-                if k < c:
-                    before = before + chunk_counts[k]
-                total = total + chunk_counts[k]
-            memcpy(rows + before, buffer + lo, chunk_counts[c] * sizeof(IDX_C))
-            # right rows: after all left rows, after the earlier chunks' right rows
-            if sparse != NULL:
-                memcpy(rows + total + lo - before, buffer + lo + chunk_counts[c],
-                       (hi - lo - chunk_counts[c]) * sizeof(IDX_C))
-            else:
-                _copy_reversed(rows + total + lo - before, buffer + lo + chunk_counts[c],
-                               hi - lo - chunk_counts[c])
+            _fill_range(rows, buffer, chunk_counts, n_chunks, chunk, n_rows, lo, hi,
+                        sparse != NULL)
     for c in range(n_chunks):
         n_left += chunk_counts[c]
     return n_left

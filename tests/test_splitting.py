@@ -118,10 +118,11 @@ def test_leaf_weight_is_the_minimiser_of_the_regularised_leaf_loss():
 
 @settings(max_examples=50, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 200_000), default_left=st.booleans(),
-       n_threads=st.sampled_from([1, 2, 4]),     # 4: more chunks than this machine's cores
+       n_threads=st.sampled_from([1, 2, 3, 4]),     # 4: more chunks than this machine's cores
        n_bins=st.integers(1, 255))
 @example(seed=1, n=5000, default_left=True, n_threads=1, n_bins=255)   # the last bin missing
 @example(seed=2, n=5000, default_left=False, n_threads=2, n_bins=255)
+@example(seed=3, n=50_001, default_left=True, n_threads=3, n_bins=7)   # uneven last chunk
 def test_partition_matches_reference(seed, n, default_left, n_threads, n_bins):
     rng = np.random.RandomState(seed)
     bin = rng.randint(0, n_bins)
