@@ -75,6 +75,9 @@ cdef enum:
     # Nodes with fewer rows are expanded ahead, each on one thread (larger ones are
     # expanded one at a time, each on every thread).
     AHEAD_MAX_ROWS = 65536
+    # Rows per block of the parallel transpose (``columns_of``): the block's rows,
+    # 4096 x n_features bytes, stay in L2 while its columns are written.
+    TRANSPOSE_ROWS = 4096
     # Below this many rows the raw-score update runs on one thread.
     MIN_PARALLEL_UPDATE = 16384
 
@@ -298,7 +301,7 @@ cdef class TreeGrower:
             self.dense_cols = X_binned.dense_cols
         else:
             self.X_binned = X_binned
-            self.X_columns = np.ascontiguousarray(np.asarray(X_binned).T)
+            self.X_columns = columns_of(X_binned, n_threads)
             if self.n_rows > 0 and self.n_features > 0:
                 self.X_ptr = &self.X_binned[0, 0]
         self.default_bin = NULL
@@ -1163,6 +1166,29 @@ cdef class TreeGrower:
         starts = np.array([self.states[k].start for k in range(self.nodes.size())], dtype=np.intp)
         ends = np.array([self.states[k].end for k in range(self.nodes.size())], dtype=np.intp)
         return np.asarray(self.rows)[:ends[0]].copy(), starts, ends
+
+
+def columns_of(const X_BINNED_C[:, ::1] X_binned, int n_threads=1):
+    """The binned matrix in column-major order, (n_features, n_rows) C-contiguous
+    (``np.ascontiguousarray(X_binned.T)``), for the partition: blocks of rows
+    transposed in parallel (NumPy's copy runs on one thread, and the grower is
+    built on every fit)."""
+    cdef Py_ssize_t n_rows = X_binned.shape[0], n_features = X_binned.shape[1]
+    cdef Py_ssize_t n_blocks = (n_rows + TRANSPOSE_ROWS - 1) // TRANSPOSE_ROWS, c, r, lo, hi
+    cdef Py_ssize_t f
+    out = np.empty((n_features, n_rows), dtype=np.uint8)
+    cdef X_BINNED_C[:, ::1] cols = out
+    if n_rows == 0 or n_features == 0:
+        return out
+    if n_blocks < 2:
+        n_threads = 1
+    for c in prange(n_blocks, schedule='static', num_threads=n_threads, nogil=True):
+        lo = c * TRANSPOSE_ROWS
+        hi = min(lo + TRANSPOSE_ROWS, n_rows)
+        for f in range(n_features):
+            for r in range(lo, hi):
+                cols[f, r] = X_binned[r, f]
+    return out
 
 
 def py_set_hist_memory(Py_ssize_t n_bytes):

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gbtree import _reference as ref
-from gbtree._grower import TreeGrower
+from gbtree._grower import TreeGrower, columns_of
 from gbtree.binning import BinMapper
 from gbtree.tree import TreeEnsemble
 
@@ -64,6 +64,17 @@ def test_raw_update_on_threads_equals_prediction_of_the_tree(rng, n_threads, sam
         out[sample] = False
         expected[out] = 0.25
     np.testing.assert_array_equal(raw, expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n_rows=st.integers(0, 20_000), n_features=st.integers(0, 40),
+       n_threads=st.sampled_from([1, 2, 3]), seed=st.integers(0, 2 ** 31 - 1))
+def test_columns_of_is_the_transposed_copy(n_rows, n_features, n_threads, seed):
+    # blocks of 4096 rows on each thread, a partial last block
+    Xb = np.random.RandomState(seed).randint(0, 256, size=(n_rows, n_features)).astype(np.uint8)
+    cols = columns_of(Xb, n_threads)
+    assert cols.flags.c_contiguous and cols.dtype == np.uint8
+    np.testing.assert_array_equal(cols, np.ascontiguousarray(Xb.T))
 
 
 @pytest.mark.parametrize("sample", [[3, 1, 2], [0, 1, 1], [0, 5, 3000]])
