@@ -40,7 +40,7 @@ from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
 from ._typedefs cimport (X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct,
-                         splitmix64, GBT_PREFETCH, unpack_entry)
+                         splitmix64, GBT_PREFETCH, unpack_entry, first_at_least)
 from ._histogram cimport (hist_plan, make_plan, build_histogram, subtract_histograms,
                           quantize_into, sparse_binned)
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
@@ -135,19 +135,6 @@ cdef inline void _init_state(node_state* st, Py_ssize_t start, Py_ssize_t end, S
     st.split.feature = -1
     st.split.gain = 0.0
     st.ahead = -1
-
-
-cdef inline Py_ssize_t _first_row_at_least(const IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi,
-                                           Py_ssize_t r) noexcept nogil:
-    """First i in lo..hi with rows[i] >= r (rows[lo:hi] increasing), else hi."""
-    cdef Py_ssize_t mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if rows[mid] < r:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 cdef int _check_sample(const IDX_C* sample, Py_ssize_t n, Py_ssize_t n_rows) noexcept nogil:
@@ -1055,7 +1042,8 @@ cdef class TreeGrower:
 
         Thread t updates the raw scores of rows n_rows t / T .. n_rows (t + 1) / T
         only, the block that the objectives' static loops give it: it finds that
-        block's rows in each leaf by binary search (a leaf's rows are increasing).
+        block's rows in each leaf by search (``first_at_least``: a leaf's rows are
+        increasing).
         Leaf by leaf, both threads wrote the same cache lines of ``raw``."""
         cdef int k, t, n_nodes = <int>self.nodes.size()
         cdef int n_threads = self.n_threads
@@ -1090,8 +1078,12 @@ cdef class TreeGrower:
                 if not self.nodes[k].is_leaf:
                     continue
                 v = self.nodes[k].value
-                a = _first_row_at_least(rows, self.states[k].start, self.states[k].end, r_lo)
-                b = _first_row_at_least(rows, a, self.states[k].end, r_hi)
+                a = self.states[k].start
+                b = self.states[k].end
+                if t > 0:
+                    a = first_at_least(rows, a, b, <IDX_C>r_lo)
+                if t < n_threads - 1:
+                    b = first_at_least(rows, a, b, <IDX_C>r_hi)
                 for i in range(a, b):
                     if i + PREFETCH_ROWS < b:
                         GBT_PREFETCH(&raw[rows[i + PREFETCH_ROWS], output])

@@ -15,7 +15,8 @@ from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint16_t, uint32_t, int64_t
 from libc.string cimport memcpy, memmove
 
-from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry, entry_t, GBT_PREFETCH, unpack_entry
+from ._typedefs cimport (X_BINNED_C, SUM_C, IDX_C, hist_entry, entry_t, GBT_PREFETCH,
+                         unpack_entry, first_at_least)
 
 cdef extern from *:
     """
@@ -444,28 +445,6 @@ cdef Py_ssize_t _split_sparse_rows(const int64_t* indptr, const entry_t* entries
     return nl - lo
 
 
-cdef inline Py_ssize_t _first_at_least(const uint32_t* a, Py_ssize_t pos, Py_ssize_t n,
-                                       IDX_C r) noexcept nogil:
-    """First k >= pos with a[k] >= r (a increasing): galloping, then binary search."""
-    cdef Py_ssize_t lo = pos, hi, mid, step = 1
-    if lo >= n or a[lo] >= r:
-        return lo
-    while lo + step < n and a[lo + step] < r:
-        lo += step
-        step <<= 1
-    hi = lo + step
-    if hi > n:
-        hi = n
-    lo += 1
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < r:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 cdef Py_ssize_t _split_column(const sparse_feature* col, bint absent_left, IDX_C* rows,
                               Py_ssize_t lo, Py_ssize_t hi, int bin, int missing_bin,
                               bint default_left, IDX_C* right) noexcept nogil:
@@ -477,7 +456,7 @@ cdef Py_ssize_t _split_column(const sparse_feature* col, bint absent_left, IDX_C
     cdef IDX_C r
     cdef int left
     while i < hi:
-        pos = _first_at_least(col.col_rows, pos, col.col_len, rows[i])
+        pos = first_at_least(col.col_rows, pos, col.col_len, rows[i])
         nxt = col.col_rows[pos] if pos < col.col_len else <int64_t>1 << 40
         if absent_left:
             while i < hi and rows[i] < nxt:

@@ -64,6 +64,28 @@ cdef inline void unpack_entry(int64_t packed, const double* steps,
     out.sum_h = <double>low * steps[1]
 
 
+cdef inline Py_ssize_t first_at_least(const IDX_C* a, Py_ssize_t pos, Py_ssize_t n,
+                                      IDX_C r) noexcept nogil:
+    """First k >= pos with a[k] >= r (a increasing): galloping, then binary search."""
+    cdef Py_ssize_t lo = pos, hi, mid, step = 1
+    if lo >= n or a[lo] >= r:
+        return lo
+    while lo + step < n and a[lo + step] < r:
+        lo += step
+        step <<= 1
+    hi = lo + step
+    if hi > n:
+        hi = n
+    lo += 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < r:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 # One node of a fitted tree. Trees are stored as flat arrays of these records
 # (see tree.py). No padding anywhere (4 x 8 + 5 x 4 + 2 + 1 + 1 = 56 bytes):
 # NumPy drops padding when it concatenates structured arrays.
