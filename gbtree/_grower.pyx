@@ -1043,8 +1043,8 @@ cdef class TreeGrower:
         Thread t updates the raw scores of rows n_rows t / T .. n_rows (t + 1) / T
         only, the block that the objectives' static loops give it: it finds that
         block's rows in each leaf by search (``first_at_least``: a leaf's rows are
-        increasing).
-        Leaf by leaf, both threads wrote the same cache lines of ``raw``."""
+        increasing). Going leaf by leaf instead, the threads would write into the
+        same cache lines of ``raw`` (a line holds 8 rows of different leaves)."""
         cdef int k, t, n_nodes = <int>self.nodes.size()
         cdef int n_threads = self.n_threads
         cdef Py_ssize_t i, a, b, r_lo, r_hi
