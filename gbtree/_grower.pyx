@@ -5,8 +5,9 @@ them first-in first-out (which yields the level-by-level tree), lossguide takes
 the one with the largest gain (ties: the oldest). For each split the rows are
 partitioned in place, the smaller child's histogram is built and the larger
 child's is derived from the parent's by subtraction. When the tree is done the
-raw predictions of the training rows are updated leaf by leaf from the
-partition, without walking the tree again.
+raw predictions of the training rows are updated from the partition (each
+thread its own block of rows, found in every leaf), without walking the tree
+again.
 
 With two threads or more, open nodes of fewer than ``AHEAD_MAX_ROWS`` rows are
 expanded several at a time (three per thread), each on one thread: the picked
