@@ -10,12 +10,13 @@ thread its own block of rows, found in every leaf), without walking the tree
 again.
 
 With two threads or more, open nodes of fewer than ``AHEAD_MAX_ROWS`` rows are
-expanded several at a time (three per thread), each on one thread: the picked
-node and the next best ones are partitioned, their children's histograms built
-and their best splits found at once, and each waits until the order above
-picks it (see ``_expand_rows``). Larger nodes are expanded one at a time with
-every thread on each step. The tree is the same either way, at any thread
-count.
+expanded ahead, each on one thread: while thread 0 splits the nodes in the
+order above, the next best ones are queued, and every thread takes the next
+expansion from the queue as soon as it is free (partition, the children's
+histograms, their best splits); an expanded node waits until the order picks
+it (see ``_expand_rows`` and ``_phase``). Larger nodes are expanded one at a
+time with every thread on each step. The tree is the same either way, at any
+thread count.
 
 The binned matrix is dense (uint8, C order) or a ``binning.SparseBinned``; with
 sparse input the histograms read the stored entries only and the partition
@@ -32,7 +33,7 @@ exact gradients (``_update_raw``).
 """
 import numpy as np
 
-from cython.parallel cimport prange, threadid
+from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport log, INFINITY
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
@@ -50,6 +51,40 @@ from ._splitting cimport (split_params, split_info, find_best_split, partition,
 from ._typedefs import NODE_DTYPE
 
 
+# A lock for the queue of expansions (OpenMP's; none without OpenMP, where one
+# thread does everything) and a pause for the threads that wait on it.
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    typedef omp_lock_t gbt_lock_t;
+    static void gbt_lock_init(gbt_lock_t* l) { omp_init_lock(l); }
+    static void gbt_lock_destroy(gbt_lock_t* l) { omp_destroy_lock(l); }
+    static void gbt_lock(gbt_lock_t* l) { omp_set_lock(l); }
+    static void gbt_unlock(gbt_lock_t* l) { omp_unset_lock(l); }
+    #else
+    typedef int gbt_lock_t;
+    static void gbt_lock_init(gbt_lock_t* l) { (void)l; }
+    static void gbt_lock_destroy(gbt_lock_t* l) { (void)l; }
+    static void gbt_lock(gbt_lock_t* l) { (void)l; }
+    static void gbt_unlock(gbt_lock_t* l) { (void)l; }
+    #endif
+    #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
+    #include <immintrin.h>
+    #define GBT_PAUSE() _mm_pause()
+    #else
+    #define GBT_PAUSE() ((void)0)
+    #endif
+    """
+    ctypedef struct gbt_lock_t:
+        pass
+    void gbt_lock_init(gbt_lock_t* l) noexcept nogil
+    void gbt_lock_destroy(gbt_lock_t* l) noexcept nogil
+    void gbt_lock(gbt_lock_t* l) noexcept nogil
+    void gbt_unlock(gbt_lock_t* l) noexcept nogil
+    void GBT_PAUSE() noexcept nogil
+
+
 # Histograms of open nodes are kept up to this many bytes (wide data): beyond
 # it a node drops its histogram and its children are both built from rows.
 cdef Py_ssize_t HIST_MEMORY_BYTES = 128 * 1024 * 1024
@@ -63,16 +98,20 @@ cdef enum:
     # How many rows ahead the raw-score update prefetches a leaf's rows (a leaf's
     # rows are scattered; 16 was too close: 689 -> 558 perf samples, 40 trees)
     PREFETCH_ROWS = 64
-    # Nodes expanded at once: TASKS_PER_THREAD per thread (handed out largest
-    # first, so a thread that got a small one takes the next), at most
-    # MAX_AHEAD_TASKS; threads with their own buffers: at most MAX_AHEAD_THREADS.
-    # (Three rather than two: the threads finish a batch closer together; 30
-    # trees of workload 1 on two threads, pairs in one process: faster in 12 of
-    # 17, slower in 2, medians 1.98 -> 1.935 s near, 2.24 -> 2.20 s far.)
+    # Expansions queued or running at once: TASKS_PER_THREAD per thread, at most
+    # MAX_AHEAD_TASKS (which also bounds those waiting for their turn); threads
+    # with their own buffers: at most MAX_AHEAD_THREADS.
     TASKS_PER_THREAD = 3
     MAX_AHEAD_TASKS = 16
     MAX_AHEAD_THREADS = 8
-    MAX_AHEAD_WAITING = MAX_AHEAD_TASKS - 1
+    # an expansion's status (see TreeGrower._run_queue)
+    FREE = 0
+    QUEUED = 1
+    RUNNING = 2
+    DONE = 3
+    FINISHED = 4
+    # Pauses between two looks at an empty queue.
+    IDLE_PAUSES = 32
     # Nodes with fewer rows are expanded ahead, each on one thread (larger ones are
     # expanded one at a time, each on every thread).
     AHEAD_MAX_ROWS = 65536
@@ -158,7 +197,9 @@ cdef struct expansion:
     node_state child[2]   # left, right (until they are committed)
     int spare[2]          # histogram slots taken for the children, -1: none
     int release           # slot to give back after the expansion, -1: none
-    int extra             # slots held beyond the parent's one while waiting
+    int extra             # slots held beyond the parent's one (spares until finished)
+    int had_slot          # the parent had a histogram when it was queued
+    int status            # FREE, QUEUED, RUNNING, DONE (not finished yet), FINISHED
 
 
 cdef class TreeGrower:
@@ -222,6 +263,17 @@ cdef class TreeGrower:
     cdef Py_ssize_t task_scratch_bytes
     cdef vector[expansion] ahead
     cdef int ahead_extra              # slots held by waiting expansions beyond their parents'
+    # the queue (entries of ``ahead``, in the order they are to run), under ``lock``
+    cdef gbt_lock_t lock
+    cdef bint lock_ready
+    cdef int queue[MAX_AHEAD_TASKS]
+    cdef int n_queued
+    cdef int n_in_flight              # queued or running
+    cdef bint queue_closed            # no phase runs (or it is ending)
+    cdef const vector[int]* feed_nodes   # the phase's open nodes
+    cdef int feed_max                 # expansions queued or running at most
+    cdef int phase_commits            # splits committed by the last expand-ahead phase
+    cdef bint phase_error             # ... which could not allocate a buffer
     cdef public Py_ssize_t n_ahead_expanded, n_ahead_undone
     cdef int max_chunks
     cdef int max_depth, max_leaves
@@ -328,8 +380,10 @@ cdef class TreeGrower:
         self.task_scratch = NULL
         self.task_scratch_bytes = 0
         self.ahead_threads = 0
+        gbt_lock_init(&self.lock)
+        self.lock_ready = True
         self._ensure_tasks()
-        self.ahead.resize(MAX_AHEAD_WAITING)
+        self.ahead.resize(MAX_AHEAD_TASKS)
         self.colsample_bytree = colsample_bytree
         self.colsample_bylevel = colsample_bylevel
         self.colsample_bynode = colsample_bynode
@@ -361,6 +415,8 @@ cdef class TreeGrower:
 
     def __dealloc__(self):
         cdef size_t i
+        if self.lock_ready:
+            gbt_lock_destroy(&self.lock)
         for i in range(self.slots.size()):
             free(self.slots[i])
         free(self.scratch)
@@ -607,11 +663,13 @@ cdef class TreeGrower:
     # splits; ``_commit`` gives the children their node ids (ids follow the order
     # of commits). One split at a time, the steps run in the order rows, commit,
     # hist, on every thread. With two threads or more, small nodes are expanded
-    # ahead: the picked node and the next best open ones run rows and hist at
-    # once, one thread each, and are committed only when the sequential order
-    # picks them (an expanded-ahead node whose turn never comes is undone). A
-    # node's rows, histograms and splits depend on no other node, so the tree is
-    # the one grown one split at a time.
+    # ahead, each on one thread: thread 0 picks the nodes in the sequential order
+    # and commits them (``_phase``); it queues the picked node's expansion and
+    # those of the next best open nodes, and every thread, thread 0 too while it
+    # waits for the picked one, runs queued expansions (``_run_queue``). An
+    # expanded-ahead node waits for its turn; one whose turn never comes is
+    # undone. A node's rows, histograms and splits depend on no other node, so
+    # the tree is the one grown one split at a time.
 
     cdef int _acquire_spares(self, expansion* e, bint sure) noexcept nogil:
         """The histogram slots the children may need, taken before ``_expand_hist``
@@ -775,6 +833,10 @@ cdef class TreeGrower:
         cdef Py_ssize_t i, a, b, n_left
         cdef IDX_C* rows
         cdef IDX_C* buf
+        if st.ahead >= 0 and not self.queue_closed:
+            # in a phase (thread 0, holding the lock): wait until its expansion
+            # is done, or drop it if it has not started
+            self._run_queue(0, &self.ahead[st.ahead], True)
         self._release_slot(st.slot)
         st.slot = -1
         if st.ahead < 0:
@@ -802,6 +864,7 @@ cdef class TreeGrower:
                 a += 1
             i += 1
         e.parent = -1
+        e.status = FREE
         st.ahead = -1
 
     cdef void _drop_hopeless(self, vector[int]& open_nodes, int splits_left) noexcept nogil:
@@ -875,24 +938,239 @@ cdef class TreeGrower:
                 return i
         return -1
 
+    cdef bint _partner(self, const vector[int]& open_nodes, int p) noexcept nogil:
+        """Whether an open node other than ``p`` may be expanded ahead."""
+        cdef int k
+        cdef const node_state* st
+        for k in range(<int>open_nodes.size()):
+            st = &self.states[open_nodes[k]]
+            if open_nodes[k] != p and st.ahead < 0 and st.end - st.start < AHEAD_MAX_ROWS:
+                return True
+        return False
+
+    # ------------------------------------------------------------ expanding ahead
+    #
+    # In a phase, the tree, the open nodes, the buffers' bookkeeping, the queue
+    # and the expansions' entries are shared under ``self.lock``: thread 0 holds
+    # it except while it runs an expansion or waits, and any thread that finds
+    # the queue empty refills it (``_feed``) under the lock. A queued expansion
+    # holds its parent's histogram and its spares; the thread that runs it, not
+    # holding the lock, writes only its entry's children, its parent's rows,
+    # buffer rows and slot, and its own buffers. Nothing may move what a running
+    # expansion reads: ``states`` and ``slots`` grow within their reserved
+    # capacity (checked before each commit and each queued expansion).
+
+    cdef int _queue(self, int node, bint front) noexcept nogil:
+        """Queue the expansion of the open node ``node`` with the spare buffers it
+        may take (``front``: it is the one needed next), under the lock. Returns
+        1 when queued, 0 when there is no free entry or a new buffer would move
+        ``slots``, -1 when a buffer cannot be allocated."""
+        cdef int k = self._free_ahead(), i
+        cdef expansion* e
+        if k < 0 or (<Py_ssize_t>self.free_slots.size()
+                     + <Py_ssize_t>(self.slots.capacity() - self.slots.size())) < 2:
+            return 0
+        e = &self.ahead[k]
+        e.parent = node
+        e.n_leaves = -1   # not known yet: checked at the commit
+        e.had_slot = self.states[node].slot >= 0
+        e.release = -1
+        if self._acquire_spares(e, False) < 0:
+            return -1
+        e.extra = (e.spare[0] >= 0) + (e.spare[1] >= 0)
+        self.ahead_extra += e.extra
+        self.states[node].ahead = k
+        if front:
+            for i in range(self.n_queued, 0, -1):
+                self.queue[i] = self.queue[i - 1]
+            self.queue[0] = k
+        else:
+            self.queue[self.n_queued] = k
+        self.n_queued += 1
+        self.n_in_flight += 1
+        e.status = QUEUED
+        return 1
+
+    cdef int _feed(self) noexcept nogil:
+        """Queue the next best open nodes that may be expanded ahead while fewer than
+        ``feed_max`` expansions are in flight and two more buffers fit the
+        histogram memory budget (under the lock). Returns how many were queued;
+        sets ``phase_error`` when a buffer cannot be allocated."""
+        cdef int pick, r, n = 0
+        while not self.phase_error and not self.queue_closed:
+            if (self.n_in_flight >= self.feed_max
+                    or self._held_slots() + 2 > self.max_slots):
+                break
+            pick = self._pick(self.feed_nodes[0], True)
+            if pick < 0:
+                break
+            r = self._queue(self.feed_nodes[0][pick], False)
+            if r <= 0:
+                self.phase_error = r < 0
+                break
+            self.n_ahead_expanded += 1
+            n += 1
+        return n
+
+    cdef inline void _unqueue(self, int at) noexcept nogil:
+        """Remove entry ``at`` of the queue (under the lock)."""
+        cdef int i
+        self.n_queued -= 1
+        for i in range(at, self.n_queued):
+            self.queue[i] = self.queue[i + 1]
+
+    cdef void _cancel(self, expansion* e) noexcept nogil:
+        """Drop a queued expansion that never ran (under the lock)."""
+        self._release_spares(e)
+        self.ahead_extra -= e.extra
+        self.states[e.parent].ahead = -1
+        self.n_ahead_expanded -= 1
+        self.n_in_flight -= 1
+        e.parent = -1
+        e.status = FREE
+
+    cdef void _run(self, expansion* e, int tid) noexcept nogil:
+        """Expand ``e`` on thread ``tid`` alone, with that thread's buffers."""
+        self._expand_rows(e, &self.chunk_counts[tid * MAX_PARTITION_CHUNKS], 1)
+        self._expand_hist(e, &e.child[0], &e.child[1], -1, -1,
+                          self.scratch if tid == 0 else <hist_entry*>(
+                              self.task_scratch + (tid - 1) * self.task_scratch_bytes),
+                          self.per_feature + tid * self.n_features, 1, tid)
+
+    cdef bint _run_queue(self, int tid, expansion* wanted, bint cancel) noexcept nogil:
+        """Run queued expansions on thread ``tid``, holding the lock on entry and
+        on return. With ``wanted`` NULL (threads 1, 2, ...): until the queue is
+        empty and closed. Else (thread 0): until ``wanted`` is done, running it
+        first if it is still queued, or dropping it instead with ``cancel``; then
+        finishes it. Returns False when dropped. A thread that finds the queue
+        empty refills it before it waits."""
+        cdef expansion* e
+        cdef int i, k
+        while wanted == NULL or wanted.status == QUEUED or wanted.status == RUNNING:
+            k = -1
+            if wanted != NULL and wanted.status == QUEUED:
+                for i in range(self.n_queued):
+                    if &self.ahead[self.queue[i]] == wanted:
+                        k = i
+                        break
+                if cancel:
+                    self._unqueue(k)
+                    self._cancel(wanted)
+                    return False
+            elif self.n_queued > 0 or self._feed() > 0:
+                k = 0
+            elif wanted == NULL and self.queue_closed:
+                break
+            if k >= 0:
+                e = &self.ahead[self.queue[k]]
+                self._unqueue(k)
+                e.status = RUNNING
+                gbt_unlock(&self.lock)
+                self._run(e, tid)
+                gbt_lock(&self.lock)
+                e.status = DONE
+                self.n_in_flight -= 1
+            else:
+                gbt_unlock(&self.lock)
+                for i in range(IDLE_PAUSES):
+                    GBT_PAUSE()
+                gbt_lock(&self.lock)
+        if wanted != NULL and wanted.status == DONE:
+            self._finish(wanted)
+        return True
+
+    cdef void _finish(self, expansion* e) noexcept nogil:
+        """A done expansion gives back the buffers it did not use; while it waits
+        for its turn, its children's count beyond its parent's one."""
+        cdef int kept = (e.child[0].slot >= 0) + (e.child[1].slot >= 0)
+        self._release_spares(e)
+        self.ahead_extra += kept - e.had_slot - e.extra
+        e.extra = kept - e.had_slot
+        e.status = FINISHED
+
+    cdef void _take_turn(self, int p, double learning_rate, int* n_leaves,
+                         vector[int]& open_nodes) noexcept nogil:
+        """Commit the open node ``p``, expanded ahead and finished (its turn has
+        come; it is no longer in ``open_nodes``)."""
+        cdef expansion* e = &self.ahead[self.states[p].ahead]
+        cdef int left, right
+        self.ahead_extra -= e.extra
+        self.states[p].ahead = -1
+        self._commit(e, learning_rate, &left, &right)
+        e.parent = -1
+        e.status = FREE
+        n_leaves[0] += 1
+        self._open_children(left, right, n_leaves[0], open_nodes)
+        self._after_split(open_nodes, n_leaves[0])
+
+    cdef void _phase(self, int tid, vector[int]& open_nodes, int* n_leaves,
+                     double learning_rate) noexcept nogil:
+        """One thread of an expand-ahead phase. Threads 1, 2, ... run queued
+        expansions. Thread 0 splits the open nodes in the sequential order while
+        the picked one is small, queueing it and the next best ones; the phase
+        ends at a large node, at a small one with nothing to expand beside it,
+        at the leaf budget, or where a buffer would move. Thread 0 counts its
+        splits in ``phase_commits``; ``phase_error``: a buffer could not be
+        allocated."""
+        cdef int pick, p, i
+        cdef node_state* st
+        gbt_lock(&self.lock)
+        if tid > 0:
+            self._run_queue(tid, NULL, False)
+            gbt_unlock(&self.lock)
+            return
+        while open_nodes.size() > 0 and not self.phase_error:
+            if self.max_leaves > 0 and n_leaves[0] >= self.max_leaves:
+                break
+            if self.states.capacity() - self.states.size() < 2:
+                break    # a commit would move the states running expansions read
+            pick = self._pick(open_nodes, False)
+            p = open_nodes[pick]
+            st = &self.states[p]
+            if st.ahead < 0:
+                if st.end - st.start >= AHEAD_MAX_ROWS or (
+                        self.n_in_flight == 0 and not self._partner(open_nodes, p)):
+                    break
+                i = self._queue(p, True)
+                if i <= 0:
+                    self.phase_error = i < 0
+                    break
+            self._feed()
+            self._run_queue(0, &self.ahead[st.ahead], False)
+            if self.phase_error:
+                break
+            open_nodes.erase(open_nodes.begin() + pick)
+            self._take_turn(p, learning_rate, n_leaves, open_nodes)
+            self.phase_commits += 1
+        # the end: drop what is still queued; the other threads leave when their
+        # expansions are done
+        for i in range(self.n_queued):
+            self._cancel(&self.ahead[self.queue[i]])
+        self.n_queued = 0
+        self.queue_closed = True
+        gbt_unlock(&self.lock)
+
     cdef int _grow(self, double learning_rate, const IDX_C* sample,
                    Py_ssize_t n_sample) noexcept nogil:
         """Grow the tree on ``self.pairs`` into self.nodes, on the rows ``sample`` (all
         rows when NULL); returns -1 on allocation failure."""
         cdef vector[int] open_nodes
         cdef Py_ssize_t i
-        cdef int n_leaves = 1, pick, k, t, p, left, right, n_tasks
+        cdef int n_leaves = 1, pick, k, p, left, right
         cdef node_state root
         cdef expansion one
         cdef expansion* e = &one
-        cdef expansion* tasks[MAX_AHEAD_TASKS]
         cdef int n_workers = min(self.n_threads, self.ahead_threads)   # grow() made the buffers
-        cdef int max_tasks = min(TASKS_PER_THREAD * n_workers, MAX_AHEAD_TASKS), tid
+        cdef int max_tasks = min(TASKS_PER_THREAD * n_workers, MAX_AHEAD_TASKS), tid = 0
         self.nodes.clear()
         self.states.clear()
         self.ahead_extra = 0
         for k in range(<int>self.ahead.size()):
             self.ahead[k].parent = -1
+            self.ahead[k].status = FREE
+        self.n_queued = 0
+        self.n_in_flight = 0
+        self.queue_closed = True
         self.values = self.pairs
         if self.quant_levels > 0:
             quantize_into(self.pairs, self.n_rows, self.quant_levels,
@@ -938,72 +1216,48 @@ cdef class TreeGrower:
                 break
             pick = self._pick(open_nodes, False)
             p = open_nodes[pick]
-            open_nodes.erase(open_nodes.begin() + pick)
-            n_tasks = 1
-            if self.states[p].ahead < 0 and max_tasks > 1 and (
-                    self.states[p].end - self.states[p].start < AHEAD_MAX_ROWS):
-                # the next best small open nodes are expanded at the same time
-                tasks[0] = &one
-                # (each may take two buffers: not past the histogram memory budget)
-                while (n_tasks < max_tasks
-                       and self._held_slots() + 2 * (n_tasks + 1) <= self.max_slots):
-                    k = self._free_ahead()
-                    pick = self._pick(open_nodes, True)
-                    if k < 0 or pick < 0:
-                        break
-                    tasks[n_tasks] = &self.ahead[k]
-                    tasks[n_tasks].parent = open_nodes[pick]
-                    self.states[open_nodes[pick]].ahead = k   # not picked again
-                    n_tasks += 1
             if self.states[p].ahead >= 0:
                 # expanded ahead: its turn has come
-                e = &self.ahead[self.states[p].ahead]
-                self.ahead_extra -= e.extra
-                self.states[p].ahead = -1
-            elif n_tasks == 1:
-                # one split at a time, on every thread
-                e = &one
-                e.parent = p
-                e.n_leaves = n_leaves + 1
-                self._expand_rows(e, &self.chunk_counts[0], self.n_threads)
-                if self._acquire_spares(e, True) < 0:
-                    return -1
-                self._commit(e, learning_rate, &left, &right)
-                self._ensure_level(self.states[left].depth)
-                self._expand_hist(e, &self.states[left], &self.states[right], left, right,
-                                  self.scratch, self.per_feature, self.n_threads, 0)
-                self._release_spares(e)
-                n_leaves += 1
-                self._open_children(left, right, n_leaves, open_nodes)
-                self._after_split(open_nodes, n_leaves)
+                open_nodes.erase(open_nodes.begin() + pick)
+                self._take_turn(p, learning_rate, &n_leaves, open_nodes)
                 continue
-            else:
-                one.parent = p
-                self._largest_first(tasks, n_tasks)
-                for t in range(n_tasks):
-                    tasks[t].n_leaves = -1   # not known yet: checked at the commit
-                    tasks[t].extra = -1 if self.states[tasks[t].parent].slot >= 0 else 0
-                    if self._acquire_spares(tasks[t], False) < 0:
-                        return -1
-                # dynamic: a thread that finished a small node takes the next one; the
-                # buffers are the thread's (a thread expands one node at a time)
-                for t in prange(n_tasks, schedule='dynamic', chunksize=1,
-                                num_threads=min(n_tasks, n_workers), nogil=True):
+            if (max_tasks > 1 and self.states[p].end - self.states[p].start < AHEAD_MAX_ROWS
+                    and self._partner(open_nodes, p)):
+                # a phase of small nodes, expanded ahead on every thread; the states
+                # and buffers get room to grow without moving while it runs
+                if self.states.capacity() - self.states.size() < 64:
+                    self.states.reserve(2 * self.states.capacity() + 64)
+                if self.slots.capacity() - self.slots.size() < 2 * MAX_AHEAD_TASKS:
+                    self.slots.reserve(self.slots.size() + 4 * MAX_AHEAD_TASKS)
+                self.phase_commits = 0
+                self.phase_error = False
+                self.queue_closed = False
+                self.feed_nodes = &open_nodes
+                self.feed_max = max_tasks
+                with parallel(num_threads=n_workers):
                     tid = threadid()
-                    self._expand_rows(tasks[t], &self.chunk_counts[tid * MAX_PARTITION_CHUNKS], 1)
-                    self._expand_hist(tasks[t], &tasks[t].child[0], &tasks[t].child[1], -1, -1,
-                                      self.scratch if tid == 0 else <hist_entry*>(
-                                          self.task_scratch + (tid - 1) * self.task_scratch_bytes),
-                                      self.per_feature + tid * self.n_features, 1, tid)
-                for t in range(n_tasks):
-                    self._release_spares(tasks[t])
-                    # slots the expansion holds beyond its parent's one (budget count)
-                    tasks[t].extra += (tasks[t].child[0].slot >= 0) + (tasks[t].child[1].slot >= 0)
-                    if tasks[t] != &one:
-                        self.ahead_extra += tasks[t].extra
-                self.n_ahead_expanded += n_tasks - 1
-                e = &one
+                    self._phase(tid, open_nodes, &n_leaves, learning_rate)
+                self.feed_nodes = NULL
+                for k in range(<int>self.ahead.size()):
+                    if self.ahead[k].status == DONE:
+                        self._finish(&self.ahead[k])
+                if self.phase_error:
+                    return -1
+                if self.phase_commits > 0:
+                    continue
+                # (no free entry: the picked node, still open, is split below)
+            # one split at a time, on every thread
+            open_nodes.erase(open_nodes.begin() + pick)
+            e.parent = p
+            e.n_leaves = n_leaves + 1
+            self._expand_rows(e, &self.chunk_counts[0], self.n_threads)
+            if self._acquire_spares(e, True) < 0:
+                return -1
             self._commit(e, learning_rate, &left, &right)
+            self._ensure_level(self.states[left].depth)
+            self._expand_hist(e, &self.states[left], &self.states[right], left, right,
+                              self.scratch, self.per_feature, self.n_threads, 0)
+            self._release_spares(e)
             e.parent = -1
             n_leaves += 1
             self._open_children(left, right, n_leaves, open_nodes)
@@ -1011,22 +1265,6 @@ cdef class TreeGrower:
         for k in range(<int>open_nodes.size()):
             self._close(open_nodes[k])
         return 0
-
-    cdef inline Py_ssize_t _rows_of(self, const expansion* e) noexcept nogil:
-        return self.states[e.parent].end - self.states[e.parent].start
-
-    cdef void _largest_first(self, expansion** tasks, int n_tasks) noexcept nogil:
-        """Order the tasks by decreasing rows (ties: as given), so that the
-        dynamic schedule hands the large nodes out first."""
-        cdef int i, j
-        cdef expansion* e
-        for i in range(1, n_tasks):
-            e = tasks[i]
-            j = i
-            while j > 0 and self._rows_of(tasks[j - 1]) < self._rows_of(e):
-                tasks[j] = tasks[j - 1]
-                j -= 1
-            tasks[j] = e
 
     cdef void _after_split(self, vector[int]& open_nodes, int n_leaves) noexcept nogil:
         if (DROP_HOPELESS and self.max_leaves > 0

@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 from gbtree import GBTRegressor
 from gbtree._grower import (AHEAD_TASKS_PER_THREAD, TreeGrower, py_expand_ahead,
                             py_set_hist_memory)
+from gbtree._openmp_helpers import openmp_enabled
 from gbtree.binning import BinMapper
 
 
@@ -81,6 +82,22 @@ def test_expanding_ahead_grows_the_tree_of_one_split_at_a_time(rng, n_threads, k
     _assert_same(_grow_trees(mapper, Xb, y, False, n_threads, **kw), reference)
 
 
+@pytest.mark.parametrize("n_threads", [3, 4])
+def test_expanding_ahead_from_a_shared_queue_gives_the_same_trees_every_time(rng, n_threads):
+    # The threads take expansions from a queue that any of them refills and
+    # thread 0 commits in order; how the work lands on the threads changes from
+    # run to run (more threads than this machine's cores: preempted mid-way).
+    # Every run must grow the one-split-at-a-time trees.
+    mapper, Xb, y = _data(rng, n=30_000)
+    kw = dict(n_trees=2, max_leaves=255)
+    reference = _grow_trees(mapper, Xb, y, False, 1, **kw)
+    for _ in range(4):
+        _assert_same(reference, _grow_trees(mapper, Xb, y, True, n_threads, **kw))
+
+
+@pytest.mark.skipif(not openmp_enabled(),
+                    reason="without OpenMP one thread runs the queue in the order the "
+                           "tree needs it: no expansion made ahead is left to undo")
 def test_expansions_made_ahead_are_undone_exactly(rng):
     # With a leaf budget, lossguide expands ahead nodes whose turn never comes:
     # they stay leaves, their rows back in increasing order, their buffers freed.
