@@ -177,6 +177,11 @@ cdef inline void _init_state(node_state* st, Py_ssize_t start, Py_ssize_t end, S
     st.ahead = -1
 
 
+cdef inline bint _may_go_ahead(const node_state* st) noexcept nogil:
+    """Whether an open node may be expanded ahead: not yet, and small."""
+    return st.ahead < 0 and st.end - st.start < AHEAD_MAX_ROWS
+
+
 cdef int _check_sample(const IDX_C* sample, Py_ssize_t n, Py_ssize_t n_rows) noexcept nogil:
     """0 when sample[0:n] is strictly increasing and below n_rows (the partition
     and the raw-score update rely on increasing rows), else -1."""
@@ -200,6 +205,11 @@ cdef struct expansion:
     int extra             # slots held beyond the parent's one (spares until finished)
     int had_slot          # the parent had a histogram when it was queued
     int status            # FREE, QUEUED, RUNNING, DONE (not finished yet), FINISHED
+
+
+cdef inline void _free_entry(expansion* e) noexcept nogil:
+    e.parent = -1
+    e.status = FREE
 
 
 cdef class TreeGrower:
@@ -863,8 +873,7 @@ cdef class TreeGrower:
                 rows[i] = buf[a]
                 a += 1
             i += 1
-        e.parent = -1
-        e.status = FREE
+        _free_entry(e)
         st.ahead = -1
 
     cdef void _drop_hopeless(self, vector[int]& open_nodes, int splits_left) noexcept nogil:
@@ -920,7 +929,7 @@ cdef class TreeGrower:
         cdef const node_state* st
         for k in range(<int>open_nodes.size()):
             st = &self.states[open_nodes[k]]
-            if ahead_only and (st.ahead >= 0 or st.end - st.start >= AHEAD_MAX_ROWS):
+            if ahead_only and not _may_go_ahead(st):
                 continue
             if pick < 0:
                 pick = k
@@ -941,10 +950,8 @@ cdef class TreeGrower:
     cdef bint _partner(self, const vector[int]& open_nodes, int p) noexcept nogil:
         """Whether an open node other than ``p`` may be expanded ahead."""
         cdef int k
-        cdef const node_state* st
         for k in range(<int>open_nodes.size()):
-            st = &self.states[open_nodes[k]]
-            if open_nodes[k] != p and st.ahead < 0 and st.end - st.start < AHEAD_MAX_ROWS:
+            if open_nodes[k] != p and _may_go_ahead(&self.states[open_nodes[k]]):
                 return True
         return False
 
@@ -1026,8 +1033,7 @@ cdef class TreeGrower:
         self.states[e.parent].ahead = -1
         self.n_ahead_expanded -= 1
         self.n_in_flight -= 1
-        e.parent = -1
-        e.status = FREE
+        _free_entry(e)
 
     cdef void _run(self, expansion* e, int tid) noexcept nogil:
         """Expand ``e`` on thread ``tid`` alone, with that thread's buffers."""
@@ -1097,8 +1103,7 @@ cdef class TreeGrower:
         self.ahead_extra -= e.extra
         self.states[p].ahead = -1
         self._commit(e, learning_rate, &left, &right)
-        e.parent = -1
-        e.status = FREE
+        _free_entry(e)
         n_leaves[0] += 1
         self._open_children(left, right, n_leaves[0], open_nodes)
         self._after_split(open_nodes, n_leaves[0])
@@ -1112,7 +1117,7 @@ cdef class TreeGrower:
         at the leaf budget, or where a buffer would move. Thread 0 counts its
         splits in ``phase_commits``; ``phase_error``: a buffer could not be
         allocated."""
-        cdef int pick, p, i
+        cdef int pick, p, i, r
         cdef node_state* st
         gbt_lock(&self.lock)
         if tid > 0:
@@ -1128,12 +1133,12 @@ cdef class TreeGrower:
             p = open_nodes[pick]
             st = &self.states[p]
             if st.ahead < 0:
-                if st.end - st.start >= AHEAD_MAX_ROWS or (
+                if not _may_go_ahead(st) or (
                         self.n_in_flight == 0 and not self._partner(open_nodes, p)):
                     break
-                i = self._queue(p, True)
-                if i <= 0:
-                    self.phase_error = i < 0
+                r = self._queue(p, True)
+                if r <= 0:
+                    self.phase_error = r < 0
                     break
             self._feed()
             self._run_queue(0, &self.ahead[st.ahead], False)
@@ -1166,8 +1171,7 @@ cdef class TreeGrower:
         self.states.clear()
         self.ahead_extra = 0
         for k in range(<int>self.ahead.size()):
-            self.ahead[k].parent = -1
-            self.ahead[k].status = FREE
+            _free_entry(&self.ahead[k])
         self.n_queued = 0
         self.n_in_flight = 0
         self.queue_closed = True
@@ -1221,7 +1225,7 @@ cdef class TreeGrower:
                 open_nodes.erase(open_nodes.begin() + pick)
                 self._take_turn(p, learning_rate, &n_leaves, open_nodes)
                 continue
-            if (max_tasks > 1 and self.states[p].end - self.states[p].start < AHEAD_MAX_ROWS
+            if (max_tasks > 1 and _may_go_ahead(&self.states[p])
                     and self._partner(open_nodes, p)):
                 # a phase of small nodes, expanded ahead on every thread; the states
                 # and buffers get room to grow without moving while it runs
