@@ -63,6 +63,11 @@ cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries
         n_chunks = MAX_HIST_CHUNKS
     if n_chunks * n_entries > MAX_SCRATCH_ENTRIES:
         n_chunks = MAX_SCRATCH_ENTRIES // n_entries
+    # An even count (set by the rows alone, like the rest): with 3, 5 or 7 chunks
+    # one of two threads builds a chunk more than the other (a third more time
+    # for 3). Builds of 65,536+ row nodes' smaller children, two threads, 60
+    # trees of workload 1: 1.87x the root's time instead of 2.02x.
+    n_chunks -= n_chunks % 2
     if n_chunks < 2:
         n_chunks = 1
     plan.n_chunks = <int>n_chunks

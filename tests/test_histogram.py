@@ -43,6 +43,17 @@ def test_chunked_histogram_matches_reference_and_is_thread_independent(rng, n_fe
     np.testing.assert_allclose(h1, ref.build_histogram(X, rows, grad, hess, offsets), rtol=1e-9, atol=1e-7)
 
 
+@pytest.mark.parametrize("n_rows", [4_096, 20_000, 49_152, 60_000, 81_920, 115_000, 1_000_000])
+def test_row_chunks_come_in_even_numbers(n_rows):
+    # two threads then build as many chunks each (3 chunks would leave one idle
+    # a third of the time); the count depends on the rows only, never the threads
+    plans = {py_plan(n_rows, 28, 28 * 256, n_threads=t)[::2] for t in (1, 2, 3)}
+    assert len(plans) == 1
+    ((n_chunks, chunk_rows),) = plans
+    assert n_chunks >= 2 and n_chunks % 2 == 0
+    assert (n_chunks - 1) * chunk_rows < n_rows <= n_chunks * chunk_rows
+
+
 @pytest.mark.parametrize("packed", [False, True])
 def test_more_features_than_one_pass_takes(rng, packed):
     # the dense kernel visits at most 256 features a pass over the rows; 521 = two
