@@ -126,18 +126,29 @@ class Bench:
 
     def run_libs(self, mode, cfg, data, **tags):
         """Run every library ``--repeat`` times (interleaved), aggregate, record, return."""
-        runs = {lib: [] for lib in self.libs}
-        for _ in range(self.args.repeat):
-            for lib in self.libs:
-                result = self.run_one(lib, mode, cfg, data)
-                log(f"  {lib:<18} {describe(result)}")
-                runs[lib].append(result)
+        return self.run_grid(mode, [cfg], data, **tags)
+
+    def run_grid(self, mode, cfgs, data, **tags):
+        """``run_libs`` over several configs, interleaved: repeat by repeat, config by
+        config, library by library. A drift of the shared host's speed then falls on
+        every config alike instead of on whichever ran last. Results config by config."""
+        runs = {(i, lib): [] for i in range(len(cfgs)) for lib in self.libs}
+        for repeat in range(self.args.repeat):
+            for i, cfg in enumerate(cfgs):
+                if len(cfgs) > 1:
+                    log(f"repeat {repeat + 1} of {self.args.repeat}, "
+                        f"{threads_text(cfg.threads)}")
+                for lib in self.libs:
+                    result = self.run_one(lib, mode, cfg, data)
+                    log(f"  {lib:<18} {describe(result)}")
+                    runs[i, lib].append(result)
         results = []
-        for lib in self.libs:
-            result = dict(aggregate(runs[lib]), threads=cfg.threads, rounds=cfg.rounds,
-                          leaves=cfg.leaves, **tags)
-            results.append(result)
-            self.results.append(result)
+        for i, cfg in enumerate(cfgs):
+            for lib in self.libs:
+                result = dict(aggregate(runs[i, lib]), threads=cfg.threads, rounds=cfg.rounds,
+                              leaves=cfg.leaves, **tags)
+                results.append(result)
+                self.results.append(result)
         return results
 
 
@@ -245,10 +256,23 @@ def threads_table(results, threads_list):
         row = [lib]
         for key, digits in (("fit_seconds", 2), ("predict_seconds", 3)):
             row += [fmt(r[key], digits) for r in runs]
-            row += [fmt(runs[0][key] / r[key], 2, "×") for r in runs[1:]]
+            row += [speed_up(runs[0], r, key) for r in runs[1:]]
         row.append(runs[0]["metric"].upper() + " " + " / ".join(f"{r['score']:.4f}" for r in runs))
         rows.append(row)
     return markdown_table(headers, rows)
+
+
+def speed_up(base, other, key):
+    """``base``'s time over ``other``'s: the median over the repeats of the ratio of
+    the runs made next to each other, with their range (the medians' ratio when
+    there is one run each)."""
+    pairs = [(a.get(key), b.get(key)) for a, b in
+             zip(base.get("repeats", []), other.get("repeats", []))]
+    ratios = [a / b for a, b in pairs if a and b]
+    if len(ratios) < 2:
+        return fmt(base[key] / other[key], 2, "×")
+    return (f"{statistics.median(ratios):.2f}× "
+            f"({min(ratios):.2f}–{max(ratios):.2f})")
 
 
 def rows_table(results, rows_list):
@@ -346,14 +370,12 @@ def workload_compare(bench, settings, args):
 
 def workload_threads(bench, settings, args):
     data = bench.data(settings["dataset"], settings["rows"], settings["test_rows"])
-    results = []
-    for threads in settings["threads_list"]:
-        log(f"threads = {threads}")
-        cfg = make_config(settings, args, threads)
-        results += bench.run_libs("fit-predict", cfg, data, rows=settings["rows"])
+    cfgs = [make_config(settings, args, threads) for threads in settings["threads_list"]]
+    results = bench.run_grid("fit-predict", cfgs, data, rows=settings["rows"])
     header = (f"{describe_data(settings, settings['rows'])}; {settings['rounds']} rounds, "
               f"{settings['leaves']} leaves; speed-up = time at "
-              f"{threads_text(settings['threads_list'][0])} ÷ time at more")
+              f"{threads_text(settings['threads_list'][0])} ÷ time at more, the median "
+              f"over the repeats (each run next to its partner) and their range")
     return header, threads_table(results, settings["threads_list"])
 
 
