@@ -10,11 +10,12 @@ thread its own block of rows, found in every leaf), without walking the tree
 again.
 
 With two threads or more, open nodes of fewer than ``AHEAD_MAX_ROWS`` rows are
-expanded ahead, each on one thread: while thread 0 splits the nodes in the
-order above, the next best ones are queued, and every thread takes the next
+expanded ahead, each on one thread: the nodes are still split in the order
+above, the next best ones are queued, and every thread takes the next
 expansion from the queue as soon as it is free (partition, the children's
 histograms, their best splits); an expanded node waits until the order picks
-it (see ``_expand_rows`` and ``_phase``). Larger nodes are expanded one at a
+it, and the thread that finishes the expansion of the node whose turn it is
+makes the split and picks the next (see ``_expand_rows`` and ``_phase``). Larger nodes are expanded one at a
 time with every thread on each step. The tree is the same either way, at any
 thread count.
 
@@ -104,7 +105,7 @@ cdef enum:
     TASKS_PER_THREAD = 3
     MAX_AHEAD_TASKS = 16
     MAX_AHEAD_THREADS = 8
-    # an expansion's status (see TreeGrower._run_queue)
+    # an expansion's status (see TreeGrower._work)
     FREE = 0
     QUEUED = 1
     RUNNING = 2
@@ -280,7 +281,12 @@ cdef class TreeGrower:
     cdef int n_queued
     cdef int n_in_flight              # queued or running
     cdef bint queue_closed            # no phase runs (or it is ending)
-    cdef const vector[int]* feed_nodes   # the phase's open nodes
+    cdef vector[int]* phase_nodes     # the phase's open nodes
+    cdef int* phase_leaves            # ... its leaf count
+    cdef double phase_lr              # ... its learning rate
+    cdef int turn                     # the open node to be split next (queued or expanded), or -1
+    cdef bint advancing               # a thread is in ``_advance``
+    cdef int advance_tid              # ... that thread
     cdef int feed_max                 # expansions queued or running at most
     cdef int phase_commits            # splits committed by the last expand-ahead phase
     cdef bint phase_error             # ... which could not allocate a buffer
@@ -673,12 +679,12 @@ cdef class TreeGrower:
     # splits; ``_commit`` gives the children their node ids (ids follow the order
     # of commits). One split at a time, the steps run in the order rows, commit,
     # hist, on every thread. With two threads or more, small nodes are expanded
-    # ahead, each on one thread: thread 0 picks the nodes in the sequential order
-    # and commits them (``_phase``); it queues the picked node's expansion and
-    # those of the next best open nodes, and every thread, thread 0 too while it
-    # waits for the picked one, runs queued expansions (``_run_queue``). An
-    # expanded-ahead node waits for its turn; one whose turn never comes is
-    # undone. A node's rows, histograms and splits depend on no other node, so
+    # ahead, each on one thread (``_phase``): every thread runs queued expansions
+    # (``_work``), and the one that finishes the expansion of the node whose turn
+    # it is commits it and picks the next node in the sequential order
+    # (``_advance``); it queues that node's expansion first and those of the next
+    # best open nodes behind it. An expanded-ahead node waits for its turn; one
+    # whose turn never comes is undone. A node's rows, histograms and splits depend on no other node, so
     # the tree is the one grown one split at a time.
 
     cdef int _acquire_spares(self, expansion* e, bint sure) noexcept nogil:
@@ -844,9 +850,9 @@ cdef class TreeGrower:
         cdef IDX_C* rows
         cdef IDX_C* buf
         if st.ahead >= 0 and not self.queue_closed:
-            # in a phase (thread 0, holding the lock): wait until its expansion
-            # is done, or drop it if it has not started
-            self._run_queue(0, &self.ahead[st.ahead], True)
+            # in a phase (in ``_advance``, holding the lock): wait until its
+            # expansion is done, or drop it if it has not started
+            self._settle(&self.ahead[st.ahead], self.advance_tid)
         self._release_slot(st.slot)
         st.slot = -1
         if st.ahead < 0:
@@ -958,9 +964,10 @@ cdef class TreeGrower:
     # ------------------------------------------------------------ expanding ahead
     #
     # In a phase, the tree, the open nodes, the buffers' bookkeeping, the queue
-    # and the expansions' entries are shared under ``self.lock``: thread 0 holds
-    # it except while it runs an expansion or waits, and any thread that finds
-    # the queue empty refills it (``_feed``) under the lock. A queued expansion
+    # and the expansions' entries are shared under ``self.lock``: every thread
+    # holds it except while it runs an expansion or waits; under it, a thread
+    # makes the splits whose turn has come (``_advance``), and any thread that
+    # finds the queue empty refills it (``_feed``). A queued expansion
     # holds its parent's histogram and its spares; the thread that runs it, not
     # holding the lock, writes only its entry's children, its parent's rows,
     # buffer rows and slot, and its own buffers. Nothing may move what a running
@@ -972,7 +979,7 @@ cdef class TreeGrower:
         may take (``front``: it is the one needed next), under the lock. Returns
         1 when queued, 0 when there is no free entry or a new buffer would move
         ``slots``, -1 when a buffer cannot be allocated."""
-        cdef int k = self._free_ahead(), i
+        cdef int k = self._free_ahead()
         cdef expansion* e
         if k < 0 or (<Py_ssize_t>self.free_slots.size()
                      + <Py_ssize_t>(self.slots.capacity() - self.slots.size())) < 2:
@@ -988,12 +995,10 @@ cdef class TreeGrower:
         self.ahead_extra += e.extra
         self.states[node].ahead = k
         if front:
-            for i in range(self.n_queued, 0, -1):
-                self.queue[i] = self.queue[i - 1]
-            self.queue[0] = k
+            self._push_front(k)
         else:
             self.queue[self.n_queued] = k
-        self.n_queued += 1
+            self.n_queued += 1
         self.n_in_flight += 1
         e.status = QUEUED
         return 1
@@ -1008,16 +1013,24 @@ cdef class TreeGrower:
             if (self.n_in_flight >= self.feed_max
                     or self._held_slots() + 2 > self.max_slots):
                 break
-            pick = self._pick(self.feed_nodes[0], True)
+            pick = self._pick(self.phase_nodes[0], True)
             if pick < 0:
                 break
-            r = self._queue(self.feed_nodes[0][pick], False)
+            r = self._queue(self.phase_nodes[0][pick], False)
             if r <= 0:
                 self.phase_error = r < 0
                 break
             self.n_ahead_expanded += 1
             n += 1
         return n
+
+    cdef inline void _push_front(self, int k) noexcept nogil:
+        """Queue entry ``k`` first (under the lock)."""
+        cdef int i
+        for i in range(self.n_queued, 0, -1):
+            self.queue[i] = self.queue[i - 1]
+        self.queue[0] = k
+        self.n_queued += 1
 
     cdef inline void _unqueue(self, int at) noexcept nogil:
         """Remove entry ``at`` of the queue (under the lock)."""
@@ -1043,47 +1056,62 @@ cdef class TreeGrower:
                               self.task_scratch + (tid - 1) * self.task_scratch_bytes),
                           self.per_feature + tid * self.n_features, 1, tid)
 
-    cdef bint _run_queue(self, int tid, expansion* wanted, bint cancel) noexcept nogil:
-        """Run queued expansions on thread ``tid``, holding the lock on entry and
-        on return. With ``wanted`` NULL (threads 1, 2, ...): until the queue is
-        empty and closed. Else (thread 0): until ``wanted`` is done, running it
-        first if it is still queued, or dropping it instead with ``cancel``; then
-        finishes it. Returns False when dropped. A thread that finds the queue
-        empty refills it before it waits."""
+    cdef expansion* _run_next(self, int tid) noexcept nogil:
+        """Run the first queued expansion on thread ``tid`` (holding the lock on entry
+        and on return, not while it runs); returns it."""
+        cdef expansion* e = &self.ahead[self.queue[0]]
+        self._unqueue(0)
+        e.status = RUNNING
+        gbt_unlock(&self.lock)
+        self._run(e, tid)
+        gbt_lock(&self.lock)
+        e.status = DONE
+        self.n_in_flight -= 1
+        return e
+
+    cdef inline void _pause(self) noexcept nogil:
+        """Let go of the lock a moment (nothing to run)."""
+        cdef int i
+        gbt_unlock(&self.lock)
+        for i in range(IDLE_PAUSES):
+            GBT_PAUSE()
+        gbt_lock(&self.lock)
+
+    cdef void _work(self, int tid) noexcept nogil:
+        """Run queued expansions on thread ``tid`` until the phase is closed and the
+        queue empty (holding the lock on entry and on return). The thread that
+        finishes the expansion of the node whose turn it is moves the phase on
+        (``_advance``); a thread that finds the queue empty refills it before it
+        waits."""
         cdef expansion* e
-        cdef int i, k
-        while wanted == NULL or wanted.status == QUEUED or wanted.status == RUNNING:
-            k = -1
-            if wanted != NULL and wanted.status == QUEUED:
-                for i in range(self.n_queued):
-                    if &self.ahead[self.queue[i]] == wanted:
-                        k = i
-                        break
-                if cancel:
-                    self._unqueue(k)
-                    self._cancel(wanted)
-                    return False
-            elif self.n_queued > 0 or self._feed() > 0:
-                k = 0
-            elif wanted == NULL and self.queue_closed:
+        while True:
+            if self.n_queued > 0 or self._feed() > 0:
+                e = self._run_next(tid)
+                if e.parent == self.turn and not self.advancing:
+                    self._advance(tid)
+            elif self.queue_closed:
                 break
-            if k >= 0:
-                e = &self.ahead[self.queue[k]]
-                self._unqueue(k)
-                e.status = RUNNING
-                gbt_unlock(&self.lock)
-                self._run(e, tid)
-                gbt_lock(&self.lock)
-                e.status = DONE
-                self.n_in_flight -= 1
             else:
-                gbt_unlock(&self.lock)
-                for i in range(IDLE_PAUSES):
-                    GBT_PAUSE()
-                gbt_lock(&self.lock)
-        if wanted != NULL and wanted.status == DONE:
-            self._finish(wanted)
-        return True
+                self._pause()
+
+    cdef void _settle(self, expansion* e, int tid) noexcept nogil:
+        """Drop the expansion ``e`` if it is still queued, else wait until it is
+        done, running queued ones meanwhile, and finish it (under the lock)."""
+        cdef int i
+        if e.status == QUEUED:
+            for i in range(self.n_queued):
+                if &self.ahead[self.queue[i]] == e:
+                    self._unqueue(i)
+                    break
+            self._cancel(e)
+            return
+        while e.status == RUNNING:
+            if self.n_queued > 0:
+                self._run_next(tid)
+            else:
+                self._pause()
+        if e.status == DONE:
+            self._finish(e)
 
     cdef void _finish(self, expansion* e) noexcept nogil:
         """A done expansion gives back the buffers it did not use; while it waits
@@ -1108,51 +1136,85 @@ cdef class TreeGrower:
         self._open_children(left, right, n_leaves[0], open_nodes)
         self._after_split(open_nodes, n_leaves[0])
 
-    cdef void _phase(self, int tid, vector[int]& open_nodes, int* n_leaves,
-                     double learning_rate) noexcept nogil:
-        """One thread of an expand-ahead phase. Threads 1, 2, ... run queued
-        expansions. Thread 0 splits the open nodes in the sequential order while
-        the picked one is small, queueing it and the next best ones; the phase
-        ends at a large node, at a small one with nothing to expand beside it,
-        at the leaf budget, or where a buffer would move. Thread 0 counts its
-        splits in ``phase_commits``; ``phase_error``: a buffer could not be
-        allocated."""
-        cdef int pick, p, i, r
+    cdef void _close_phase(self) noexcept nogil:
+        """End the phase (under the lock): drop what is still queued; the threads
+        leave when their expansions are done."""
+        cdef int i
+        for i in range(self.n_queued):
+            self._cancel(&self.ahead[self.queue[i]])
+        self.n_queued = 0
+        self.turn = -1
+        self.queue_closed = True
+
+    cdef void _advance(self, int tid) noexcept nogil:
+        """Move the phase on, on thread ``tid`` (under the lock): while the node
+        whose turn it is has been expanded, commit it and pick the next one in the
+        sequential order; queue the picked node's expansion first (unless it is
+        under way) and the next best ones behind it. The phase is closed at a
+        large node, at a small one with nothing to expand beside it, at the leaf
+        budget, or where a buffer would move. Commits are counted in
+        ``phase_commits``; ``phase_error``: a buffer could not be allocated."""
+        cdef vector[int]* open_nodes = self.phase_nodes
+        cdef expansion* e
         cdef node_state* st
-        gbt_lock(&self.lock)
-        if tid > 0:
-            self._run_queue(tid, NULL, False)
-            gbt_unlock(&self.lock)
-            return
-        while open_nodes.size() > 0 and not self.phase_error:
-            if self.max_leaves > 0 and n_leaves[0] >= self.max_leaves:
+        cdef int pick, p, k, r
+        self.advancing = True
+        self.advance_tid = tid
+        while not self.queue_closed:
+            if self.phase_error:
+                self._close_phase()
                 break
-            if self.states.capacity() - self.states.size() < 2:
-                break    # a commit would move the states running expansions read
-            pick = self._pick(open_nodes, False)
-            p = open_nodes[pick]
+            if self.turn >= 0:
+                e = &self.ahead[self.states[self.turn].ahead]
+                if e.status == QUEUED or e.status == RUNNING:
+                    break    # the thread that runs it comes back here
+                if e.status == DONE:
+                    self._finish(e)
+                p = self.turn
+                self.turn = -1
+                for k in range(<int>open_nodes.size()):
+                    if open_nodes[0][k] == p:
+                        open_nodes.erase(open_nodes.begin() + k)
+                        break
+                self._take_turn(p, self.phase_lr, self.phase_leaves, open_nodes[0])
+                self.phase_commits += 1
+            if (open_nodes.size() == 0
+                    or (self.max_leaves > 0 and self.phase_leaves[0] >= self.max_leaves)
+                    # a commit would move the states running expansions read
+                    or self.states.capacity() - self.states.size() < 2):
+                self._close_phase()
+                break
+            pick = self._pick(open_nodes[0], False)
+            p = open_nodes[0][pick]
             st = &self.states[p]
             if st.ahead < 0:
                 if not _may_go_ahead(st) or (
-                        self.n_in_flight == 0 and not self._partner(open_nodes, p)):
+                        self.n_in_flight == 0 and not self._partner(open_nodes[0], p)):
+                    self._close_phase()
                     break
                 r = self._queue(p, True)
                 if r <= 0:
                     self.phase_error = r < 0
+                    self._close_phase()
                     break
+            elif self.ahead[st.ahead].status == QUEUED:
+                # queued behind others: to the front
+                for k in range(self.n_queued):
+                    if self.queue[k] == st.ahead:
+                        self._unqueue(k)
+                        break
+                self._push_front(st.ahead)
+            self.turn = p
             self._feed()
-            self._run_queue(0, &self.ahead[st.ahead], False)
-            if self.phase_error:
-                break
-            open_nodes.erase(open_nodes.begin() + pick)
-            self._take_turn(p, learning_rate, n_leaves, open_nodes)
-            self.phase_commits += 1
-        # the end: drop what is still queued; the other threads leave when their
-        # expansions are done
-        for i in range(self.n_queued):
-            self._cancel(&self.ahead[self.queue[i]])
-        self.n_queued = 0
-        self.queue_closed = True
+        self.advancing = False
+
+    cdef void _phase(self, int tid) noexcept nogil:
+        """One thread of an expand-ahead phase: thread 0 picks the first node
+        (``_advance``), then every thread runs queued expansions (``_work``)."""
+        gbt_lock(&self.lock)
+        if tid == 0:
+            self._advance(0)
+        self._work(tid)
         gbt_unlock(&self.lock)
 
     cdef int _grow(self, double learning_rate, const IDX_C* sample,
@@ -1236,12 +1298,17 @@ cdef class TreeGrower:
                 self.phase_commits = 0
                 self.phase_error = False
                 self.queue_closed = False
-                self.feed_nodes = &open_nodes
+                self.turn = -1
+                self.advancing = False
+                self.phase_nodes = &open_nodes
+                self.phase_leaves = &n_leaves
+                self.phase_lr = learning_rate
                 self.feed_max = max_tasks
                 with parallel(num_threads=n_workers):
                     tid = threadid()
-                    self._phase(tid, open_nodes, &n_leaves, learning_rate)
-                self.feed_nodes = NULL
+                    self._phase(tid)
+                self.phase_nodes = NULL
+                self.phase_leaves = NULL
                 for k in range(<int>self.ahead.size()):
                     if self.ahead[k].status == DONE:
                         self._finish(&self.ahead[k])
