@@ -130,18 +130,23 @@ class Bench:
 
     def run_grid(self, mode, cfgs, data, **tags):
         """``run_libs`` over several configs, interleaved: repeat by repeat, config by
-        config, library by library. A drift of the shared host's speed then falls on
-        every config alike instead of on whichever ran last. Results config by config."""
+        config, library by library, every other repeat in the reverse order (A B, then
+        B A). A drift of the shared host's speed then falls on every config alike
+        instead of on whichever ran last, and no config always runs first. Results
+        config by config."""
         runs = {(i, lib): [] for i in range(len(cfgs)) for lib in self.libs}
+        order = [(i, lib) for i in range(len(cfgs)) for lib in self.libs]
         for repeat in range(self.args.repeat):
-            for i, cfg in enumerate(cfgs):
-                if len(cfgs) > 1:
+            shown = None
+            for i, lib in order if repeat % 2 == 0 else order[::-1]:
+                cfg = cfgs[i]
+                if len(cfgs) > 1 and shown != i:
                     log(f"repeat {repeat + 1} of {self.args.repeat}, "
                         f"{threads_text(cfg.threads)}")
-                for lib in self.libs:
-                    result = self.run_one(lib, mode, cfg, data)
-                    log(f"  {lib:<18} {describe(result)}")
-                    runs[i, lib].append(result)
+                    shown = i
+                result = self.run_one(lib, mode, cfg, data)
+                log(f"  {lib:<18} {describe(result)}")
+                runs[i, lib].append(result)
         results = []
         for i, cfg in enumerate(cfgs):
             for lib in self.libs:
