@@ -72,14 +72,9 @@ cdef extern from *:
     int gbt_first_max(const double* gains, int m) noexcept nogil
 
 cdef enum:
-    # The partition runs in parallel when every chunk gets at least this many
-    # rows ...
+    # The partition runs in parallel, one chunk per thread, when every chunk
+    # gets at least this many rows.
     MIN_PARTITION_ROWS = 2048
-    # ... in up to this many chunks per thread, taken as the threads come free
-    # (one per thread waited for the slower thread: large nodes' partitions,
-    # two threads, 60 trees of workload 1, alternated: 1.2-1.4 % less time for
-    # nodes of 65,536+ rows, relative to the root's)
-    PARTITION_CHUNKS_PER_THREAD = 4
     # How many rows ahead the partition prefetches the split feature (a row
     # takes about a nanosecond: 16 rows ahead was too close for the scattered rows
     # of a deep node, whose bins each sit on their own cache line: 5,000 such
@@ -566,10 +561,8 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
     if sparse == NULL:
         for b in range(256):
             goes_left[b] = _goes_left(<X_BINNED_C>b, bin, missing_bin, default_left)
-    if n_chunks > PARTITION_CHUNKS_PER_THREAD * n_threads:
-        n_chunks = PARTITION_CHUNKS_PER_THREAD * n_threads
-    if n_threads < 2 and n_chunks > 1:
-        n_chunks = 1
+    if n_chunks > n_threads:
+        n_chunks = n_threads
     if n_chunks > MAX_PARTITION_CHUNKS:
         n_chunks = MAX_PARTITION_CHUNKS
     if n_chunks < 2:
@@ -584,7 +577,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
     with parallel(num_threads=n_threads):
         # 1. each chunk splits itself into buffer[lo:hi], left rows first, right
         #    rows from the end backwards
-        for c in prange(n_chunks, schedule='dynamic'):
+        for c in prange(n_chunks, schedule='static'):
             lo = c * chunk
             hi = min(lo + chunk, n_rows)
             if sparse != NULL:
@@ -600,7 +593,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
                                                buffer + hi - 1, -1)
         # 2. every chunk fills its own range rows[lo:hi] (the rows it read in 1.)
         #    from the chunks' sides that land there
-        for c in prange(n_chunks, schedule='dynamic'):
+        for c in prange(n_chunks, schedule='static'):
             lo = c * chunk
             hi = min(lo + chunk, n_rows)
             _fill_range(rows, buffer, chunk_counts, n_chunks, chunk, n_rows, lo, hi,
