@@ -15,8 +15,8 @@ above, the next best ones are queued, and every thread takes the next
 expansion from the queue as soon as it is free (partition, the children's
 histograms, their best splits); an expanded node waits until the order picks
 it, and the thread that finishes the expansion of the node whose turn it is
-makes the split and picks the next (see ``_expand_rows`` and ``_phase``). Larger nodes are expanded one at a
-time with every thread on each step. The tree is the same either way, at any
+makes the split and picks the next (see ``_expand_rows`` and ``_phase``).
+Larger nodes are expanded one at a time with every thread on each step. The tree is the same either way, at any
 thread count.
 
 The binned matrix is dense (uint8, C order) or a ``binning.SparseBinned``; with
@@ -285,8 +285,7 @@ cdef class TreeGrower:
     cdef int* phase_leaves            # ... its leaf count
     cdef double phase_lr              # ... its learning rate
     cdef int turn                     # the open node to be split next (queued or expanded), or -1
-    cdef bint advancing               # a thread is in ``_advance``
-    cdef int advance_tid              # ... that thread
+    cdef int advance_tid              # the thread in ``_advance``
     cdef int feed_max                 # expansions queued or running at most
     cdef int phase_commits            # splits committed by the last expand-ahead phase
     cdef bint phase_error             # ... which could not allocate a buffer
@@ -684,8 +683,8 @@ cdef class TreeGrower:
     # it is commits it and picks the next node in the sequential order
     # (``_advance``); it queues that node's expansion first and those of the next
     # best open nodes behind it. An expanded-ahead node waits for its turn; one
-    # whose turn never comes is undone. A node's rows, histograms and splits depend on no other node, so
-    # the tree is the one grown one split at a time.
+    # whose turn never comes is undone. A node's rows, histograms and splits
+    # depend on no other node, so the tree is the one grown one split at a time.
 
     cdef int _acquire_spares(self, expansion* e, bint sure) noexcept nogil:
         """The histogram slots the children may need, taken before ``_expand_hist``
@@ -1087,7 +1086,7 @@ cdef class TreeGrower:
         while True:
             if self.n_queued > 0 or self._feed() > 0:
                 e = self._run_next(tid)
-                if e.parent == self.turn and not self.advancing:
+                if e.parent == self.turn:
                     self._advance(tid)
             elif self.queue_closed:
                 break
@@ -1158,7 +1157,6 @@ cdef class TreeGrower:
         cdef expansion* e
         cdef node_state* st
         cdef int pick, p, k, r
-        self.advancing = True
         self.advance_tid = tid
         while not self.queue_closed:
             if self.phase_error:
@@ -1171,6 +1169,8 @@ cdef class TreeGrower:
                 if e.status == DONE:
                     self._finish(e)
                 p = self.turn
+                # (-1 while the commit may let go of the lock, in ``_close``: no
+                # other thread comes in here meanwhile)
                 self.turn = -1
                 for k in range(<int>open_nodes.size()):
                     if open_nodes[0][k] == p:
@@ -1206,7 +1206,6 @@ cdef class TreeGrower:
                 self._push_front(st.ahead)
             self.turn = p
             self._feed()
-        self.advancing = False
 
     cdef void _phase(self, int tid) noexcept nogil:
         """One thread of an expand-ahead phase: thread 0 picks the first node
@@ -1299,7 +1298,6 @@ cdef class TreeGrower:
                 self.phase_error = False
                 self.queue_closed = False
                 self.turn = -1
-                self.advancing = False
                 self.phase_nodes = &open_nodes
                 self.phase_leaves = &n_leaves
                 self.phase_lr = learning_rate
