@@ -1031,8 +1031,16 @@ cdef class TreeGrower:
         self.queue[0] = k
         self.n_queued += 1
 
+    cdef void _unqueue_entry(self, int k) noexcept nogil:
+        """Take entry ``k`` of ``self.ahead`` out of the queue (under the lock)."""
+        cdef int i
+        for i in range(self.n_queued):
+            if self.queue[i] == k:
+                self._unqueue(i)
+                return
+
     cdef inline void _unqueue(self, int at) noexcept nogil:
-        """Remove entry ``at`` of the queue (under the lock)."""
+        """Remove position ``at`` of the queue (under the lock)."""
         cdef int i
         self.n_queued -= 1
         for i in range(at, self.n_queued):
@@ -1096,12 +1104,8 @@ cdef class TreeGrower:
     cdef void _settle(self, expansion* e, int tid) noexcept nogil:
         """Drop the expansion ``e`` if it is still queued, else wait until it is
         done, running queued ones meanwhile, and finish it (under the lock)."""
-        cdef int i
         if e.status == QUEUED:
-            for i in range(self.n_queued):
-                if &self.ahead[self.queue[i]] == e:
-                    self._unqueue(i)
-                    break
+            self._unqueue_entry(<int>(e - &self.ahead[0]))
             self._cancel(e)
             return
         while e.status == RUNNING:
@@ -1199,10 +1203,7 @@ cdef class TreeGrower:
                     break
             elif self.ahead[st.ahead].status == QUEUED:
                 # queued behind others: to the front
-                for k in range(self.n_queued):
-                    if self.queue[k] == st.ahead:
-                        self._unqueue(k)
-                        break
+                self._unqueue_entry(st.ahead)
                 self._push_front(st.ahead)
             self.turn = p
             self._feed()
