@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -102,6 +103,14 @@ class Bench:
             result["xcore_ns"] = self.cross_core_ns()   # measured right after the run
         return result
 
+    def run_together(self, lib, mode, cfg, data, copies):
+        """``copies`` fresh workers of the same run at the same time (one process
+        each): how fast the machine runs independent copies side by side."""
+        if not RUNNERS[lib].is_installed():
+            return [{"lib": lib, "status": "skipped", "error": f"{RUNNERS[lib].module} not installed"}]
+        with ThreadPoolExecutor(copies) as pool:    # each thread waits on its child
+            return list(pool.map(lambda _: self._run_worker(lib, mode, cfg, data), range(copies)))
+
     def _run_worker(self, lib, mode, cfg, data):
         spec = {"lib": lib, "mode": mode, "config": cfg.as_dict(), "data": data,
                 "predict_repeats": self.args.predict_repeats,
@@ -128,22 +137,34 @@ class Bench:
         """Run every library ``--repeat`` times (interleaved), aggregate, record, return."""
         return self.run_grid(mode, [cfg], data, **tags)
 
-    def run_grid(self, mode, cfgs, data, **tags):
+    def run_grid(self, mode, cfgs, data, together=0, **tags):
         """``run_libs`` over several configs, interleaved: repeat by repeat, config by
         config, library by library, every other repeat in the reverse order (A B, then
         B A). A drift of the shared host's speed then falls on every config alike
         instead of on whichever ran last, and no config always runs first. Results
-        config by config."""
+        config by config. With ``together`` >= 2, every repeat also runs that many
+        copies of the first config at once (``run_together``), as one more step of
+        the order; the first config's result keeps them in ``together``."""
         runs = {(i, lib): [] for i in range(len(cfgs)) for lib in self.libs}
         order = [(i, lib) for i in range(len(cfgs)) for lib in self.libs]
+        if together >= 2:
+            order += [(-1, lib) for lib in self.libs]
+            runs.update({(-1, lib): [] for lib in self.libs})
         for repeat in range(self.args.repeat):
             shown = None
             for i, lib in order if repeat % 2 == 0 else order[::-1]:
-                cfg = cfgs[i]
-                if len(cfgs) > 1 and shown != i:
+                cfg = cfgs[max(i, 0)]
+                if (len(cfgs) > 1 or i < 0) and shown != i:
                     log(f"repeat {repeat + 1} of {self.args.repeat}, "
-                        f"{threads_text(cfg.threads)}")
+                        + (f"{together} x {threads_text(cfg.threads)} at once" if i < 0
+                           else threads_text(cfg.threads)))
                     shown = i
+                if i < 0:
+                    copies = self.run_together(lib, mode, cfg, data, together)
+                    for result in copies:
+                        log(f"  {lib:<18} {describe(result)}")
+                    runs[i, lib].append(copies)
+                    continue
                 result = self.run_one(lib, mode, cfg, data)
                 log(f"  {lib:<18} {describe(result)}")
                 runs[i, lib].append(result)
@@ -152,6 +173,9 @@ class Bench:
             for lib in self.libs:
                 result = dict(aggregate(runs[i, lib]), threads=cfg.threads, rounds=cfg.rounds,
                               leaves=cfg.leaves, **tags)
+                if i == 0 and together >= 2:
+                    result["together"] = [[{k: r.get(k) for k in ("status", "fit_seconds")}
+                                           for r in copies] for copies in runs[-1, lib]]
                 results.append(result)
                 self.results.append(result)
         return results
@@ -242,11 +266,15 @@ def compare_table(results):
     return markdown_table(headers, rows)
 
 
-def threads_table(results, threads_list):
-    """One row per library: fit/predict seconds at each thread count and the speed-ups."""
+def threads_table(results, threads_list, together=0):
+    """One row per library: fit/predict seconds at each thread count and the speed-ups
+    (with ``together``: also the machine's ceiling for the last thread count, see
+    ``together_ceiling``)."""
     t0, rest = threads_list[0], threads_list[1:]
     headers = (["library"] + [f"fit s ({t} thr)" for t in threads_list]
                + [f"fit speed-up {t0}→{t}" for t in rest]
+               + ([f"{together} x {t0}-thread fits at once: throughput",
+                   "fit speed-up ÷ throughput"] if together else [])
                + [f"predict s ({t} thr)" for t in threads_list]
                + [f"predict speed-up {t0}→{t}" for t in rest]
                + [f"test metric ({' / '.join(map(str, threads_list))} thr)"])
@@ -262,6 +290,8 @@ def threads_table(results, threads_list):
         for key, digits in (("fit_seconds", 2), ("predict_seconds", 3)):
             row += [fmt(r[key], digits) for r in runs]
             row += [speed_up(runs[0], r, key) for r in runs[1:]]
+            if key == "fit_seconds" and together:
+                row += together_ceiling(runs[0], runs[-1])
         row.append(runs[0]["metric"].upper() + " " + " / ".join(f"{r['score']:.4f}" for r in runs))
         rows.append(row)
     return markdown_table(headers, rows)
@@ -278,6 +308,28 @@ def speed_up(base, other, key):
         return fmt(base[key] / other[key], 2, "×")
     return (f"{statistics.median(ratios):.2f}× "
             f"({min(ratios):.2f}–{max(ratios):.2f})")
+
+
+def together_ceiling(base, other):
+    """[throughput, share] for one library. Throughput: the fits run side by side
+    in separate processes (``base["together"]``), each as fast as alone would make
+    the sum of (time alone ÷ its time) their count; it is what the machine gives
+    to independent copies of the work, the ceiling of a speed-up. Share: the
+    speed-up ``base`` → ``other`` over that throughput. Both per repeat (against
+    the repeat's run alone), median and range."""
+    alone = [r.get("fit_seconds") for r in base.get("repeats", [base])]
+    sped = [r.get("fit_seconds") for r in other.get("repeats", [other])]
+    ceilings, shares = [], []
+    for a, b, copies in zip(alone, sped, base.get("together", [])):
+        times = [c["fit_seconds"] for c in copies if c.get("status") == "ok"]
+        if not a or not b or not times or len(times) < len(copies):
+            continue
+        ceilings.append(sum(a / t for t in times))
+        shares.append(a / b / ceilings[-1])
+    if not ceilings:
+        return ["–", "–"]
+    return [f"{statistics.median(v):.2f}{unit} ({min(v):.2f}–{max(v):.2f})"
+            for v, unit in ((ceilings, "×"), (shares, ""))]
 
 
 def rows_table(results, rows_list):
@@ -376,12 +428,19 @@ def workload_compare(bench, settings, args):
 def workload_threads(bench, settings, args):
     data = bench.data(settings["dataset"], settings["rows"], settings["test_rows"])
     cfgs = [make_config(settings, args, threads) for threads in settings["threads_list"]]
-    results = bench.run_grid("fit-predict", cfgs, data, rows=settings["rows"])
+    # the ceiling: as many one-thread fits at once as the last thread count has threads
+    together = settings["threads_list"][-1] // settings["threads_list"][0] if args.together else 0
+    results = bench.run_grid("fit-predict", cfgs, data, together=together, rows=settings["rows"])
     header = (f"{describe_data(settings, settings['rows'])}; {settings['rounds']} rounds, "
               f"{settings['leaves']} leaves; speed-up = time at "
               f"{threads_text(settings['threads_list'][0])} ÷ time at more, the median "
               f"over the repeats (each run next to its partner) and their range")
-    return header, threads_table(results, settings["threads_list"])
+    if together:
+        header += (f"; throughput = {together} fits at "
+                   f"{threads_text(settings['threads_list'][0])} in separate processes at "
+                   f"once: the sum of (time alone ÷ time together), what the machine gives "
+                   f"to independent work")
+    return header, threads_table(results, settings["threads_list"], together)
 
 
 def workload_rows(bench, settings, args):
@@ -441,6 +500,10 @@ def parse_args(argv=None):
     p.add_argument("--threads", type=int, default=2, help="threads for every library (default 2)")
     p.add_argument("--threads-list", type=int_list, help="'threads' workload: e.g. 1,2")
     p.add_argument("--rows-list", type=int_list, help="'rows' workload: e.g. 1e5,2.5e5,5e5")
+    p.add_argument("--together", action="store_true",
+                   help="'threads' workload: every repeat also runs copies of the "
+                        "fewest-threads fit at once, in separate processes (the "
+                        "machine's ceiling for the speed-up)")
     p.add_argument("--libs", default=DEFAULT_LIBS,
                    help=f"comma-separated (default {DEFAULT_LIBS}); 'catboost' = "
                         "catboost-symmetric,catboost-lossguide")
