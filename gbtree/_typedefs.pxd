@@ -47,6 +47,24 @@ cdef extern from *:
     void GBT_PREFETCH_L2(const void* p) noexcept nogil
 
 
+# ``counter[0] += 1``, atomically; returns the value before (a ticket both threads
+# of a two-sided schedule draw from, see _histogram.build_histogram).
+cdef extern from *:
+    """
+    #if defined(_MSC_VER) && !defined(__clang__)
+    #include <intrin.h>
+    static inline long long gbt_take(long long* counter) {
+        return _InterlockedExchangeAdd64((volatile long long*)counter, 1);
+    }
+    #else
+    static inline long long gbt_take(long long* counter) {
+        return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+    }
+    #endif
+    """
+    long long gbt_take(long long* counter) noexcept nogil
+
+
 cdef inline uint64_t splitmix64(uint64_t x) noexcept nogil:
     # a counter-based generator: the draw of key x depends on x only
     x = x + <uint64_t>0x9E3779B97F4A7C15
