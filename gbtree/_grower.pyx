@@ -38,6 +38,7 @@ from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport log, INFINITY
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
 from libcpp.algorithm cimport sort
 from libcpp.pair cimport pair
 from libcpp.vector cimport vector
@@ -1459,7 +1460,13 @@ cdef class TreeGrower:
                 self._update_raw(raw, output, self.quant_levels > 0, learning_rate)
         if status != 0:
             raise MemoryError("could not allocate a histogram buffer")
-        return np.asarray(<node_struct[:self.nodes.size()]>self.nodes.data()).copy()
+        # (copied into an array of NODE_DTYPE: a view of the vector would make NumPy
+        # parse the struct's buffer format again, 0.3 ms a tree)
+        out = np.empty(self.nodes.size(), dtype=NODE_DTYPE)
+        cdef node_struct[::1] out_view = out
+        if self.nodes.size() > 0:
+            memcpy(&out_view[0], self.nodes.data(), self.nodes.size() * sizeof(node_struct))
+        return out
 
     def leaf_rows(self):
         """Partition array of the rows the last tree was grown on, and (start, end) of
