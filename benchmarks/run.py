@@ -311,12 +311,12 @@ def speed_up(base, other, key):
 
 
 def together_ceiling(base, other):
-    """[throughput, share] for one library. Throughput: the fits run side by side
-    in separate processes (``base["together"]``), each as fast as alone would make
-    the sum of (time alone ÷ its time) their count; it is what the machine gives
-    to independent copies of the work, the ceiling of a speed-up. Share: the
-    speed-up ``base`` → ``other`` over that throughput. Both per repeat (against
-    the repeat's run alone), median and range."""
+    """[throughput, share] for one library. Throughput: the sum, over the fits run
+    side by side in separate processes (``base["together"]``), of time alone ÷
+    its time (2.0 when two copies each ran as fast as one alone): what the
+    machine gives to independent copies of the work, the ceiling of a speed-up.
+    Share: the speed-up ``base`` → ``other`` over that throughput. Both per
+    repeat (against the repeat's run alone), median and range."""
     alone = [r.get("fit_seconds") for r in base.get("repeats", [base])]
     sped = [r.get("fit_seconds") for r in other.get("repeats", [other])]
     ceilings, shares = [], []
