@@ -16,8 +16,8 @@ expansion from the queue as soon as it is free (partition, the children's
 histograms, their best splits); an expanded node waits until the order picks
 it, and the thread that finishes the expansion of the node whose turn it is
 makes the split and picks the next (see ``_expand_rows`` and ``_phase``).
-Larger nodes are expanded one at a time with every thread on each step. The tree is the same either way, at any
-thread count.
+Larger nodes are expanded one at a time with every thread on each step. The
+tree is the same either way, at any thread count.
 
 The binned matrix is dense (uint8, C order) or a ``binning.SparseBinned``; with
 sparse input the histograms read the stored entries only and the partition
