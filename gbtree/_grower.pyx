@@ -7,7 +7,8 @@ partitioned in place, the smaller child's histogram is built and the larger
 child's is derived from the parent's by subtraction. When the tree is done the
 raw predictions of the training rows are updated from the partition (each
 thread its own block of rows, found in every leaf), without walking the tree
-again.
+again; with two threads, a thread that has nothing to expand has already added
+the values of the leaves that were final by then (``_early_update``).
 
 With two threads or more, open nodes of fewer than ``AHEAD_MAX_ROWS`` rows are
 expanded ahead, each on one thread: the nodes are still split in the order
@@ -162,6 +163,7 @@ cdef struct node_state:
     double upper
     split_info split      # split.feature == -1: the node stays a leaf
     int ahead             # its entry in TreeGrower.ahead when expanded ahead, else -1
+    bint raw_done         # a final leaf whose raw scores were updated during the tree
 
 
 cdef inline void _init_state(node_state* st, Py_ssize_t start, Py_ssize_t end, SUM_C sum_g,
@@ -177,6 +179,7 @@ cdef inline void _init_state(node_state* st, Py_ssize_t start, Py_ssize_t end, S
     st.split.feature = -1
     st.split.gain = 0.0
     st.ahead = -1
+    st.raw_done = False
 
 
 cdef inline bint _may_go_ahead(const node_state* st) noexcept nogil:
@@ -287,6 +290,13 @@ cdef class TreeGrower:
     cdef double phase_lr              # ... its learning rate
     cdef int turn                     # the open node to be split next (queued or expanded), or -1
     cdef int advance_tid              # the thread in ``_advance``
+    # Final leaves whose raw scores a waiting thread may update before the tree is
+    # done (``_early_update``): the raw scores of the tree's output (stride
+    # ``raw_stride``; NULL: none), the leaves, and the next one to take.
+    cdef double* raw_ptr
+    cdef Py_ssize_t raw_stride
+    cdef vector[int] final_leaves
+    cdef int next_final
     cdef int feed_max                 # expansions queued or running at most
     cdef int phase_commits            # splits committed by the last expand-ahead phase
     cdef bint phase_error             # ... which could not allocate a buffer
@@ -840,6 +850,7 @@ cdef class TreeGrower:
                 st.split.feature = -1
                 self._release_slot(st.slot)
                 st.slot = -1
+                self._final_leaf(k)
 
     cdef void _close(self, int node) noexcept nogil:
         """An open node stays a leaf: free its histogram, or undo its expansion ahead
@@ -856,6 +867,7 @@ cdef class TreeGrower:
         self._release_slot(st.slot)
         st.slot = -1
         if st.ahead < 0:
+            self._final_leaf(node)
             return
         e = &self.ahead[st.ahead]
         self._release_slot(e.child[0].slot)
@@ -881,6 +893,42 @@ cdef class TreeGrower:
             i += 1
         _free_entry(e)
         st.ahead = -1
+        self._final_leaf(node)
+
+    cdef inline void _final_leaf(self, int node) noexcept nogil:
+        """``node`` stays a leaf: its raw scores may be updated early (see
+        ``_early_update``)."""
+        if self.raw_ptr != NULL:
+            self.final_leaves.push_back(node)
+
+    cdef bint _early_update(self) noexcept nogil:
+        """Add a final leaf's value to the raw scores of its rows, on a thread that
+        has nothing to run (holding the lock on entry and on return, not while it
+        adds); False when no leaf is left. Each row is in one leaf and gets one
+        addition a tree, so the scores do not depend on when it is made;
+        ``_update_raw`` skips the leaves done here."""
+        cdef int k
+        cdef Py_ssize_t i, a, b
+        cdef double v
+        cdef const IDX_C* rows = &self.rows[0]
+        cdef double* raw = self.raw_ptr
+        cdef Py_ssize_t stride = self.raw_stride
+        if raw == NULL or self.next_final >= <int>self.final_leaves.size():
+            return False
+        k = self.final_leaves[self.next_final]
+        self.next_final += 1
+        self.states[k].raw_done = True
+        # (read under the lock: ``nodes`` may move when a split is committed)
+        v = self.nodes[k].value
+        a = self.states[k].start
+        b = self.states[k].end
+        gbt_unlock(&self.lock)
+        for i in range(a, b):
+            if i + PREFETCH_ROWS < b:
+                GBT_PREFETCH(raw + rows[i + PREFETCH_ROWS] * stride)
+            raw[rows[i] * stride] += v
+        gbt_lock(&self.lock)
+        return True
 
     cdef void _drop_hopeless(self, vector[int]& open_nodes, int splits_left) noexcept nogil:
         """Close the open nodes that can no longer be split, and free their histograms.
@@ -1099,7 +1147,7 @@ cdef class TreeGrower:
                     self._advance(tid)
             elif self.queue_closed:
                 break
-            else:
+            elif not self._early_update():
                 self._pause()
 
     cdef void _settle(self, expansion* e, int tid) noexcept nogil:
@@ -1238,6 +1286,8 @@ cdef class TreeGrower:
         self.n_queued = 0
         self.n_in_flight = 0
         self.queue_closed = True
+        self.final_leaves.clear()
+        self.next_final = 0
         self.values = self.pairs
         if self.quant_levels > 0:
             quantize_into(self.pairs, self.n_rows, self.quant_levels,
@@ -1385,7 +1435,7 @@ cdef class TreeGrower:
             r_lo = self.n_rows * t // n_threads
             r_hi = self.n_rows * (t + 1) // n_threads
             for k in range(n_nodes):
-                if not self.nodes[k].is_leaf:
+                if not self.nodes[k].is_leaf or self.states[k].raw_done:
                     continue
                 v = self.nodes[k].value
                 a = self.states[k].start
@@ -1454,10 +1504,17 @@ cdef class TreeGrower:
         if self.sampling_columns:
             _sample_features(&self.all_mask[0], &self.tree_mask[0], self.n_features,
                              self.colsample_bytree, self.feature_weights, splitmix64(seed))
+        # a waiting thread may update final leaves' raw scores during the tree (not when
+        # quantised gradients renew the leaf values at the end)
+        self.raw_ptr = NULL
+        if self.n_threads > 1 and self.quant_levels == 0 and raw.shape[0] > 0:
+            self.raw_ptr = &raw[0, output]
+            self.raw_stride = raw.shape[1]
         with nogil:
             status = self._grow(learning_rate, rows_ptr, n_sample)
             if status == 0:
                 self._update_raw(raw, output, self.quant_levels > 0, learning_rate)
+        self.raw_ptr = NULL
         if status != 0:
             raise MemoryError("could not allocate a histogram buffer")
         # (copied into an array of NODE_DTYPE: a view of the vector would make NumPy
