@@ -7,8 +7,9 @@ partitioned in place, the smaller child's histogram is built and the larger
 child's is derived from the parent's by subtraction. When the tree is done the
 raw predictions of the training rows are updated from the partition (each
 thread its own block of rows, found in every leaf), without walking the tree
-again; with two threads, a thread that has nothing to expand has already added
-the values of the leaves that were final by then (``_early_update``).
+again; with two threads or more, a thread that had nothing to expand has
+already added the values of the leaves that were final by then
+(``_early_update``).
 
 With two threads or more, open nodes of fewer than ``AHEAD_MAX_ROWS`` rows are
 expanded ahead, each on one thread: the nodes are still split in the order
@@ -1137,8 +1138,8 @@ cdef class TreeGrower:
         """Run queued expansions on thread ``tid`` until the phase is closed and the
         queue empty (holding the lock on entry and on return). The thread that
         finishes the expansion of the node whose turn it is moves the phase on
-        (``_advance``); a thread that finds the queue empty refills it before it
-        waits."""
+        (``_advance``); a thread that finds the queue empty refills it, or else
+        adds a final leaf's raw scores (``_early_update``), before it waits."""
         cdef expansion* e
         while True:
             if self.n_queued > 0 or self._feed() > 0:
