@@ -405,6 +405,29 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, const IDX_C
     return nl - lo
 
 
+cdef Py_ssize_t _split_chunk_back(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows,
+                                  Py_ssize_t lo, Py_ssize_t hi, const unsigned char* goes_left,
+                                  IDX_C* left_end, IDX_C* right_end) noexcept nogil:
+    """``_split_chunk`` from the last row of ``rows[lo:hi]`` back to the first: its
+    right rows go to ``right_end[0]``, ``right_end[-1]``, ... and its left rows to
+    ``left_end[0]``, ``left_end[-1]``, ..., so that each side ends at its pointer in
+    the rows' order. ``right_end`` may be ``rows + hi - 1`` itself (the write never
+    passes the read). Returns the number of left rows."""
+    cdef Py_ssize_t i, nl = 0, nr = 0
+    cdef IDX_C r
+    cdef int left
+    for i in range(hi - 1, lo - 1, -1):
+        if i - PREFETCH_ROWS >= lo:
+            GBT_PREFETCH(X + rows[i - PREFETCH_ROWS] * stride)
+        r = rows[i]
+        left = goes_left[X[r * stride]]
+        left_end[-nl] = r
+        right_end[-nr] = r
+        nl += left
+        nr += 1 - left
+    return nl
+
+
 cdef inline Py_ssize_t _find_entry(const entry_t* e, Py_ssize_t n, Py_ssize_t e_lo) noexcept nogil:
     """The first of e[0:n] (increasing) that is >= e_lo, or e_lo - 1 if none:
     a binary search without branches (conditional moves)."""
@@ -574,6 +597,32 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
         memcpy(rows + n_left, buffer, (n_rows - n_left) * sizeof(IDX_C))
         return n_left
     chunk = (n_rows + n_chunks - 1) // n_chunks
+    if n_chunks == 2 and sparse == NULL:
+        # Two halves, each moved once and then half of it again: the first half
+        # splits forward (left rows in place, right rows to the buffer's start),
+        # the second backward (right rows in place at the end, left rows to the
+        # buffer's end); then each thread copies the side it wrote to the buffer
+        # into the middle. (The general scheme below moves every row twice, and
+        # the second time from the other thread's buffer.)
+        with parallel(num_threads=2):
+            for c in prange(2, schedule='static'):
+                if c == 0:
+                    chunk_counts[0] = _split_chunk(X, stride, rows, 0, chunk, goes_left,
+                                                   rows, buffer, 1)
+                else:
+                    chunk_counts[1] = _split_chunk_back(X, stride, rows, chunk, n_rows,
+                                                        goes_left, buffer + n_rows - 1,
+                                                        rows + n_rows - 1)
+            for c in prange(2, schedule='static'):
+                if c == 0:
+                    # the first half's right rows follow all left rows
+                    memcpy(rows + chunk_counts[0] + chunk_counts[1], buffer,
+                           (chunk - chunk_counts[0]) * sizeof(IDX_C))
+                else:
+                    # the second half's left rows follow the first half's
+                    memcpy(rows + chunk_counts[0], buffer + n_rows - chunk_counts[1],
+                           chunk_counts[1] * sizeof(IDX_C))
+        return chunk_counts[0] + chunk_counts[1]
     with parallel(num_threads=n_threads):
         # 1. each chunk splits itself into buffer[lo:hi], left rows first, right
         #    rows from the end backwards

@@ -132,3 +132,26 @@ def test_partition_matches_reference(seed, n, default_left, n_threads, n_bins):
     n_left = py_partition(X, rows, 1, bin, n_bins, default_left, n_threads)
     assert n_left == n_left_ref
     np.testing.assert_array_equal(rows, expected)
+
+
+@pytest.mark.parametrize("n", [4096, 4097, 70_001])
+@pytest.mark.parametrize("side", ["all left", "all right", "first half left", "last half left",
+                                  "mixed"])
+def test_two_thread_partition_at_its_extremes(n, side):
+    # two threads split the rows in two halves, the second one read backwards: every
+    # way the left rows can fall across the halves gives the reference's order
+    rng = np.random.RandomState(n)
+    X = np.zeros((n, 2), dtype=np.uint8)
+    rows = np.arange(n, dtype=np.uint32)
+    if side == "all right":
+        X[:, 1] = 2
+    elif side == "first half left":
+        X[n // 2:, 1] = 2
+    elif side == "last half left":
+        X[:n // 2, 1] = 2
+    elif side == "mixed":
+        X[:, 1] = rng.randint(0, 4, size=n)   # 3 is the missing bin, sent right
+    expected, n_left_ref = ref.partition(X, rows, 1, 1, 3, False)
+    n_left = py_partition(X, rows, 1, 1, 3, False, 2)
+    assert n_left == n_left_ref
+    np.testing.assert_array_equal(rows, expected)
