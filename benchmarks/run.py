@@ -452,10 +452,11 @@ def workload_rows(bench, settings, args):
                                                                   settings["test_rows"]), rows=rows)
     header = (f"{settings['dataset']}, {settings['test_rows']:,} test rows; {cfg.rounds} rounds, "
               f"{cfg.leaves} leaves, {threads_text(cfg.threads)}; cells: fit s (÷ gbtree)")
-    plot_rows(results, settings["rows_list"], args.plot,
-              f"{settings['dataset']}: fit time vs rows ({cfg.rounds} rounds, "
-              f"{cfg.leaves} leaves, {threads_text(cfg.threads)})")
-    log(f"wrote {args.plot}")
+    if args.plot:
+        plot_rows(results, settings["rows_list"], args.plot,
+                  f"{settings['dataset']}: fit time vs rows ({cfg.rounds} rounds, "
+                  f"{cfg.leaves} leaves, {threads_text(cfg.threads)})")
+        log(f"wrote {args.plot}")
     return header, rows_table(results, settings["rows_list"])
 
 
@@ -511,8 +512,8 @@ def parse_args(argv=None):
     p.add_argument("--calls", type=int, default=2000, help="'predict-latency': timed calls")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per child process")
     p.add_argument("--json", help="output file (default benchmarks/results/WORKLOAD.json)")
-    p.add_argument("--plot", default=str(REPO_ROOT / "docs" / "benchmark_rows.png"),
-                   help="'rows' workload: PNG path (default docs/benchmark_rows.png)")
+    p.add_argument("--plot", help="'rows' workload: also draw the plot into this PNG (the "
+                   "docs' one: --libs gbtree,xgboost,lightgbm --plot docs/benchmark_rows.png)")
     return p.parse_args(argv)
 
 
