@@ -598,12 +598,13 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
         return n_left
     chunk = (n_rows + n_chunks - 1) // n_chunks
     if n_chunks == 2 and sparse == NULL:
-        # Two halves, each moved once and then half of it again: the first half
-        # splits forward (left rows in place, right rows to the buffer's start),
-        # the second backward (right rows in place at the end, left rows to the
-        # buffer's end); then each thread copies the side it wrote to the buffer
-        # into the middle. (The general scheme below moves every row twice, and
-        # the second time from the other thread's buffer.)
+        # Two halves: the first splits forward (left rows in place, right rows to
+        # the buffer's start), the second backward (right rows in place at the
+        # end, left rows to the buffer's end); then each thread copies the side it
+        # wrote to the buffer into the middle. Every row moves once and about half
+        # of them a second time, from their own thread's buffer. (The general
+        # scheme below moves every row twice, the second time mostly from the
+        # other thread's buffer.)
         with parallel(num_threads=2):
             for c in prange(2, schedule='static'):
                 if c == 0:
