@@ -183,6 +183,17 @@ cdef inline void _init_state(node_state* st, Py_ssize_t start, Py_ssize_t end, S
     st.raw_done = False
 
 
+cdef inline void _add_to_rows(double* raw, Py_ssize_t stride, const IDX_C* rows,
+                              Py_ssize_t a, Py_ssize_t b, double v) noexcept nogil:
+    """``raw[rows[i] * stride] += v`` for i in a..b-1 (a leaf's rows are scattered:
+    their scores are prefetched)."""
+    cdef Py_ssize_t i
+    for i in range(a, b):
+        if i + PREFETCH_ROWS < b:
+            GBT_PREFETCH(raw + rows[i + PREFETCH_ROWS] * stride)
+        raw[rows[i] * stride] += v
+
+
 cdef inline bint _may_go_ahead(const node_state* st) noexcept nogil:
     """Whether an open node may be expanded ahead: not yet, and small."""
     return st.ahead < 0 and st.end - st.start < AHEAD_MAX_ROWS
@@ -909,7 +920,7 @@ cdef class TreeGrower:
         addition a tree, so the scores do not depend on when it is made;
         ``_update_raw`` skips the leaves done here."""
         cdef int k
-        cdef Py_ssize_t i, a, b
+        cdef Py_ssize_t a, b
         cdef double v
         cdef const IDX_C* rows = &self.rows[0]
         cdef double* raw = self.raw_ptr
@@ -924,10 +935,7 @@ cdef class TreeGrower:
         a = self.states[k].start
         b = self.states[k].end
         gbt_unlock(&self.lock)
-        for i in range(a, b):
-            if i + PREFETCH_ROWS < b:
-                GBT_PREFETCH(raw + rows[i + PREFETCH_ROWS] * stride)
-            raw[rows[i] * stride] += v
+        _add_to_rows(raw, stride, rows, a, b, v)
         gbt_lock(&self.lock)
         return True
 
@@ -1413,6 +1421,8 @@ cdef class TreeGrower:
         cdef SUM_C g, h
         cdef const G_H_C* pairs = self.pairs
         cdef const IDX_C* rows = &self.rows[0]
+        cdef double* out = &raw[0, output] if raw.shape[0] > 0 else NULL
+        cdef Py_ssize_t stride = raw.shape[1]
         if renew:
             for k in prange(n_nodes, schedule='dynamic', num_threads=self.n_threads, nogil=True):
                 if self.nodes[k].is_leaf:
@@ -1445,10 +1455,7 @@ cdef class TreeGrower:
                     a = first_at_least(rows, a, b, <IDX_C>r_lo)
                 if t < n_threads - 1:
                     b = first_at_least(rows, a, b, <IDX_C>r_hi)
-                for i in range(a, b):
-                    if i + PREFETCH_ROWS < b:
-                        GBT_PREFETCH(&raw[rows[i + PREFETCH_ROWS], output])
-                    raw[rows[i], output] += v
+                _add_to_rows(out, stride, rows, a, b, v)
 
     cdef inline void _renew_node(self, int k, SUM_C g, SUM_C h,
                                  double learning_rate) noexcept nogil:
