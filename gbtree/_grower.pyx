@@ -1575,6 +1575,8 @@ def py_set_hist_memory(Py_ssize_t n_bytes):
 
 # nodes expanded at once per thread (the tests' bound on buffers held)
 AHEAD_TASKS_PER_THREAD = TASKS_PER_THREAD
+# nodes of fewer rows are expanded ahead (read by benchmarks/tree_blocks.py)
+AHEAD_ROWS = AHEAD_MAX_ROWS
 
 
 def py_expand_ahead(bint ahead):
