@@ -6,6 +6,7 @@ from libcpp cimport bool as cbool
 from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -339,6 +340,24 @@ cdef uint64_t* _radix_sort(uint64_t* a, uint64_t* tmp, Py_ssize_t n, int key_bit
         src = dst
         dst = swap
     return src
+
+
+def take_rows(const floating[:, ::1] X, const int64_t[::1] rows, floating[:, ::1] out,
+              int n_threads):
+    """``out[i] = X[rows[i]]`` (the sketch's subsample) on ``n_threads``: a fresh
+    ``out`` has its pages first touched on every thread too, where ``X[rows]``
+    copies and faults on one. Rows out of range raise ``IndexError``."""
+    cdef Py_ssize_t i, n = rows.shape[0], p = X.shape[1], n_rows = X.shape[0]
+    cdef size_t row_bytes = p * sizeof(floating)
+    if out.shape[0] != n or out.shape[1] != p:
+        raise ValueError(f"out has shape {(out.shape[0], out.shape[1])}, expected {(n, p)}")
+    for i in range(n):
+        if rows[i] < 0 or rows[i] >= n_rows:
+            raise IndexError(f"row {rows[i]} out of range for {n_rows} rows")
+    if p == 0:
+        return
+    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
+        memcpy(&out[i, 0], &X[rows[i], 0], row_bytes)
 
 
 def sorted_finite_columns(const floating[:, :] X, int f_lo, int f_hi, floating[:, ::1] out,

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._binning import (bin_sparse, map_to_bins, sorted_finite_columns, sparse_columns,
-                       sparse_distinct_cuts)
+                       sparse_distinct_cuts, take_rows)
 from ._typedefs import X_BINNED_DTYPE
 
 #: The edges are computed on at most this many rows (a seeded subsample).
@@ -127,6 +127,25 @@ def _quantile_cuts(distinct, w_per_value, n_bins):
     return (lo + (hi - lo) / 2.0).astype(np.float64)
 
 
+def sketch_rows(rng, n_rows, size):
+    """The sketch's rows: ``size`` of ``n_rows`` drawn without replacement by
+    ``rng.choice``, in increasing order (a mask instead of ``np.sort``: the same
+    rows, in linear time)."""
+    mask = np.zeros(n_rows, dtype=bool)
+    mask[rng.choice(n_rows, size, replace=False)] = True
+    return np.flatnonzero(mask)
+
+
+def _take(X, rows, n_threads):
+    """``X[rows]``; a C-ordered float matrix is copied on ``n_threads``."""
+    if (isinstance(X, np.ndarray) and X.ndim == 2 and X.flags.c_contiguous
+            and X.dtype in (np.float32, np.float64)):
+        out = np.empty((rows.size, X.shape[1]), dtype=X.dtype)
+        take_rows(X, rows.astype(np.int64, copy=False), out, n_threads)
+        return out
+    return X[rows]
+
+
 class BinMapper:
     """Learn per-feature bin edges and map raw values to uint8 bins.
 
@@ -161,13 +180,13 @@ class BinMapper:
 
     def fit(self, X, sample_weight=None, n_threads=1):
         """Learn the edges of every feature of X (dense or scipy.sparse) from at most
-        ``subsample`` rows; ``n_threads`` sort the sketch of a dense X."""
+        ``subsample`` rows; ``n_threads`` copy and sort the sketch of a dense X."""
         n_rows, n_features = X.shape
         rng = np.random.RandomState(self.random_state) if not isinstance(
             self.random_state, np.random.RandomState) else self.random_state
         if n_rows > self.subsample:
-            rows = np.sort(rng.choice(n_rows, self.subsample, replace=False))
-            X = X[rows]
+            rows = sketch_rows(rng, n_rows, self.subsample)
+            X = _take(X, rows, n_threads)
             sample_weight = None if sample_weight is None else sample_weight[rows]
         max_value_bins = self.max_bin - 1
         if sp.issparse(X):

@@ -218,3 +218,49 @@ def test_sorted_cuts_equal_the_per_column_sort(X, max_bin, n_threads):
         col = X[:, f]
         np.testing.assert_array_equal(got[f], _weighted_cuts(col[np.isfinite(col)], None,
                                                              max_bin - 1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    X=hnp.arrays(st.sampled_from([np.float32, np.float64]),
+                 hnp.array_shapes(min_dims=2, max_dims=2, min_side=0, max_side=40),
+                 elements=_RADIX_VALUES),
+    n_threads=st.sampled_from([1, 2, 3]),
+    data=st.data(),
+)
+def test_take_rows_matches_fancy_indexing(X, n_threads, data):
+    from gbtree._binning import take_rows
+    rows = np.asarray(data.draw(st.lists(st.integers(0, X.shape[0] - 1), max_size=60))
+                      if X.shape[0] > 0 else [], dtype=np.int64)
+    out = np.full((rows.size, X.shape[1]), 7, dtype=X.dtype)
+    take_rows(X, rows, out, n_threads)
+    np.testing.assert_array_equal(out.view(np.uint8), X[rows].view(np.uint8))   # bit for bit
+
+
+def test_take_rows_rejects_bad_rows_and_shapes():
+    from gbtree._binning import take_rows
+    X = np.arange(12, dtype=np.float64).reshape(4, 3)
+    out = np.empty((2, 3))
+    for bad in ([0, 4], [-1, 0]):
+        with pytest.raises(IndexError, match="out of range"):
+            take_rows(X, np.array(bad, dtype=np.int64), out, 2)
+    with pytest.raises(ValueError, match="shape"):
+        take_rows(X, np.array([0, 1, 2], dtype=np.int64), out, 2)
+
+
+@pytest.mark.parametrize("n_rows, size", [(10, 3), (1000, 999), (100_000, 20_000)])
+def test_sketch_rows_are_the_sorted_draw(n_rows, size):
+    from gbtree.binning import sketch_rows
+    expected = np.sort(np.random.RandomState(5).choice(n_rows, size, replace=False))
+    np.testing.assert_array_equal(sketch_rows(np.random.RandomState(5), n_rows, size), expected)
+
+
+def test_subsampled_edges_do_not_depend_on_layout_or_threads(rng):
+    # the parallel copy of the sketch (C-ordered floats) against numpy's X[rows]
+    # (any other layout): the same edges
+    X = rng.normal(size=(3000, 5)).astype(np.float32)
+    X[rng.rand(*X.shape) < 0.1] = np.nan
+    base = BinMapper(max_bin=32, subsample=1000, random_state=4).fit(X, n_threads=1).cuts_
+    for Xv, t in ((X, 2), (np.asfortranarray(X), 2), (X.astype(np.float64), 3)):
+        got = BinMapper(max_bin=32, subsample=1000, random_state=4).fit(Xv, n_threads=t).cuts_
+        np.testing.assert_array_equal(got, base)
