@@ -146,14 +146,17 @@ _RADIX_VALUES = st.one_of(
 )
 
 
+
+def _float_matrices(min_side, max_side):
+    """float32 / float64 matrices of _RADIX_VALUES (NaN, ±inf, ±0, subnormals)."""
+    return hnp.arrays(st.sampled_from([np.float32, np.float64]),
+                      hnp.array_shapes(min_dims=2, max_dims=2, min_side=min_side,
+                                       max_side=max_side),
+                      elements=_RADIX_VALUES)
+
+
 @settings(max_examples=60, deadline=None)
-@given(
-    X=hnp.arrays(st.sampled_from([np.float32, np.float64]),
-                 hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=60),
-                 elements=_RADIX_VALUES),
-    n_threads=st.sampled_from([1, 2, 3]),
-    data=st.data(),
-)
+@given(X=_float_matrices(1, 60), n_threads=st.sampled_from([1, 2, 3]), data=st.data())
 def test_sorted_finite_columns_match_reference(X, n_threads, data):
     # the radix sort of the sketch against np.sort of each column's finite values;
     # any range of columns, C or Fortran order, more threads than columns
@@ -221,13 +224,7 @@ def test_sorted_cuts_equal_the_per_column_sort(X, max_bin, n_threads):
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    X=hnp.arrays(st.sampled_from([np.float32, np.float64]),
-                 hnp.array_shapes(min_dims=2, max_dims=2, min_side=0, max_side=40),
-                 elements=_RADIX_VALUES),
-    n_threads=st.sampled_from([1, 2, 3]),
-    data=st.data(),
-)
+@given(X=_float_matrices(0, 40), n_threads=st.sampled_from([1, 2, 3]), data=st.data())
 def test_take_rows_matches_fancy_indexing(X, n_threads, data):
     from gbtree._binning import take_rows
     rows = np.asarray(data.draw(st.lists(st.integers(0, X.shape[0] - 1), max_size=60))
