@@ -1,4 +1,5 @@
-"""The prange kernel that maps raw feature values to bin indices."""
+"""The prange kernels of binning: raw values to bins (dense or CSR), the
+distinct-value edges of sparse columns, the sketch's rows and their radix sort."""
 from cython cimport floating
 from cython.parallel cimport prange, threadid
 from libc.math cimport isnan, INFINITY
