@@ -26,6 +26,7 @@ cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries
 
 cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
                           const IDX_C* rows, Py_ssize_t n_rows,
+                          const IDX_C* rows_hi, Py_ssize_t n_lo,
                           const void* values,
                           const int* bin_offsets, int n_features,
                           acc_t* out, acc_t* scratch,

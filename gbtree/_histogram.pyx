@@ -168,7 +168,8 @@ cdef inline void _accumulate(const X_BINNED_C* X, Py_ssize_t stride,
                              acc_t* hist, acc_t* total) noexcept nogil:
     """The rows' values into the histograms of features f_lo..f_hi-1, at most
     ``MAX_TABLE_FEATURES`` features a pass (``_accumulate_block``); the rows'
-    sum into ``total`` (if not NULL)."""
+    values are added to ``total`` (if not NULL) in row order, so that two calls
+    on consecutive ranges sum like one."""
     cdef int f = f_lo, f_end
     while f < f_hi:
         f_end = f + MAX_TABLE_FEATURES if f_hi - f > MAX_TABLE_FEATURES else f_hi
@@ -200,7 +201,7 @@ cdef inline void _accumulate_block(const X_BINNED_C* X, Py_ssize_t stride,
     for j in range(n_f):
         base[j] = hist + bin_offsets[f_lo + j]
     n_pairs = n_f >> 1
-    t = _zero(hist)
+    t = total[0] if total != NULL else _zero(hist)
     if pf_end < lo or not gather:
         pf_end = lo
     i = lo
@@ -247,7 +248,7 @@ cdef inline void _accumulate_entries(const int64_t* indptr, const entry_t* entri
                                      acc_t* total) noexcept nogil:
     cdef Py_ssize_t i, r, k, b, pf_end = hi - 2 * SPARSE_PREFETCH_ROWS
     cdef acc_t v, t
-    t = _zero(hist)
+    t = total[0] if total != NULL else _zero(hist)
     if pf_end < lo:
         pf_end = lo
     for i in range(lo, hi):
@@ -327,12 +328,29 @@ cdef void _recover_default_bins(acc_t* hist, const int* bin_offsets, int n_featu
         hist[d] = _minus(total[0], _plus(_plus(s0, s1), _plus(s2, s3)))
 
 
+cdef inline void _accumulate_range(const X_BINNED_C* X, const sparse_binned* S,
+                                   const IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi,
+                                   const void* values, const int* bin_offsets, int n_features,
+                                   int f_lo, int f_hi, bint all_features, acc_t* dest,
+                                   acc_t* total) noexcept nogil:
+    if lo >= hi:
+        return
+    if S != NULL:
+        _accumulate_csr(S, rows, lo, hi, values, bin_offsets, f_lo, f_hi, all_features,
+                        dest, total)
+    else:
+        _accumulate(X, n_features, rows, lo, hi, values, bin_offsets, f_lo, f_hi, dest, total)
+
+
 cdef inline void _build_task(const X_BINNED_C* X, const sparse_binned* S,
-                             const IDX_C* rows, Py_ssize_t n_rows, const void* values,
+                             const IDX_C* rows, Py_ssize_t n_rows, const IDX_C* rows_hi,
+                             Py_ssize_t n_lo, const void* values,
                              const int* bin_offsets, int n_features, acc_t* out,
                              acc_t* scratch, hist_plan plan, int task,
                              acc_t* chunk_totals) noexcept nogil:
-    """Task ``task`` of ``build_histogram``: one row chunk, one block of features."""
+    """Task ``task`` of ``build_histogram``: one row chunk, one block of features. A
+    chunk across the two ranges of the row list sums the first range's rows, then
+    the second's, into the same entries: the sums of one list."""
     cdef Py_ssize_t n_entries = bin_offsets[n_features]
     cdef int c = task // plan.n_fblocks, fb = task % plan.n_fblocks
     cdef int f_lo = <int>((<Py_ssize_t>n_features * fb) // plan.n_fblocks)
@@ -340,23 +358,28 @@ cdef inline void _build_task(const X_BINNED_C* X, const sparse_binned* S,
     cdef Py_ssize_t lo = c * plan.chunk_rows, hi = lo + plan.chunk_rows
     cdef acc_t* dest = out if plan.n_chunks == 1 else scratch + c * n_entries
     cdef acc_t* chunk_total = NULL
+    cdef bint all_features = plan.n_fblocks == 1
     if hi > n_rows:
         hi = n_rows
     if fb == 0:
         chunk_total = &chunk_totals[c]
         chunk_total[0] = _zero(chunk_total)
     memset(dest + bin_offsets[f_lo], 0, (bin_offsets[f_hi] - bin_offsets[f_lo]) * sizeof(acc_t))
-    if lo < hi:
-        if S != NULL:
-            _accumulate_csr(S, rows, lo, hi, values, bin_offsets, f_lo, f_hi,
-                            plan.n_fblocks == 1, dest, chunk_total)
-        else:
-            _accumulate(X, n_features, rows, lo, hi, values, bin_offsets, f_lo, f_hi,
-                        dest, chunk_total)
+    if rows_hi == NULL or hi <= n_lo:
+        _accumulate_range(X, S, rows, lo, hi, values, bin_offsets, n_features, f_lo, f_hi,
+                          all_features, dest, chunk_total)
+    else:
+        if lo < n_lo:
+            _accumulate_range(X, S, rows, lo, n_lo, values, bin_offsets, n_features, f_lo,
+                              f_hi, all_features, dest, chunk_total)
+            lo = n_lo
+        _accumulate_range(X, S, rows_hi + (lo - n_lo), 0, hi - lo, values, bin_offsets,
+                          n_features, f_lo, f_hi, all_features, dest, chunk_total)
 
 
 cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
                           const IDX_C* rows, Py_ssize_t n_rows,
+                          const IDX_C* rows_hi, Py_ssize_t n_lo,
                           const void* values,
                           const int* bin_offsets, int n_features,
                           acc_t* out, acc_t* scratch,
@@ -366,7 +389,10 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
     binned matrix ``X`` (C order, n_features columns) or, when ``S`` is not NULL,
     from its stored entries.
 
-    ``rows == NULL`` (dense ``X`` only) stands for the rows 0..n_rows-1.
+    ``rows == NULL`` (dense ``X`` only) stands for the rows 0..n_rows-1. With
+    ``rows_hi`` (not NULL) the list is in two ranges: ``rows[0:n_lo]`` followed by
+    ``rows_hi[0:n_rows - n_lo]`` (the grower keeps a node's rows in two halves);
+    the sums are those of the joined list.
     ``values`` holds every row's value: interleaved float32 (gradient, hessian)
     pairs for a ``hist_entry`` histogram, packed int32 (``quantize_into``) for
     an int64 one. ``scratch`` must hold ``plan.n_chunks * n_entries`` entries
@@ -399,14 +425,15 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
         for side in prange(2, schedule='static', num_threads=2, nogil=True):
             k = 0
             while gbt_take(next_ticket) < n_tasks:
-                _build_task(X, S, rows, n_rows, values, bin_offsets, n_features, out, scratch,
-                            plan, k if side == 0 else n_tasks - 1 - k, chunk_totals)
+                _build_task(X, S, rows, n_rows, rows_hi, n_lo, values, bin_offsets, n_features,
+                            out, scratch, plan, k if side == 0 else n_tasks - 1 - k,
+                            chunk_totals)
                 k = k + 1
     else:
         # dynamic: a thread that is descheduled (a busy machine) does not hold up the rest
         for task in prange(n_tasks, schedule='dynamic', num_threads=n_threads, nogil=True):
-            _build_task(X, S, rows, n_rows, values, bin_offsets, n_features, out, scratch,
-                        plan, task, chunk_totals)
+            _build_task(X, S, rows, n_rows, rows_hi, n_lo, values, bin_offsets, n_features,
+                        out, scratch, plan, task, chunk_totals)
     if plan.n_chunks > 1:
         for b in prange(n_entries, schedule='static', num_threads=n_threads, nogil=True):
             total = scratch[b]   # summed in a register, stored once
@@ -503,7 +530,7 @@ cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
 def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
                        const int[::1] bin_offsets, int n_threads=1, int max_chunks=16,
                        default_bin=None, bint return_totals=False, packed=None,
-                       bint all_rows=False):
+                       bint all_rows=False, Py_ssize_t split=-1):
     """Histogram of the given rows as an (n_entries, 2) float64 array [sum_g, sum_h];
     with ``packed`` (the int32 row values of ``py_quantize``; grad and hess are then
     not read), the (n_entries,) int64 histogram of packed sums.
@@ -512,7 +539,8 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
     (dense only; ``rows`` must then be 0..n-1): pass no row list to the kernel;
     ``default_bin``: recover every feature's default bin from the totals (required
     for sparse input); ``return_totals``: also return the rows' (sum_g, sum_h)
-    (or their packed sum).
+    (or their packed sum); ``split`` (0..len(rows)): give the kernel the list in
+    two ranges, ``rows[:split]`` and a copy of ``rows[split:]`` elsewhere.
     """
     cdef int n_features = bin_offsets.shape[0] - 1
     cdef Py_ssize_t n_entries = bin_offsets[n_features]
@@ -527,10 +555,21 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
     cdef const sparse_binned* S_ptr = NULL
     cdef const X_BINNED_C* default_ptr = NULL
     cdef const IDX_C* rows_ptr = &rows[0] if rows.shape[0] > 0 else NULL
+    cdef const IDX_C* rows_hi = NULL
+    cdef Py_ssize_t n_lo = 0
+    cdef const IDX_C[::1] rows_hi_v
     if all_rows:
         if not isinstance(X_binned, np.ndarray) or rows.shape[0] != X_binned.shape[0]:
             raise ValueError("all_rows needs a dense X_binned and rows = 0..n-1")
         rows_ptr = NULL
+    elif split >= 0:
+        if split > rows.shape[0]:
+            raise ValueError(f"split must be at most len(rows) = {rows.shape[0]}, got {split}")
+        # (one spare entry: a pointer to the second range even when it is empty)
+        rows_hi_v = np.concatenate([np.asarray(rows)[split:],
+                                    np.zeros(1, dtype=np.asarray(rows).dtype)])
+        rows_hi = &rows_hi_v[0]
+        n_lo = split
     cdef hist_entry totals
     cdef int64_t packed_total = 0
     cdef const G_H_C[::1] gh_v
@@ -572,7 +611,7 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
         scratch_p = np.zeros(max(plan.n_chunks, 1) * n_entries, dtype=np.int64)
         if n_entries > 0:
             with nogil:
-                build_histogram(X, S_ptr, rows_ptr, rows.shape[0],
+                build_histogram(X, S_ptr, rows_ptr, rows.shape[0], rows_hi, n_lo,
                                 &packed_v[0] if packed_v.shape[0] > 0 else NULL,
                                 &bin_offsets[0], n_features, &out_p[0], &scratch_p[0],
                                 plan, n_threads, default_ptr, &packed_total)
@@ -584,7 +623,7 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
                     axis=1).ravel()
     if n_entries > 0:
         with nogil:
-            build_histogram(X, S_ptr, rows_ptr, rows.shape[0],
+            build_histogram(X, S_ptr, rows_ptr, rows.shape[0], rows_hi, n_lo,
                             &gh_v[0] if gh_v.shape[0] > 0 else NULL, &bin_offsets[0],
                             n_features, <hist_entry*>&out_v[0, 0],
                             <hist_entry*>&scratch_v[0, 0], plan, n_threads,

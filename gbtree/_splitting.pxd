@@ -7,6 +7,9 @@ cdef enum:
     MAX_PARTITION_CHUNKS = 64
     # Feature scans run in parallel only above this many histogram entries.
     MIN_PARALLEL_ENTRIES = 16384
+    # The partition runs in parallel, one chunk per thread, when every chunk
+    # gets at least this many rows.
+    MIN_PARTITION_ROWS = 2048
 
 cdef struct split_params:
     double reg_lambda

@@ -72,9 +72,6 @@ cdef extern from *:
     int gbt_first_max(const double* gains, int m) noexcept nogil
 
 cdef enum:
-    # The partition runs in parallel, one chunk per thread, when every chunk
-    # gets at least this many rows.
-    MIN_PARTITION_ROWS = 2048
     # How many rows ahead the partition prefetches the split feature (a row
     # takes about a nanosecond: 16 rows ahead was too close for the scattered rows
     # of a deep node, whose bins each sit on their own cache line: 5,000 such

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gbtree import _reference as ref
-from gbtree._grower import TreeGrower, columns_of
+from gbtree._grower import TreeGrower, columns_of, py_expand_ahead
 from gbtree.binning import BinMapper
 from gbtree.tree import TreeEnsemble
 
@@ -147,6 +147,42 @@ def test_lossguide_with_max_depth(rng):
         grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
     assert _depths(tree).max() <= 3
     assert (tree["is_leaf"] == 1).sum() <= 8
+
+
+@pytest.mark.parametrize("ahead", [True, False])
+@pytest.mark.parametrize("ordered", [False, True])
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_each_node_holds_the_rows_that_reach_it_in_order(rng, ordered, n_threads, ahead):
+    # A node's rows are kept in two halves of the row array, each partitioned in
+    # place (with two threads, each half on its own thread; when the halves are
+    # uneven, each on every thread). Rows sorted by the first split's feature
+    # leave the root's children with rows in one half only. Without expanding
+    # ahead, every split runs on all threads.
+    X, Xb, mapper, grad, hess = _setup(rng, n=140_000, p=5)
+    if ordered:
+        order = np.argsort(Xb[:, 0], kind="stable")
+        Xb, grad, hess = np.ascontiguousarray(Xb[order]), grad[order], hess[order]
+    old = py_expand_ahead(ahead)
+    try:
+        g = _grower(Xb, mapper, n_threads, max_depth=0, max_leaves=63, lossguide=True)
+        tree = g.grow(grad, hess, 0.3, np.zeros((Xb.shape[0], 1)), 0)
+    finally:
+        py_expand_ahead(old)
+    assert tree["feature"][0] == 0
+    rows, starts, ends = g.leaf_rows()
+    expected = {0: np.arange(Xb.shape[0])}
+    for k in range(tree.shape[0]):   # children come after their parent
+        if tree["is_leaf"][k]:   # increasing rows
+            np.testing.assert_array_equal(rows[starts[k]:ends[k]], expected[k])
+        else:   # its children's ranges, the left one first
+            assert (starts[tree["left"][k]], ends[tree["right"][k]]) == (starts[k], ends[k])
+            assert ends[tree["left"][k]] == starts[tree["right"][k]]
+            np.testing.assert_array_equal(np.sort(rows[starts[k]:ends[k]]), expected[k])
+            f = tree["feature"][k]
+            part, n_left = ref.partition(Xb, expected[k], f, tree["bin_threshold"][k],
+                                         mapper.n_bins_[f], bool(tree["default_left"][k]))
+            expected[tree["left"][k]] = part[:n_left]
+            expected[tree["right"][k]] = part[n_left:]
 
 
 def test_tree_is_identical_across_threads(rng):

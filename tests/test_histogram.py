@@ -43,6 +43,32 @@ def test_chunked_histogram_matches_reference_and_is_thread_independent(rng, n_fe
     np.testing.assert_allclose(h1, ref.build_histogram(X, rows, grad, hess, offsets), rtol=1e-9, atol=1e-7)
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_rows=st.integers(1, 40_000), n_features=st.integers(1, 12),
+       split=st.floats(0.0, 1.0), n_threads=st.sampled_from([1, 2, 3]),
+       max_chunks=st.sampled_from([1, 2, 16]))
+def test_row_list_in_two_ranges_sums_like_one(seed, n_rows, n_features, split, n_threads,
+                                              max_chunks):
+    # the grower keeps a node's rows in two halves of its row array: a chunk
+    # across them must add its rows in the same order as one list would
+    rng = np.random.RandomState(seed)
+    X, grad, hess, offsets = _problem(rng, n_rows, n_features, 255)
+    rows = np.sort(rng.choice(n_rows, size=rng.randint(0, n_rows + 1), replace=False)).astype(np.uint32)
+    k = int(split * rows.shape[0])
+    kw = dict(n_threads=n_threads, max_chunks=max_chunks, return_totals=True)
+    one, one_total = py_build_histogram(X, rows, grad, hess, offsets, **kw)
+    two, two_total = py_build_histogram(X, rows, grad, hess, offsets, split=k, **kw)
+    np.testing.assert_array_equal(two, one)   # bit for bit
+    assert two_total == one_total
+    packed, _ = py_quantize(grad, hess, 64, seed)
+    one, one_total = py_build_histogram(X, rows, None, None, offsets, packed=packed, **kw)
+    two, two_total = py_build_histogram(X, rows, None, None, offsets, packed=packed, split=k, **kw)
+    np.testing.assert_array_equal(two, one)
+    assert two_total == one_total
+    with pytest.raises(ValueError, match="split"):
+        py_build_histogram(X, rows, grad, hess, offsets, split=rows.shape[0] + 1)
+
+
 @pytest.mark.parametrize("n_rows", [4_096, 20_000, 49_152, 60_000, 81_920, 115_000, 1_000_000])
 def test_row_chunks_come_in_even_numbers(n_rows):
     # two threads then build as many chunks each (3 chunks would leave one idle

@@ -106,6 +106,12 @@ def test_sparse_histogram_matches_dense_and_reference(seed, n_rows, n_features, 
                                 return_totals=True)
     np.testing.assert_array_equal(hs, hd)          # bit for bit: sparse == dense
     assert ts == td
+    # the list in two ranges (the grower's halves): the same sums
+    k = rng.randint(0, rows.shape[0] + 1)
+    h2, t2 = py_build_histogram(Bs, rows, grad, hess, off, n_threads, default_bin=default,
+                                return_totals=True, split=k)
+    np.testing.assert_array_equal(h2, hs)
+    assert t2 == ts
     np.testing.assert_allclose(hs, ref.build_histogram(Bd, rows, grad, hess, off),
                                rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(ts, [grad[rows].astype(np.float64).sum(),
