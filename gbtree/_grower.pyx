@@ -291,6 +291,7 @@ cdef class TreeGrower:
     cdef vector[hist_entry*] slots   # packed int64 entries when quantised
     cdef vector[int] free_slots
     cdef hist_entry* scratch
+    cdef int scratch_chunks   # chunk buffers in ``scratch`` (the root's chunks)
     cdef split_info* per_feature   # n_features per thread (at least 2)
     # expanding ahead: threads with buffers, their scratch beyond thread 0's,
     # the expanded nodes waiting for their turn
@@ -420,7 +421,8 @@ cdef class TreeGrower:
             self.packed_values = np.empty(max(self.n_rows, 1), dtype=np.int32)
         plan = make_plan(self.n_rows, self.n_features, self.n_entries, max_chunks, n_threads)
         self.max_chunks = max_chunks
-        self.scratch = <hist_entry*>malloc(max(plan.n_chunks, 1) * self.n_entries * self.entry_bytes)
+        self.scratch_chunks = max(plan.n_chunks, 1)
+        self.scratch = <hist_entry*>malloc(self.scratch_chunks * self.n_entries * self.entry_bytes)
         if self.scratch == NULL:
             raise MemoryError()
         self.per_feature = NULL
@@ -532,6 +534,11 @@ cdef class TreeGrower:
                                          n_threads)
         cdef hist_entry totals
         cdef int64_t packed_totals
+        if scratch == self.scratch and n_threads > 1:
+            # a build on every thread: its chunks at both ends of the root's
+            # buffers (``chunk_buffer``); thread 0's own builds (expanding ahead)
+            # keep the first buffers
+            plan.scratch_chunks = self.scratch_chunks
         # the node's two ranges, read as one list
         cdef const IDX_C* rows = &self.rows[0] + st.lo[0]
         cdef const IDX_C* rows_hi = &self.rows[0] + st.lo[1]

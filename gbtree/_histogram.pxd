@@ -20,6 +20,11 @@ cdef struct hist_plan:
     int n_chunks        # row chunks; each chunk > 1 gets a private buffer
     int n_fblocks       # feature blocks per chunk
     Py_ssize_t chunk_rows
+    # Buffers the scratch holds (>= n_chunks; make_plan sets n_chunks): the
+    # lower half of the chunks use the first buffers, the upper half the last
+    # ones (``chunk_buffer``), so that with two threads taking the chunks from
+    # both ends, each zeroes and fills the buffers it filled last time.
+    int scratch_chunks
 
 cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries,
                          int max_chunks, int n_threads) noexcept nogil

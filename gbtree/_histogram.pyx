@@ -71,6 +71,7 @@ cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries
     if n_chunks < 2:
         n_chunks = 1
     plan.n_chunks = <int>n_chunks
+    plan.scratch_chunks = plan.n_chunks
     plan.chunk_rows = (n_rows + n_chunks - 1) // n_chunks
     # Feature blocks never change the order in which a bin's sums are
     # accumulated, so their number may follow the thread count.
@@ -342,6 +343,17 @@ cdef inline void _accumulate_range(const X_BINNED_C* X, const sparse_binned* S,
         _accumulate(X, n_features, rows, lo, hi, values, bin_offsets, f_lo, f_hi, dest, total)
 
 
+cdef inline Py_ssize_t chunk_buffer(const hist_plan* plan, int c) noexcept nogil:
+    """Which of the scratch's buffers chunk ``c`` sums into: the lower half of
+    the chunks the first buffers, the upper half the last ones. With two
+    threads, one takes the chunks from the first up, the other from the last
+    down, whatever their number, so each thread mostly writes the buffers it
+    wrote before and holds in its own caches (the same sums)."""
+    if 2 * c < plan.n_chunks:
+        return c
+    return plan.scratch_chunks - plan.n_chunks + c
+
+
 cdef inline void _build_task(const X_BINNED_C* X, const sparse_binned* S,
                              const IDX_C* rows, Py_ssize_t n_rows, const IDX_C* rows_hi,
                              Py_ssize_t n_lo, const void* values,
@@ -356,7 +368,7 @@ cdef inline void _build_task(const X_BINNED_C* X, const sparse_binned* S,
     cdef int f_lo = <int>((<Py_ssize_t>n_features * fb) // plan.n_fblocks)
     cdef int f_hi = <int>((<Py_ssize_t>n_features * (fb + 1)) // plan.n_fblocks)
     cdef Py_ssize_t lo = c * plan.chunk_rows, hi = lo + plan.chunk_rows
-    cdef acc_t* dest = out if plan.n_chunks == 1 else scratch + c * n_entries
+    cdef acc_t* dest = out if plan.n_chunks == 1 else scratch + chunk_buffer(&plan, c) * n_entries
     cdef acc_t* chunk_total = NULL
     cdef bint all_features = plan.n_fblocks == 1
     if hi > n_rows:
@@ -395,7 +407,7 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
     the sums are those of the joined list.
     ``values`` holds every row's value: interleaved float32 (gradient, hessian)
     pairs for a ``hist_entry`` histogram, packed int32 (``quantize_into``) for
-    an int64 one. ``scratch`` must hold ``plan.n_chunks * n_entries`` entries
+    an int64 one. ``scratch`` must hold ``plan.scratch_chunks * n_entries`` entries
     when ``plan.n_chunks > 1``. ``totals`` (if not NULL) gets the rows' sum,
     summed chunk by chunk like the bins. With ``default_bin`` (then ``totals``
     is required) every feature's default bin is recovered from the totals
@@ -438,7 +450,7 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
         for b in prange(n_entries, schedule='static', num_threads=n_threads, nogil=True):
             total = scratch[b]   # summed in a register, stored once
             for k in range(1, plan.n_chunks):
-                total = _plus(total, scratch[k * n_entries + b])
+                total = _plus(total, scratch[chunk_buffer(&plan, k) * n_entries + b])
             out[b] = total
     if totals != NULL:
         totals[0] = chunk_totals[0]
@@ -530,7 +542,7 @@ cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
 def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
                        const int[::1] bin_offsets, int n_threads=1, int max_chunks=16,
                        default_bin=None, bint return_totals=False, packed=None,
-                       bint all_rows=False, Py_ssize_t split=-1):
+                       bint all_rows=False, Py_ssize_t split=-1, int scratch_chunks=0):
     """Histogram of the given rows as an (n_entries, 2) float64 array [sum_g, sum_h];
     with ``packed`` (the int32 row values of ``py_quantize``; grad and hess are then
     not read), the (n_entries,) int64 histogram of packed sums.
@@ -540,12 +552,16 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
     ``default_bin``: recover every feature's default bin from the totals (required
     for sparse input); ``return_totals``: also return the rows' (sum_g, sum_h)
     (or their packed sum); ``split`` (0..len(rows)): give the kernel the list in
-    two ranges, ``rows[:split]`` and a copy of ``rows[split:]`` elsewhere.
+    two ranges, ``rows[:split]`` and a copy of ``rows[split:]`` elsewhere;
+    ``scratch_chunks``: a scratch of that many chunk buffers (at least the plan's
+    chunks), as the grower's, sized for its largest node.
     """
     cdef int n_features = bin_offsets.shape[0] - 1
     cdef Py_ssize_t n_entries = bin_offsets[n_features]
     cdef hist_plan plan = make_plan(rows.shape[0], n_features, n_entries, max_chunks, n_threads)
     cdef sparse_binned S
+    if scratch_chunks > plan.scratch_chunks:
+        plan.scratch_chunks = scratch_chunks
     cdef const X_BINNED_C[:, ::1] dense
     cdef const int64_t[::1] indptr
     cdef const uint32_t[::1] entries
@@ -608,7 +624,7 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
         packed_v = packed
         out = np.zeros(n_entries, dtype=np.int64)
         out_p = out
-        scratch_p = np.zeros(max(plan.n_chunks, 1) * n_entries, dtype=np.int64)
+        scratch_p = np.zeros(max(plan.scratch_chunks, 1) * n_entries, dtype=np.int64)
         if n_entries > 0:
             with nogil:
                 build_histogram(X, S_ptr, rows_ptr, rows.shape[0], rows_hi, n_lo,
@@ -618,7 +634,7 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
         return (out, packed_total) if return_totals else out
     out = np.zeros((n_entries, 2), dtype=np.float64)
     out_v = out
-    scratch_v = np.zeros((max(plan.n_chunks, 1) * n_entries, 2), dtype=np.float64)
+    scratch_v = np.zeros((max(plan.scratch_chunks, 1) * n_entries, 2), dtype=np.float64)
     gh_v = np.stack([np.asarray(grad, dtype=np.float32), np.asarray(hess, dtype=np.float32)],
                     axis=1).ravel()
     if n_entries > 0:

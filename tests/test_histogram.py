@@ -69,6 +69,29 @@ def test_row_list_in_two_ranges_sums_like_one(seed, n_rows, n_features, split, n
         py_build_histogram(X, rows, grad, hess, offsets, split=rows.shape[0] + 1)
 
 
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_rows=st.integers(1, 200_000),
+       extra=st.integers(0, 20), n_threads=st.sampled_from([1, 2, 3]), packed=st.booleans())
+def test_chunks_in_a_larger_scratch_sum_alike(seed, n_rows, extra, n_threads, packed):
+    # the grower's scratch has buffers for its largest node's chunks; a smaller
+    # node's upper chunks use the last ones (chunk_buffer): the same sums
+    rng = np.random.RandomState(seed)
+    X, grad, hess, offsets = _problem(rng, n_rows, 3, 255)
+    rows = np.sort(rng.choice(n_rows, size=rng.randint(0, n_rows + 1), replace=False)).astype(np.uint32)
+    n_chunks = py_plan(rows.shape[0], 3, int(offsets[-1]), 64, n_threads)[0]
+    kw = dict(n_threads=n_threads, max_chunks=64, return_totals=True)
+    if packed:
+        kw["packed"] = py_quantize(grad, hess, 64, seed)[0]
+    one, one_total = py_build_histogram(X, rows, grad, hess, offsets, **kw)
+    two, two_total = py_build_histogram(X, rows, grad, hess, offsets,
+                                        scratch_chunks=n_chunks + extra, **kw)
+    np.testing.assert_array_equal(two, one)   # bit for bit
+    assert two_total == one_total
+    if not packed:   # and both are right
+        np.testing.assert_allclose(two, ref.build_histogram(X, rows, grad, hess, offsets),
+                                   rtol=1e-9, atol=1e-7)
+
+
 @pytest.mark.parametrize("n_rows", [4_096, 20_000, 49_152, 60_000, 81_920, 115_000, 1_000_000])
 def test_row_chunks_come_in_even_numbers(n_rows):
     # two threads then build as many chunks each (3 chunks would leave one idle
