@@ -23,7 +23,7 @@ cdef struct hist_plan:
     # Buffers the scratch holds (>= n_chunks; make_plan sets n_chunks): the
     # lower half of the chunks use the first buffers, the upper half the last
     # ones (``chunk_buffer``), so that with two threads taking the chunks from
-    # both ends, each zeroes and fills the buffers it filled last time.
+    # both ends, each mostly zeroes and fills buffers it filled before.
     int scratch_chunks
 
 cdef hist_plan make_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries,
