@@ -25,6 +25,17 @@ def test_map_to_bins_matches_reference(X, max_bin, n_threads):
     np.testing.assert_array_equal(got == mapper.n_bins_[None, :], np.isnan(X))
 
 
+@pytest.mark.parametrize("n_threads", [2, 3])
+def test_map_to_bins_of_many_row_blocks_on_threads(rng, n_threads):
+    # more rows than one thread's share of blocks: the threads take blocks as they go
+    X = rng.normal(size=(40_000, 3)).astype(np.float32)
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    mapper = BinMapper(max_bin=64).fit(X)
+    got = mapper.transform(X, n_threads)
+    np.testing.assert_array_equal(got, ref.map_to_bins(X, mapper.cuts_, mapper.cut_ptr_))
+    np.testing.assert_array_equal(got, mapper.transform(X, 1))
+
+
 def test_float32_and_fortran_input_bin_like_float64(rng):
     X = rng.normal(size=(500, 7))
     X[rng.rand(*X.shape) < 0.1] = np.nan
