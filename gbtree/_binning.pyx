@@ -2,7 +2,7 @@
 distinct-value edges of sparse columns, the sketch's rows and their radix sort."""
 from cython cimport floating
 from cython.parallel cimport prange, threadid
-from libc.math cimport isnan, INFINITY
+from libc.math cimport isnan, rint, INFINITY
 from libcpp cimport bool as cbool
 from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
@@ -360,7 +360,7 @@ def take_rows(const floating[:, ::1] X, const int64_t[::1] rows, floating[:, ::1
             raise IndexError(f"row {rows[i]} out of range for {n_rows} rows")
     if p == 0:
         return
-    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
+    for i in prange(n, schedule='dynamic', chunksize=1024, num_threads=n_threads, nogil=True):
         memcpy(&out[i, 0], &X[rows[i], 0], row_bytes)
 
 
@@ -396,3 +396,113 @@ def sorted_finite_columns(const floating[:, :] X, int f_lo, int f_hi, floating[:
             else:
                 out[f - f_lo, i] = _value64(res[i])
         lengths[f - f_lo] = m
+
+
+cdef Py_ssize_t _midpoints(const double* d, Py_ssize_t n, double* out) noexcept nogil:
+    """The n - 1 midpoints of the sorted distinct values d[:n] (n >= 1)."""
+    cdef Py_ssize_t i
+    for i in range(n - 1):
+        out[i] = d[i] + (d[i + 1] - d[i]) / 2.0
+    return n - 1
+
+
+cdef Py_ssize_t _quantile_edges(const double* d, const double* w, Py_ssize_t n, int n_bins,
+                                double* out) noexcept nogil:
+    """``binning._quantile_cuts`` of d[:n] with weights w[:n]: the midpoint after the
+    first value whose cumulative weight reaches each ``total * k / n_bins``, once
+    each. The weights are counts, so every cumulative sum is exact."""
+    cdef Py_ssize_t i, idx, last = -1, m = 0
+    cdef double total = 0.0, cum = 0.0
+    cdef int k = 1
+    if n <= 1 or n_bins <= 1:
+        return 0
+    if n <= n_bins:
+        return _midpoints(d, n, out)
+    for i in range(n):
+        total += w[i]
+    for i in range(n):
+        cum += w[i]
+        # the levels this value is the first to reach (np.searchsorted, side='left')
+        while k < n_bins and total * <double>k / <double>n_bins <= cum:
+            idx = i if i < n - 2 else n - 2
+            if idx != last:
+                out[m] = d[idx] + (d[idx + 1] - d[idx]) / 2.0
+                m += 1
+                last = idx
+            k += 1
+    return m
+
+
+cdef Py_ssize_t _sorted_edges(const floating* v, Py_ssize_t n_values, int max_value_bins,
+                              double* distinct, double* weight, double* out) noexcept nogil:
+    """``binning._weighted_cuts(v, None, max_value_bins, presorted=True)`` of the sorted
+    finite values v[:n_values]; ``distinct`` and ``weight`` have room for n_values.
+    Returns the number of edges written to ``out`` (at most max_value_bins - 1)."""
+    cdef Py_ssize_t i, n = 0, z, m
+    cdef double w_neg = 0.0, w_pos = 0.0
+    cdef int n_neg, n_pos
+    for i in range(n_values):
+        if i == 0 or v[i] != v[i - 1]:      # -0.0 and 0.0 are one value, the first kept
+            distinct[n] = <double>v[i]
+            weight[n] = 1.0
+            n += 1
+        else:
+            weight[n - 1] += 1.0
+    if n <= 1:
+        return 0
+    if n <= max_value_bins:
+        return _midpoints(distinct, n, out)
+    z = 0
+    while z < n and distinct[z] < 0.0:
+        z += 1
+    if not (z < n and distinct[z] == 0.0 and max_value_bins >= 3):
+        return _quantile_edges(distinct, weight, n, max_value_bins, out)
+    # 0 keeps a bin of its own; the negative and positive values share the others
+    for i in range(z):
+        w_neg += weight[i]
+    for i in range(z + 1, n):
+        w_pos += weight[i]
+    n_neg = 0
+    if z > 0:
+        # rint: half to even, as Python's round
+        n_neg = <int>rint(<double>(max_value_bins - 1) * w_neg / (w_neg + w_pos))
+        n_neg = min(max(1, n_neg), max_value_bins - 2)
+    if z == n - 1:
+        n_neg = max_value_bins - 1
+    n_pos = max_value_bins - 1 - n_neg
+    m = _quantile_edges(distinct, weight, z, n_neg, out)
+    if z > 0:
+        out[m] = distinct[z - 1] + (0.0 - distinct[z - 1]) / 2.0
+        m += 1
+    if z < n - 1:
+        out[m] = 0.0 + (distinct[z + 1] - 0.0) / 2.0
+        m += 1
+    return m + _quantile_edges(distinct + z + 1, weight + z + 1, n - z - 1, n_pos, out + m)
+
+
+def sorted_column_edges(const floating[:, ::1] values, const int64_t[::1] lengths,
+                        int max_value_bins, double[:, ::1] edges, int64_t[::1] n_edges,
+                        double[:, :, ::1] scratch, int n_threads):
+    """The edges of sorted columns: ``edges[k, :n_edges[k]]`` =
+    ``binning._weighted_cuts(values[k, :lengths[k]], None, max_value_bins,
+    presorted=True)`` for every row k of ``values`` (the output of
+    ``sorted_finite_columns``), the columns in parallel. ``edges`` has at least
+    ``max_value_bins - 1`` columns; ``scratch`` (n_threads, 2, n) holds each
+    thread's distinct values and their counts."""
+    cdef Py_ssize_t n_cols = lengths.shape[0], k
+    cdef int t
+    if max_value_bins < 1:
+        raise ValueError(f"max_value_bins must be >= 1, got {max_value_bins}")
+    if values.shape[0] < n_cols or edges.shape[0] < n_cols or n_edges.shape[0] < n_cols:
+        raise ValueError("values, edges and n_edges need a row per column")
+    if edges.shape[1] < max_value_bins - 1:
+        raise ValueError(f"edges has {edges.shape[1]} columns, needs {max_value_bins - 1}")
+    if scratch.shape[0] < n_threads or scratch.shape[1] < 2:
+        raise ValueError("scratch buffers too small")
+    for k in range(n_cols):
+        if lengths[k] < 0 or lengths[k] > values.shape[1] or lengths[k] > scratch.shape[2]:
+            raise ValueError(f"lengths[{k}] = {lengths[k]} is out of range")
+    for k in prange(n_cols, schedule='dynamic', num_threads=n_threads, nogil=True):
+        t = threadid()
+        n_edges[k] = _sorted_edges(&values[k, 0], lengths[k], max_value_bins,
+                                   &scratch[t, 0, 0], &scratch[t, 1, 0], &edges[k, 0])

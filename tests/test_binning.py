@@ -234,6 +234,76 @@ def test_sorted_cuts_equal_the_per_column_sort(X, max_bin, n_threads):
                                                              max_bin - 1))
 
 
+def _check_column_edges(columns, max_value_bins, n_threads):
+    """sorted_column_edges of the sorted columns against _weighted_cuts, bit for bit."""
+    from gbtree._binning import sorted_column_edges
+    from gbtree.binning import _weighted_cuts
+    n = max([c.size for c in columns] + [1])
+    values = np.zeros((len(columns), n), dtype=columns[0].dtype)
+    lengths = np.array([c.size for c in columns], dtype=np.int64)
+    for k, c in enumerate(columns):
+        values[k, :c.size] = np.sort(c)
+    edges = np.full((len(columns), max(max_value_bins - 1, 1)), 7.0)
+    n_edges = np.empty(len(columns), dtype=np.int64)
+    sorted_column_edges(values, lengths, max_value_bins, edges, n_edges,
+                        np.empty((n_threads, 2, n)), n_threads)
+    for k, c in enumerate(columns):
+        expected = _weighted_cuts(values[k, :c.size], None, max_value_bins, presorted=True)
+        got = edges[k, :n_edges[k]]
+        assert got.shape == expected.shape
+        np.testing.assert_array_equal(got.view(np.uint64), expected.view(np.uint64))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    columns=st.lists(hnp.arrays(st.just(np.float64), st.integers(0, 300),
+                                elements=st.one_of(st.integers(-6, 9).map(float),
+                                                   st.sampled_from([-0.0, 0.5, -1e-310, 1e30]),
+                                                   st.floats(-1e3, 1e3))),
+                     min_size=1, max_size=5),
+    max_value_bins=st.integers(1, 40),
+    float32=st.booleans(),
+    n_threads=st.sampled_from([1, 2, 3]),
+)
+def test_sorted_column_edges_match_weighted_cuts(columns, max_value_bins, float32, n_threads):
+    # few or many distinct values, duplicates, 0 with and without -0.0, values on one
+    # side of 0 only, subnormals: midpoints, quantiles and the zero bin's split
+    if float32:
+        columns = [c.astype(np.float32) for c in columns]
+    _check_column_edges(columns, max_value_bins, n_threads)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("max_value_bins", [255, 63, 3, 2])
+def test_sorted_column_edges_of_large_columns(rng, max_value_bins, dtype):
+    n = 200_000
+    normal = rng.normal(size=n)
+    zero_heavy = np.where(rng.rand(n) < 0.4, 0.0, rng.exponential(size=n) - 0.3)
+    zero_heavy[rng.rand(n) < 0.1] = -0.0
+    columns = [normal, zero_heavy, np.round(normal, 1), np.abs(np.round(normal, 2)),
+               -np.abs(normal), np.round(normal * 100), np.full(n, 3.0), normal[:0]]
+    _check_column_edges([c.astype(dtype) for c in columns], max_value_bins, 2)
+
+
+def test_sorted_column_edges_reject_bad_shapes():
+    from gbtree._binning import sorted_column_edges
+    values = np.zeros((2, 5))
+    ok = dict(lengths=np.array([5, 5]), edges=np.empty((2, 9)), n_edges=np.empty(2, np.int64),
+              scratch=np.empty((1, 2, 5)))
+
+    def call(**kw):
+        a = {**ok, **kw}
+        sorted_column_edges(values, a["lengths"], 10, a["edges"], a["n_edges"], a["scratch"], 1)
+
+    call()
+    with pytest.raises(ValueError, match="edges has 8 columns"):
+        call(edges=np.empty((2, 8)))
+    with pytest.raises(ValueError, match="lengths"):
+        call(lengths=np.array([5, 6]))
+    with pytest.raises(ValueError, match="scratch"):
+        call(scratch=np.empty((0, 2, 5)))
+
+
 @settings(max_examples=40, deadline=None)
 @given(X=_float_matrices(0, 40), n_threads=st.sampled_from([1, 2, 3]), data=st.data())
 def test_take_rows_matches_fancy_indexing(X, n_threads, data):
