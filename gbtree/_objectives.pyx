@@ -285,3 +285,39 @@ def tweedie_grad(const double[::1] y, const double[:, ::1] raw, const double[::1
         b = exp((2.0 - power) * raw[i, 0])
         grad[0, i] = <G_H_C>(wi * (b - y[i] * a))
         hess[0, i] = <G_H_C>(wi * ((2.0 - power) * b - (1.0 - power) * y[i] * a))
+
+
+ctypedef fused label_t:
+    signed char
+    short
+    int
+    long long
+    unsigned char
+    unsigned short
+    unsigned int
+    unsigned long long
+    float
+    double
+
+
+def encode_labels(const label_t[::1] y, const label_t[::1] classes, double[::1] out,
+                  int n_threads):
+    """``out[i] = np.searchsorted(classes, y[i])``, as float64 (the class codes the
+    classification losses read): a binary search of the sorted, NaN-free ``classes``
+    per row, on ``n_threads`` (the output's fresh pages are touched on every thread)."""
+    cdef Py_ssize_t i, n = y.shape[0], lo, hi, mid
+    cdef Py_ssize_t n_classes = classes.shape[0]
+    if out.shape[0] != n:
+        raise ValueError(f"out has {out.shape[0]} rows, y has {n}")
+    if n < MIN_PARALLEL_ROWS:
+        n_threads = 1
+    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
+        lo = 0
+        hi = n_classes
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if classes[mid] < y[i]:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[i] = <double>lo

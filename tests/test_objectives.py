@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from scipy.optimize import minimize, minimize_scalar
 
 from gbtree import _reference as ref
@@ -158,3 +159,26 @@ def test_transforms():
     p = Logistic().transform(np.array([[0.0], [np.log(3.0)]]))
     np.testing.assert_allclose(p, [[0.5, 0.5], [0.25, 0.75]])
     np.testing.assert_array_equal(SquaredError().transform(raw[:, :1]), raw[:, 0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(dtype=st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                              np.uint32, np.uint64, np.float32, np.float64, bool, "U2", object]),
+       labels=st.lists(st.integers(-40, 40), min_size=1, max_size=8, unique=True),
+       n=st.sampled_from([1, 17, 70_000]), n_threads=st.sampled_from([1, 2, 3]),
+       seed=st.integers(0, 2 ** 16))
+def test_class_codes_are_the_labels_sorted_positions(dtype, labels, n, n_threads, seed):
+    # the codes the classifier trains on: np.searchsorted of the sorted distinct labels,
+    # for every label dtype (-0.0 and 0.0 are one label; more rows than a thread's share)
+    from gbtree.objectives import class_codes
+    rng = np.random.default_rng(seed)
+    values = np.asarray(labels)
+    if np.dtype(dtype).kind == "u":
+        values = np.abs(values)
+    y = values[rng.integers(0, values.size, size=n)].astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        y[y == 0] = np.where(rng.random(int((y == 0).sum())) < 0.5, -0.0, 0.0)
+    classes = np.unique(y)
+    got = class_codes(y, classes, n_threads)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, np.searchsorted(classes, y).astype(np.float64))
