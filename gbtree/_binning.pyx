@@ -104,8 +104,8 @@ def map_to_bins(const floating[:, :] X, const double[::1] cuts, const int[::1] c
         # Blocks of rows, feature by feature within a block: one feature's edges stay
         # in L1 and the block's searches are independent (they overlap), instead of
         # one search per feature in turn, each a chain of L2 loads.
-        # (dynamic: the threads' first touches of the output's fresh pages take
-        # unequal times, and a static half each left one thread idle for up to a third)
+        # (dynamic: the two threads do not run at one speed here (the output's fresh
+        # pages, a busy host), and a static half each left one idle for up to a third)
         n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
         for blk in prange(n_blocks, schedule='dynamic', chunksize=8, num_threads=n_threads,
                           nogil=True):

@@ -182,3 +182,6 @@ def test_class_codes_are_the_labels_sorted_positions(dtype, labels, n, n_threads
     got = class_codes(y, classes, n_threads)
     assert got.dtype == np.float64
     np.testing.assert_array_equal(got, np.searchsorted(classes, y).astype(np.float64))
+    if np.dtype(dtype).kind in "iuf" and np.dtype(dtype).itemsize > 1:
+        swapped = y.astype(y.dtype.newbyteorder())   # the same labels, other byte order
+        np.testing.assert_array_equal(class_codes(swapped, np.unique(swapped), n_threads), got)
