@@ -238,7 +238,7 @@ def sparse_distinct_cuts(const floating[::1] data, const int32_t[::1] rows,
                     continue
             n_distinct = <Py_ssize_t>buf.size()
             for j in range(n_distinct - 1):
-                out.push_back(buf[j] + (buf[j + 1] - buf[j]) / 2.0)
+                out.push_back(_midpoint(buf[j], buf[j + 1]))
             counts[f] = <int>(n_distinct - 1 if n_distinct > 1 else 0)
     cuts_np = np.empty(out.size(), dtype=np.float64)
     for j in range(<Py_ssize_t>out.size()):
@@ -398,11 +398,20 @@ def sorted_finite_columns(const floating[:, :] X, int f_lo, int f_hi, floating[:
         lengths[f - f_lo] = m
 
 
+cdef inline double _midpoint(double lo, double hi) noexcept nogil:
+    """The edge between two values lo < hi (``binning._midpoints``): halved apart
+    when their difference overflows."""
+    cdef double gap = hi - lo
+    if gap == INFINITY:
+        return lo / 2.0 + hi / 2.0
+    return lo + gap / 2.0
+
+
 cdef Py_ssize_t _midpoints(const double* d, Py_ssize_t n, double* out) noexcept nogil:
     """The n - 1 midpoints of the sorted distinct values d[:n] (n >= 1)."""
     cdef Py_ssize_t i
     for i in range(n - 1):
-        out[i] = d[i] + (d[i + 1] - d[i]) / 2.0
+        out[i] = _midpoint(d[i], d[i + 1])
     return n - 1
 
 
@@ -426,7 +435,7 @@ cdef Py_ssize_t _quantile_edges(const double* d, const double* w, Py_ssize_t n, 
         while k < n_bins and total * <double>k / <double>n_bins <= cum:
             idx = i if i < n - 2 else n - 2
             if idx != last:
-                out[m] = d[idx] + (d[idx + 1] - d[idx]) / 2.0
+                out[m] = _midpoint(d[idx], d[idx + 1])
                 m += 1
                 last = idx
             k += 1

@@ -75,7 +75,7 @@ def _weighted_cuts(values, weights, max_value_bins, zeros=None, presorted=False)
     if distinct.size <= 1:
         return np.empty(0, dtype=np.float64)
     if distinct.size <= max_value_bins:
-        return (distinct[:-1] + (distinct[1:] - distinct[:-1]) / 2.0).astype(np.float64)
+        return _midpoints(distinct[:-1], distinct[1:])
     if w is None:
         w_per_value = np.diff(np.append(first, v.size)).astype(np.float64)
     else:
@@ -116,15 +116,27 @@ def _quantile_cuts(distinct, w_per_value, n_bins):
     if distinct.size <= 1 or n_bins <= 1:
         return np.empty(0, dtype=np.float64)
     if distinct.size <= n_bins:
-        return (distinct[:-1] + (distinct[1:] - distinct[:-1]) / 2.0).astype(np.float64)
+        return _midpoints(distinct[:-1], distinct[1:])
     cum = np.cumsum(w_per_value)
     levels = cum[-1] * np.arange(1, n_bins) / n_bins
     # index of the first distinct value whose cumulative weight reaches each level
     idx = np.searchsorted(cum, levels, side="left")
     idx = np.unique(np.clip(idx, 0, distinct.size - 2))
-    lo = distinct[idx]
-    hi = distinct[idx + 1]
-    return (lo + (hi - lo) / 2.0).astype(np.float64)
+    return _midpoints(distinct[idx], distinct[idx + 1])
+
+
+def _midpoints(lo, hi):
+    """The edges between the sorted values ``lo < hi`` (float64 arrays): ``lo +
+    (hi - lo) / 2``, or ``lo / 2 + hi / 2`` where ``hi - lo`` overflows (values
+    of both signs near the float64 limits; the edge would be inf and both values
+    would share a bin). The kernels in ``_binning`` compute the same."""
+    with np.errstate(over="ignore"):
+        gap = hi - lo
+    out = lo + gap / 2.0
+    over = np.isinf(gap)
+    if over.any():
+        out[over] = lo[over] / 2.0 + hi[over] / 2.0
+    return out.astype(np.float64, copy=False)
 
 
 def sketch_rows(rng, n_rows, size):

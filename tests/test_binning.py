@@ -112,6 +112,26 @@ def test_infinities_fall_in_the_outer_bins():
     assert np.isfinite(mapper.cuts_).all()
 
 
+def test_values_of_both_signs_near_the_float_limits_get_bins_of_their_own():
+    # the edge between -1.7e308 and 1.7e308 is 0, not inf (hi - lo overflows): with
+    # an inf edge both values fell into bin 0
+    big = np.finfo(np.float64).max / 1.05
+    x = np.array([[-big], [big], [-big], [big]])
+    mapper = BinMapper().fit(x)
+    np.testing.assert_array_equal(mapper.cuts_, [0.0])
+    np.testing.assert_array_equal(mapper.transform(x)[:, 0], [0, 1, 0, 1])
+    # quantile edges (more values than bins) between the extremes, from the
+    # sorted-column kernel, the sparse-column one and the NumPy reference alike
+    column = np.concatenate([-big * (1 - np.arange(40) / 1000), big * (1 - np.arange(40) / 1000)])
+    for max_value_bins in (255, 9, 2):
+        _check_column_edges([column], max_value_bins, 1)
+    mapper = BinMapper(max_bin=3).fit(column[:, None])
+    np.testing.assert_array_equal(mapper.cuts_, [0.0])
+    from scipy import sparse
+    stored = sparse.csr_matrix(np.array([[-big], [big], [-big]]))   # no implicit zeros
+    np.testing.assert_array_equal(BinMapper().fit(stored).cuts_, [0.0])
+
+
 def test_subsample_is_seeded(rng):
     X = rng.normal(size=(3000, 3))
     a = BinMapper(max_bin=64, subsample=1000, random_state=1).fit(X).cuts_
@@ -263,11 +283,16 @@ def _check_column_edges(columns, max_value_bins, n_threads):
                      min_size=1, max_size=5),
     max_value_bins=st.integers(1, 40),
     float32=st.booleans(),
+    non_positive=st.booleans(),
     n_threads=st.sampled_from([1, 2, 3]),
 )
-def test_sorted_column_edges_match_weighted_cuts(columns, max_value_bins, float32, n_threads):
+def test_sorted_column_edges_match_weighted_cuts(columns, max_value_bins, float32, non_positive,
+                                                 n_threads):
     # few or many distinct values, duplicates, 0 with and without -0.0, values on one
-    # side of 0 only, subnormals: midpoints, quantiles and the zero bin's split
+    # side of 0 only (all of them, half the time, at most 0: the zero bin is the last
+    # value), subnormals: midpoints, quantiles and the zero bin's split
+    if non_positive:
+        columns = [-np.abs(c) for c in columns]
     if float32:
         columns = [c.astype(np.float32) for c in columns]
     _check_column_edges(columns, max_value_bins, n_threads)
@@ -281,8 +306,21 @@ def test_sorted_column_edges_of_large_columns(rng, max_value_bins, dtype):
     zero_heavy = np.where(rng.rand(n) < 0.4, 0.0, rng.exponential(size=n) - 0.3)
     zero_heavy[rng.rand(n) < 0.1] = -0.0
     columns = [normal, zero_heavy, np.round(normal, 1), np.abs(np.round(normal, 2)),
-               -np.abs(normal), np.round(normal * 100), np.full(n, 3.0), normal[:0]]
+               -np.abs(normal), -np.abs(np.round(normal, 2)), np.round(normal * 100),
+               np.full(n, 3.0), normal[:0]]
     _check_column_edges([c.astype(dtype) for c in columns], max_value_bins, 2)
+
+
+@pytest.mark.parametrize("max_value_bins", [2, 3, 4])
+def test_sorted_column_edges_with_zero_and_few_bins(max_value_bins):
+    # the zero bin needs 3 bins at least; all values at most 0 give every bin but
+    # the last to the negative ones
+    columns = [np.array([-2.0, -1.0, 0.0, 1.0, 2.0]), np.array([-5.0, -4, -3, -2, -1, 0, 0]),
+               np.array([0.0, 1.0, 2.0, 3.0, 4.0]), np.array([-3.0, 0.0, 0.0, 2.0])]
+    _check_column_edges(columns, max_value_bins, 1)
+    expected = {2: [-1.5], 3: [-2.5, -0.5], 4: [-3.5, -1.5, -0.5]}[max_value_bins]
+    from gbtree.binning import _weighted_cuts
+    np.testing.assert_array_equal(_weighted_cuts(columns[1], None, max_value_bins), expected)
 
 
 def test_sorted_column_edges_reject_bad_shapes():
