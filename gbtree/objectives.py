@@ -26,14 +26,17 @@ def _weighted_mean(y, sample_weight):
 
 def class_codes(y, classes, n_threads=1):
     """The classification losses' labels: each label's index in ``classes`` (the
-    sorted distinct labels of y, without NaN), as float64. Numeric labels in the
-    machine's byte order are searched on ``n_threads`` (``_objectives.encode_labels``);
-    any other dtype by ``np.searchsorted``, which gives the same codes."""
+    sorted distinct labels of y), as float64: ``np.searchsorted(classes, y)``.
+    Numeric labels in the machine's byte order are searched on ``n_threads``
+    (``_objectives.encode_labels``); any other dtype, and float labels with NaN
+    (which the kernel's comparisons would not place last), by ``np.searchsorted``."""
     y = np.asarray(y)
+    classes = np.asarray(classes)
     if y.dtype == bool:
-        y, classes = y.view(np.uint8), np.asarray(classes).view(np.uint8)
+        y, classes = y.view(np.uint8), classes.view(np.uint8)
     if (y.ndim == 1 and y.dtype == classes.dtype and y.dtype.isnative
-            and (y.dtype.kind in "iu" or y.dtype in (np.float32, np.float64))):
+            and (y.dtype.kind in "iu" or (y.dtype in (np.float32, np.float64)
+                                          and not np.isnan(classes).any()))):
         out = np.empty(y.shape[0], dtype=np.float64)
         _objectives.encode_labels(np.ascontiguousarray(y), np.ascontiguousarray(classes), out,
                                   n_threads)

@@ -185,3 +185,10 @@ def test_class_codes_are_the_labels_sorted_positions(dtype, labels, n, n_threads
     if np.dtype(dtype).kind in "iuf" and np.dtype(dtype).itemsize > 1:
         swapped = y.astype(y.dtype.newbyteorder())   # the same labels, other byte order
         np.testing.assert_array_equal(class_codes(swapped, np.unique(swapped), n_threads), got)
+    if np.dtype(dtype).kind == "f":
+        # (NaN labels never reach the losses: fit rejects them) NaN sorts last, as
+        # np.unique and np.searchsorted place it
+        y[::3] = np.nan
+        classes = np.unique(y)
+        np.testing.assert_array_equal(class_codes(y, classes, n_threads),
+                                      np.searchsorted(classes, y).astype(np.float64))
