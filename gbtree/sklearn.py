@@ -109,8 +109,11 @@ _SHARED_PARAMS_DOC = """
         to the process (honouring ``OMP_NUM_THREADS``, cgroups and
         ``threadpoolctl``). The model does not depend on it.
     random_state : int, RandomState instance or None, default=0
-        Seeds the row subsample used to compute the bin edges (on data with
-        more than 200,000 rows) and the ``validation_fraction`` split.
+        Seeds everything random: the row subsample used to compute the bin
+        edges (on data with more than 200,000 rows), the ``validation_fraction``
+        split, row sampling (``subsample``, GOSS), column sampling and the
+        ranker's pair sampling. Each round's draws depend only on it and the
+        round number.
     verbosity : int, default=0
         0 silent, 1 a summary per fit and a log every ``log_period`` rounds,
         2 a log line every round.

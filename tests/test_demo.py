@@ -19,6 +19,23 @@ def test_demo_prints_a_sane_row_per_data_set(capsys):
     assert rows["diabetes"] < 70            # RMSE (the target's standard deviation is 77)
 
 
+def test_the_demo_gives_scikit_learn_the_same_threads(monkeypatch, capsys):
+    # --n-jobs 1 must hold for the HistGradientBoosting beside gbtree too (it takes
+    # its threads from OpenMP's limit)
+    from threadpoolctl import threadpool_info
+    import gbtree.__main__ as demo
+    seen = []
+    original = demo.HistGradientBoostingClassifier.fit
+
+    def fit(self, X, y, **kw):
+        seen.extend(p["num_threads"] for p in threadpool_info() if p["user_api"] == "openmp")
+        return original(self, X, y, **kw)
+
+    monkeypatch.setattr(demo.HistGradientBoostingClassifier, "fit", fit)
+    assert main(["--n-estimators", "2", "--n-jobs", "1"]) == 0
+    assert seen and set(seen) == {1}
+
+
 def test_the_demo_is_installed_as_a_console_script():
     try:
         importlib.metadata.distribution("gbtree")
