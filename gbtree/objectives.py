@@ -26,7 +26,8 @@ def _weighted_mean(y, sample_weight):
 
 def class_codes(y, classes, n_threads=1):
     """The classification losses' labels: each label's index in ``classes`` (the
-    sorted distinct labels of y), as float64: ``np.searchsorted(classes, y)``.
+    sorted distinct labels of y, every label of y among them), as float64:
+    ``np.searchsorted(classes, y)``.
     Numeric labels in the machine's byte order are searched on ``n_threads``
     (``_objectives.encode_labels``); any other dtype, and float labels with NaN
     (which the kernel's comparisons would not place last), by ``np.searchsorted``."""

@@ -24,16 +24,20 @@ def test_the_demo_gives_scikit_learn_the_same_threads(monkeypatch, capsys):
     # its threads from OpenMP's limit)
     from threadpoolctl import threadpool_info
     import gbtree.__main__ as demo
-    seen = []
-    original = demo.HistGradientBoostingClassifier.fit
 
-    def fit(self, X, y, **kw):
-        seen.extend(p["num_threads"] for p in threadpool_info() if p["user_api"] == "openmp")
-        return original(self, X, y, **kw)
+    def openmp_threads():
+        return {p["num_threads"] for p in threadpool_info() if p["user_api"] == "openmp"}
 
-    monkeypatch.setattr(demo.HistGradientBoostingClassifier, "fit", fit)
+    if max(openmp_threads(), default=1) < 2:
+        pytest.skip("OpenMP has one thread here: a limit of 1 would not show")
+    seen = {}
+    for cls in (demo.HistGradientBoostingClassifier, demo.HistGradientBoostingRegressor):
+        def fit(self, X, y, _original=cls.fit, _name=cls.__name__, **kw):
+            seen.setdefault(_name, set()).update(openmp_threads())
+            return _original(self, X, y, **kw)
+        monkeypatch.setattr(cls, "fit", fit)
     assert main(["--n-estimators", "2", "--n-jobs", "1"]) == 0
-    assert seen and set(seen) == {1}
+    assert seen == {"HistGradientBoostingClassifier": {1}, "HistGradientBoostingRegressor": {1}}
 
 
 def test_the_demo_is_installed_as_a_console_script():
