@@ -310,6 +310,29 @@ cdef split_info _scan_packed(const int64_t* packed, const double* steps, int f, 
     return _scan_feature(local, f, nb, G, H, parent_score, p)
 
 
+cdef inline split_info _scan_at(const hist_entry* hist, const int* n_bins,
+                                const int* bin_offsets, int f, SUM_C sum_g, SUM_C sum_h,
+                                const split_params* p, const unsigned char* allowed,
+                                const signed char* monotone, double lower, double upper,
+                                const int64_t* packed, const double* steps, bint bounded,
+                                double parent_score, double bounded_parent) noexcept nogil:
+    """Feature f's best split, for ``find_best_split``."""
+    cdef split_info none
+    if allowed != NULL and not allowed[f]:
+        none.feature = -1
+        return none
+    if packed != NULL:
+        return _scan_packed(
+            packed + bin_offsets[f], steps, f, n_bins[f], sum_g, sum_h, parent_score,
+            bounded_parent, p, bounded or (monotone != NULL and monotone[f] != 0),
+            monotone[f] if monotone != NULL else 0, lower, upper)
+    if bounded or (monotone != NULL and monotone[f] != 0):
+        return _scan_feature_bounded(
+            hist + bin_offsets[f], f, n_bins[f], sum_g, sum_h, bounded_parent, p,
+            monotone[f] if monotone != NULL else 0, lower, upper)
+    return _scan_feature(hist + bin_offsets[f], f, n_bins[f], sum_g, sum_h, parent_score, p)
+
+
 cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
                                 const int* bin_offsets, int n_features,
                                 SUM_C sum_g, SUM_C sum_h, const split_params* p,
@@ -339,22 +362,17 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
     cdef split_info best
     if bin_offsets[n_features] < MIN_PARALLEL_ENTRIES:
         n_threads = 1
-    for f in prange(n_features, schedule='static', num_threads=n_threads, nogil=True):
-        if allowed != NULL and not allowed[f]:
-            per_feature[f].feature = -1
-            continue
-        if packed != NULL:
-            per_feature[f] = _scan_packed(
-                packed + bin_offsets[f], steps, f, n_bins[f], sum_g, sum_h, parent_score,
-                bounded_parent, p, bounded or (monotone != NULL and monotone[f] != 0),
-                monotone[f] if monotone != NULL else 0, lower, upper)
-        elif bounded or (monotone != NULL and monotone[f] != 0):
-            per_feature[f] = _scan_feature_bounded(
-                hist + bin_offsets[f], f, n_bins[f], sum_g, sum_h, bounded_parent, p,
-                monotone[f] if monotone != NULL else 0, lower, upper)
-        else:
-            per_feature[f] = _scan_feature(hist + bin_offsets[f], f, n_bins[f],
-                                           sum_g, sum_h, parent_score, p)
+    if n_threads == 1:
+        # (no thread team: the caller may be one thread of its own team)
+        for f in range(n_features):
+            per_feature[f] = _scan_at(hist, n_bins, bin_offsets, f, sum_g, sum_h, p, allowed,
+                                      monotone, lower, upper, packed, steps, bounded,
+                                      parent_score, bounded_parent)
+    else:
+        for f in prange(n_features, schedule='static', num_threads=n_threads, nogil=True):
+            per_feature[f] = _scan_at(hist, n_bins, bin_offsets, f, sum_g, sum_h, p, allowed,
+                                      monotone, lower, upper, packed, steps, bounded,
+                                      parent_score, bounded_parent)
     for f in range(n_features):
         if per_feature[f].feature >= 0 and per_feature[f].gain >= p.gamma:
             if best_f < 0 or per_feature[f].gain > per_feature[best_f].gain:
