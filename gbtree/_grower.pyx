@@ -7,23 +7,19 @@ partitioned in place, the smaller child's histogram is built and the larger
 child's is derived from the parent's by subtraction. When the tree is done the
 raw predictions of the training rows are updated from the partition (each
 thread its own block of rows, found in every leaf), without walking the tree
-again; when nodes are expanded ahead (below), a thread that had nothing to
-expand has already added the values of the leaves that were final by then
+again; with two threads or more, a thread that had nothing to expand has
+already added the values of the leaves that were final by then
 (``_early_update``).
 
-Open nodes of ``AHEAD_MAX_ROWS`` rows or more are expanded one at a time with
-every thread on each step. Smaller ones, with two threads, are split in
-lockstep: one at a time in the same order, each step shared by the two
-threads of one parallel region (each partitions its half of the rows, builds
-one row chunk, then sums, subtracts and scans half of the features; see
-``_lockstep``). With more threads they are expanded ahead,
-each on one thread: the nodes are still split in the order above, the next
-best ones are queued, and every thread takes the next expansion from the queue
-as soon as it is free (partition, the children's histograms, their best
-splits); an expanded node waits until the order picks it, and the thread that
-finishes the expansion of the node whose turn it is makes the split and picks
-the next (see ``_expand_rows`` and ``_phase``). The tree is the same either
-way, at any thread count.
+With two threads or more, open nodes of fewer than ``AHEAD_MAX_ROWS`` rows are
+expanded ahead, each on one thread: the nodes are still split in the order
+above, the next best ones are queued, and every thread takes the next
+expansion from the queue as soon as it is free (partition, the children's
+histograms, their best splits); an expanded node waits until the order picks
+it, and the thread that finishes the expansion of the node whose turn it is
+makes the split and picks the next (see ``_expand_rows`` and ``_phase``).
+Larger nodes are expanded one at a time with every thread on each step. The
+tree is the same either way, at any thread count.
 
 The binned matrix is dense (uint8, C order) or a ``binning.SparseBinned``; with
 sparse input the histograms read the stored entries only and the partition
@@ -52,7 +48,7 @@ from libcpp.vector cimport vector
 from ._typedefs cimport (X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, node_struct,
                          splitmix64, GBT_PREFETCH, unpack_entry, first_at_least)
 from ._histogram cimport (hist_plan, make_plan, build_histogram, subtract_histograms,
-                          quantize_into, sparse_binned, build_task, finish_features)
+                          quantize_into, sparse_binned)
 from ._splitting cimport (split_params, split_info, find_best_split, partition,
                           sparse_feature, leaf_weight, bounded_weight, MAX_PARTITION_CHUNKS,
                           MIN_PARALLEL_ENTRIES, MIN_PARTITION_ROWS)
@@ -60,8 +56,7 @@ from ._typedefs import NODE_DTYPE
 
 
 # A lock for the queue of expansions (OpenMP's; none without OpenMP, where one
-# thread does everything) and a pause for the threads that wait on it; a barrier
-# for the lockstep.
+# thread does everything) and a pause for the threads that wait on it.
 cdef extern from *:
     """
     #ifdef _OPENMP
@@ -78,19 +73,6 @@ cdef extern from *:
     static void gbt_lock(gbt_lock_t* l) { (void)l; }
     static void gbt_unlock(gbt_lock_t* l) { (void)l; }
     #endif
-    /* a barrier of the innermost parallel region, and that region's thread count */
-    static void gbt_barrier(void) {
-    #ifdef _OPENMP
-    #pragma omp barrier
-    #endif
-    }
-    static int gbt_team_size(void) {
-    #ifdef _OPENMP
-        return omp_get_num_threads();
-    #else
-        return 1;
-    #endif
-    }
     #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
     #include <immintrin.h>
     #define GBT_PAUSE() _mm_pause()
@@ -105,8 +87,6 @@ cdef extern from *:
     void gbt_lock(gbt_lock_t* l) noexcept nogil
     void gbt_unlock(gbt_lock_t* l) noexcept nogil
     void GBT_PAUSE() noexcept nogil
-    void gbt_barrier() noexcept nogil
-    int gbt_team_size() noexcept nogil
 
 
 # Histograms of open nodes are kept up to this many bytes (wide data): beyond
@@ -118,8 +98,6 @@ cdef int MIN_SLOTS = 3
 cdef bint DROP_HOPELESS = True
 # Expand small open nodes ahead, each on one thread (tests switch it off).
 cdef bint AHEAD = True
-# With two threads, split small nodes in lockstep instead (tests switch it off).
-cdef bint LOCKSTEP = True
 cdef enum:
     # How many rows ahead the raw-score update prefetches a leaf's rows (a leaf's
     # rows are scattered; 16 was too close: 689 -> 558 perf samples, 40 trees)
@@ -255,17 +233,6 @@ cdef struct expansion:
     int status            # FREE, QUEUED, RUNNING, DONE (not finished yet), FINISHED
 
 
-cdef struct hist_job:
-    # What ``_expand_hist`` does for a split (``TreeGrower._plan_children``).
-    node_state* small     # the child whose histogram is built from its rows
-    node_state* large     # ... and the one derived by subtraction (or built too)
-    int small_id          # their node ids, -1 when not committed yet
-    int large_id
-    bint need_small       # the child may split: it needs its best split
-    bint need_large
-    bint large_built      # the parent had no histogram: the larger child is built too
-
-
 cdef inline void _free_entry(expansion* e) noexcept nogil:
     e.parent = -1
     e.status = FREE
@@ -358,7 +325,6 @@ cdef class TreeGrower:
     cdef int phase_commits            # splits committed by the last expand-ahead phase
     cdef bint phase_error             # ... which could not allocate a buffer
     cdef public Py_ssize_t n_ahead_expanded, n_ahead_undone
-    cdef public Py_ssize_t n_lockstep_splits
     cdef int max_chunks
     cdef int max_depth, max_leaves
     cdef bint lossguide
@@ -383,19 +349,6 @@ cdef class TreeGrower:
     cdef vector[unsigned char] scratch_mask
     cdef vector[unsigned char] all_mask
     cdef vector[signed char] monotone       # per feature -1 / 0 / +1, empty = none
-    # the lockstep (see ``_lockstep``)
-    cdef expansion ls_e                     # the split under way
-    cdef int ls_left, ls_right              # ... its children's ids
-    cdef hist_job ls_job                    # ... their histograms
-    cdef bint ls_build                      # ... if any
-    cdef split_info ls_best[4]              # ... thread t's best split of child k: [2 t + k]
-    cdef hist_entry ls_totals[2]            # ... chunk totals of a build (nodes below
-                                            # AHEAD_MAX_ROWS have two chunks at most)
-    cdef bint ls_stop                       # the lockstep ends
-    cdef int ls_status                      # -1: a buffer could not be allocated
-    cdef vector[int]* ls_open               # the open nodes
-    cdef int* ls_leaves                     # ... the leaf count
-    cdef double ls_lr                       # ... the learning rate
 
     def __cinit__(self, X_binned, const int[::1] n_bins,
                   const int[::1] bin_offsets, const double[::1] bin_thresholds,
@@ -708,26 +661,19 @@ cdef class TreeGrower:
         self.nodes[left].value = learning_rate * wl
         self.nodes[right].value = learning_rate * wr
 
-    cdef split_info _evaluate(self, const node_state* st, int node, split_info* scratch,
-                              int n_threads, int task, int f_lo=0, int f_hi=-1) noexcept nogil:
-        """The node's best split over the features ``f_lo:f_hi`` (all by default)."""
+    cdef void _evaluate(self, node_state* st, int node, split_info* scratch, int n_threads,
+                        int task) noexcept nogil:
         # ``task`` picks the mask buffers (two nodes may be evaluated at once); ``node``
         # (the node's id, for the masks) is -1 when no mask is needed (expand-ahead)
         cdef const unsigned char* allowed = self._allowed(node, task) if node >= 0 else NULL
         cdef bint quantised = self.quant_levels > 0
-        cdef split_info best
-        if f_hi < 0:
-            f_hi = self.n_features
-        best = find_best_split(self.slots[st.slot], &self.n_bins[f_lo], &self.bin_offsets[f_lo],
-                                   f_hi - f_lo, st.sum_g, st.sum_h, &self.params,
-                                   scratch, n_threads, allowed + f_lo if allowed != NULL else NULL,
-                                   &self.monotone[f_lo] if self.monotone.size() > 0 else NULL,
+        st.split = find_best_split(self.slots[st.slot], &self.n_bins[0], &self.bin_offsets[0],
+                                   self.n_features, st.sum_g, st.sum_h, &self.params,
+                                   scratch, n_threads, allowed,
+                                   &self.monotone[0] if self.monotone.size() > 0 else NULL,
                                    st.lower, st.upper,
                                    <const int64_t*>self.slots[st.slot] if quantised else NULL,
                                    self.quant_steps)
-        if best.feature >= 0:
-            best.feature += f_lo
-        return best
 
     cdef void _subtract(self, node_state* large, const node_state* small,
                         int n_threads) noexcept nogil:
@@ -755,19 +701,18 @@ cdef class TreeGrower:
                 n_threads == 2 or self.n_entries < MIN_PARALLEL_ENTRIES):
             for t in prange(2, schedule='static', num_threads=2, nogil=True):
                 if t == 0:
-                    small.split = self._evaluate(small, small_id, per_feature, 1, 0)
+                    self._evaluate(small, small_id, per_feature, 1, 0)
                 else:
                     if not large_built:
                         self._subtract(large, small, 1)
-                    large.split = self._evaluate(large, large_id, per_feature + self.n_features, 1,
-                                                 1)
+                    self._evaluate(large, large_id, per_feature + self.n_features, 1, 1)
             return
         if need_large and not large_built:
             self._subtract(large, small, n_threads)
         if need_small:
-            small.split = self._evaluate(small, small_id, per_feature, n_threads, task)
+            self._evaluate(small, small_id, per_feature, n_threads, task)
         if need_large:
-            large.split = self._evaluate(large, large_id, per_feature, n_threads, task)
+            self._evaluate(large, large_id, per_feature, n_threads, task)
 
     # ------------------------------------------------------------ expanding a node
     #
@@ -835,28 +780,14 @@ cdef class TreeGrower:
         CPU-s a fit). When the halves differ by more than a quarter of the rows,
         each half is partitioned on every thread instead (ordered data)."""
         cdef const node_state* st = &self.states[e.parent]
-        cdef Py_ssize_t n0 = st.hi[0] - st.lo[0], n1 = st.hi[1] - st.lo[1]
-        cdef int h
-        if (n_threads == 2 and n0 + n1 >= 2 * MIN_PARTITION_ROWS
-                and 4 * (n0 - n1 if n0 > n1 else n1 - n0) <= n0 + n1):
-            for h in prange(2, schedule='static', num_threads=2, nogil=True):
-                self._partition_half(e, h, chunk_counts, 1)
-        else:
-            for h in range(2):
-                self._partition_half(e, h, chunk_counts, n_threads)
-        self._describe_children(e)
-
-    cdef void _partition_half(self, expansion* e, int h, Py_ssize_t* chunk_counts,
-                              int n_threads) noexcept nogil:
-        """Partition half ``h`` of the rows of node ``e.parent`` in place (left rows
-        first) into ``e.left_in[h]``, on ``n_threads`` threads (``chunk_counts``:
-        ``MAX_PARTITION_CHUNKS`` counters; one thread does not use them)."""
-        cdef const node_state* st = &self.states[e.parent]
         cdef const split_info* s = &st.split
+        cdef Py_ssize_t n0 = st.hi[0] - st.lo[0], n1 = st.hi[1] - st.lo[1]
+        cdef IDX_C* rows = &self.rows[0]
+        cdef IDX_C* buffer = &self.buffer[0]
         cdef sparse_feature col
         cdef const sparse_feature* sparse = NULL
         cdef const X_BINNED_C* column = NULL
-        cdef int f = s.feature
+        cdef int f = s.feature, h
         if self.is_sparse and self.dense_index[f] >= 0:
             column = &self.dense_cols[self.dense_index[f], 0]
         elif self.is_sparse:
@@ -874,54 +805,22 @@ cdef class TreeGrower:
             sparse = &col
         else:
             column = &self.X_columns[f, 0]
-        e.left_in[h] = partition(column, 1, &self.rows[0] + st.lo[h], st.hi[h] - st.lo[h],
-                                 s.bin, self.n_bins[f], s.default_left,
-                                 &self.buffer[0] + st.lo[h], chunk_counts, n_threads, sparse)
-
-    cdef void _describe_children(self, expansion* e) noexcept nogil:
-        """The children's states in ``e`` once both halves of ``e.parent`` are
-        partitioned."""
-        cdef const node_state* st = &self.states[e.parent]
-        cdef const split_info* s = &st.split
+        if (n_threads == 2 and n0 + n1 >= 2 * MIN_PARTITION_ROWS
+                and 4 * (n0 - n1 if n0 > n1 else n1 - n0) <= n0 + n1):
+            for h in prange(2, schedule='static', num_threads=2, nogil=True):
+                e.left_in[h] = partition(column, 1, rows + st.lo[h], st.hi[h] - st.lo[h],
+                                         s.bin, self.n_bins[f], s.default_left,
+                                         buffer + st.lo[h], chunk_counts, 1, sparse)
+        else:
+            for h in range(2):
+                e.left_in[h] = partition(column, 1, rows + st.lo[h], st.hi[h] - st.lo[h],
+                                         s.bin, self.n_bins[f], s.default_left,
+                                         buffer + st.lo[h], chunk_counts, n_threads, sparse)
         e.n_left = e.left_in[0] + e.left_in[1]
         _init_state(&e.child[0], st.lo[0], st.lo[0] + e.left_in[0], st.lo[1],
                     st.lo[1] + e.left_in[1], s.sum_g_left, s.sum_h_left, st.depth + 1)
         _init_state(&e.child[1], st.lo[0] + e.left_in[0], st.hi[0], st.lo[1] + e.left_in[1],
                     st.hi[1], st.sum_g - s.sum_g_left, st.sum_h - s.sum_h_left, st.depth + 1)
-
-    cdef bint _plan_children(self, expansion* e, node_state* L, node_state* R, int left_id,
-                             int right_id, hist_job* job) noexcept nogil:
-        """Give the children ``L`` and ``R`` of ``e.parent`` their histogram slots (a
-        spare for the smaller one; the parent's slot becomes the larger one's, or
-        ``e.release``) and say what ``_expand_hist`` builds; False when neither
-        child may split (nothing to build)."""
-        cdef node_state* par = &self.states[e.parent]
-        cdef bint may_l = self._may_split(L, e.n_leaves)
-        cdef bint may_r = self._may_split(R, e.n_leaves)
-        e.release = -1
-        if not (may_l or may_r):
-            e.release = par.slot
-            par.slot = -1
-            return False
-        job.small, job.large, job.small_id, job.large_id = L, R, left_id, right_id
-        if self._left_is_larger(e):
-            job.small, job.large, job.small_id, job.large_id = R, L, right_id, left_id
-        job.need_small = may_l if job.small == L else may_r
-        job.need_large = may_l if job.large == L else may_r
-        job.large_built = False
-        job.small.slot = e.spare[0]
-        e.spare[0] = -1
-        if job.need_large and par.slot < 0:
-            # the parent's histogram was dropped: build the larger child too
-            job.large.slot = e.spare[1]
-            e.spare[1] = -1
-            job.large_built = True
-        elif job.need_large:
-            job.large.slot = par.slot   # becomes its histogram by subtraction
-        else:
-            e.release = par.slot
-        par.slot = -1
-        return True
 
     cdef void _expand_hist(self, expansion* e, node_state* L, node_state* R, int left_id,
                            int right_id, hist_entry* scratch, split_info* per_feature,
@@ -929,15 +828,38 @@ cdef class TreeGrower:
         """Histograms and best splits of the children ``L`` and ``R`` of ``e.parent``
         (the states in ``e`` or, once committed, in ``self.states``). Uses the
         spare slots; the parent's slot becomes the larger child's or ``e.release``."""
-        cdef hist_job job
-        if not self._plan_children(e, L, R, left_id, right_id, &job):
+        cdef node_state* par = &self.states[e.parent]
+        cdef bint may_l = self._may_split(L, e.n_leaves)
+        cdef bint may_r = self._may_split(R, e.n_leaves)
+        cdef bint need_small, need_large, large_built = False
+        cdef node_state* small = L
+        cdef node_state* large = R
+        cdef int small_id = left_id, large_id = right_id
+        e.release = -1
+        if not (may_l or may_r):
+            e.release = par.slot
+            par.slot = -1
             return
-        self._build_state(job.small, False, scratch, n_threads)
-        if job.large_built:
-            self._build_state(job.large, False, scratch, n_threads)
-        self._subtract_and_evaluate(job.small, job.large, job.small_id, job.large_id,
-                                    job.need_small, job.need_large, job.large_built,
-                                    per_feature, n_threads, task)
+        if self._left_is_larger(e):
+            small, large, small_id, large_id = R, L, right_id, left_id
+        need_small = may_l if small == L else may_r
+        need_large = may_l if large == L else may_r
+        small.slot = e.spare[0]
+        e.spare[0] = -1
+        self._build_state(small, False, scratch, n_threads)
+        if need_large and par.slot < 0:
+            # the parent's histogram was dropped: build the larger child too
+            large.slot = e.spare[1]
+            e.spare[1] = -1
+            self._build_state(large, False, scratch, n_threads)
+            large_built = True
+        elif need_large:
+            large.slot = par.slot   # becomes its histogram below
+        else:
+            e.release = par.slot
+        par.slot = -1
+        self._subtract_and_evaluate(small, large, small_id, large_id, need_small, need_large,
+                                    large_built, per_feature, n_threads, task)
 
     cdef void _commit(self, expansion* e, double learning_rate, int* left,
                       int* right) noexcept nogil:
@@ -1410,191 +1332,6 @@ cdef class TreeGrower:
         self._work(tid)
         gbt_unlock(&self.lock)
 
-    # ------------------------------------------------------------ lockstep
-    #
-    # With two threads, the nodes of fewer than AHEAD_MAX_ROWS rows
-    # are split one at a time, as by one thread, with every step shared by the
-    # two threads of one parallel region that lasts while such nodes come next
-    # (``_lockstep``): each thread partitions one half of the node's rows (the
-    # half whose gradients it wrote, see ``_expand_rows``), builds one of the
-    # smaller child's two row chunks (``make_plan``; below MIN_TWO_CHUNK_ROWS,
-    # one of two feature blocks), then, for half of the features, sums the
-    # chunks, subtracts and finds the children's best splits. Thread 0 picks
-    # the nodes, commits them and keeps the books between the steps, at
-    # barriers. Every sum is the one of the other paths, and so is the tree.
-    # (Expanding ahead stays for more threads; with two, 100-round fits of
-    # workload 1 took 1.02-1.05x the lockstep's time, paired, 5 pairs each.)
-
-    cdef void _ls_pick(self) noexcept nogil:
-        """Thread 0: the next node for the lockstep into ``ls_e``, else ``ls_stop``."""
-        cdef vector[int]* open_nodes = self.ls_open
-        cdef int pick, p
-        self.ls_stop = True
-        if self.ls_status < 0 or open_nodes.size() == 0:
-            return
-        if self.max_leaves > 0 and self.ls_leaves[0] >= self.max_leaves:
-            return
-        pick = self._pick(open_nodes[0], False)
-        p = open_nodes[0][pick]
-        if _n_rows(&self.states[p]) >= AHEAD_MAX_ROWS:
-            return     # split on every thread, by ``_grow``
-        open_nodes.erase(open_nodes.begin() + pick)
-        self.ls_e.parent = p
-        self.ls_e.n_leaves = self.ls_leaves[0] + 1
-        self.ls_stop = False
-
-    cdef void _ls_commit(self) noexcept nogil:
-        """Thread 0, both halves partitioned: the children, their histogram slots,
-        the commit (as ``_grow`` one split at a time)."""
-        cdef expansion* e = &self.ls_e
-        self.ls_build = False
-        self._describe_children(e)
-        if self._acquire_spares(e, True) < 0:
-            self.ls_status = -1
-            return
-        self._commit(e, self.ls_lr, &self.ls_left, &self.ls_right)
-        self._ensure_level(self.states[self.ls_left].depth)
-        self.ls_build = self._plan_children(e, &self.states[self.ls_left],
-                                            &self.states[self.ls_right], self.ls_left,
-                                            self.ls_right, &self.ls_job)
-
-    cdef hist_plan _ls_plan(self, const node_state* c) noexcept nogil:
-        """The plan of the histogram of node ``c`` (its chunks in the root's buffers,
-        as ``_build_state`` on every thread)."""
-        cdef hist_plan plan = make_plan(_n_rows(c), self.n_features, self.n_entries,
-                                        self.max_chunks, 2)
-        plan.scratch_chunks = self.scratch_chunks
-        return plan
-
-    cdef void _ls_build(self, const node_state* c, int t) noexcept nogil:
-        """Role ``t`` (0 or 1) of the histogram build of node ``c``: tasks t, t + 2, ...
-        (``_ls_plan`` makes at most two)."""
-        cdef hist_plan plan = self._ls_plan(c)
-        cdef const IDX_C* rows = &self.rows[0] + c.lo[0]
-        cdef const IDX_C* rows_hi = &self.rows[0] + c.lo[1]
-        cdef const sparse_binned* S = &self.S if self.is_sparse else NULL
-        cdef int task
-        for task in range(t, plan.n_chunks * plan.n_fblocks, 2):
-            if self.quant_levels > 0:
-                build_task(self.X_ptr, S, rows, _n_rows(c), rows_hi, c.hi[0] - c.lo[0],
-                           self.values, &self.bin_offsets[0], self.n_features,
-                           <int64_t*>self.slots[c.slot], <int64_t*>self.scratch, plan, task,
-                           <int64_t*>self.ls_totals)
-            else:
-                build_task(self.X_ptr, S, rows, _n_rows(c), rows_hi, c.hi[0] - c.lo[0],
-                           self.values, &self.bin_offsets[0], self.n_features,
-                           self.slots[c.slot], self.scratch, plan, task, self.ls_totals)
-
-    cdef inline int _ls_feature(self, int t) noexcept nogil:
-        """The first feature of role ``t``'s half (``t`` = 2: the end)."""
-        return self.n_features * t // 2
-
-    cdef void _ls_finish_build(self, const node_state* c, int t) noexcept nogil:
-        """Role ``t``, every task built: node ``c``'s histogram over its half of the
-        features (the chunks' sums, the default bins)."""
-        cdef hist_plan plan = self._ls_plan(c)
-        if self.quant_levels > 0:
-            finish_features(<int64_t*>self.slots[c.slot], <const int64_t*>self.scratch, plan,
-                            &self.bin_offsets[0], self.n_features, self._ls_feature(t),
-                            self._ls_feature(t + 1), self.default_bin,
-                            <const int64_t*>self.ls_totals)
-        else:
-            finish_features(self.slots[c.slot], <const hist_entry*>self.scratch, plan,
-                            &self.bin_offsets[0], self.n_features, self._ls_feature(t),
-                            self._ls_feature(t + 1), self.default_bin, self.ls_totals)
-
-    cdef void _ls_subtract(self, int t) noexcept nogil:
-        """Role ``t``: the larger child's histogram (its parent's buffer) minus the
-        smaller one's, over its half of the features."""
-        cdef Py_ssize_t b_lo = self.bin_offsets[self._ls_feature(t)]
-        cdef Py_ssize_t b_hi = self.bin_offsets[self._ls_feature(t + 1)]
-        if self.quant_levels > 0:
-            subtract_histograms(<int64_t*>self.slots[self.ls_job.large.slot] + b_lo,
-                                <const int64_t*>self.slots[self.ls_job.small.slot] + b_lo,
-                                b_hi - b_lo, 1)
-        else:
-            subtract_histograms(self.slots[self.ls_job.large.slot] + b_lo,
-                                <const hist_entry*>self.slots[self.ls_job.small.slot] + b_lo,
-                                b_hi - b_lo, 1)
-
-    cdef void _ls_scan(self, int t) noexcept nogil:
-        """Role ``t``: the children's best splits over its half of the features."""
-        cdef hist_job* job = &self.ls_job
-        cdef split_info* per_feature = self.per_feature + t * self.n_features
-        cdef int f_lo = self._ls_feature(t), f_hi = self._ls_feature(t + 1)
-        if job.need_small:
-            self.ls_best[2 * t] = self._evaluate(job.small, job.small_id, per_feature, 1, t,
-                                                 f_lo, f_hi)
-        if job.need_large:
-            self.ls_best[2 * t + 1] = self._evaluate(job.large, job.large_id, per_feature, 1, t,
-                                                     f_lo, f_hi)
-
-    cdef void _ls_finish(self) noexcept nogil:
-        """Thread 0, both halves scanned: the children's best splits (the first
-        half's features are the lower ones: it wins a tie, as in
-        ``find_best_split``), then the books of the split."""
-        cdef hist_job* job = &self.ls_job
-        cdef int k
-        cdef split_info* a
-        cdef split_info* b
-        if self.ls_status < 0:
-            return
-        if self.ls_build:
-            for k in range(2):
-                if job.need_small if k == 0 else job.need_large:
-                    a = &self.ls_best[k]
-                    b = &self.ls_best[2 + k]
-                    (job.small if k == 0 else job.large).split = (
-                        b[0] if b.feature >= 0 and (a.feature < 0 or b.gain > a.gain) else a[0])
-        self._release_spares(&self.ls_e)
-        self.ls_e.parent = -1
-        self.n_lockstep_splits += 1
-        self.ls_leaves[0] += 1
-        self._open_children(self.ls_left, self.ls_right, self.ls_leaves[0], self.ls_open[0])
-        self._after_split(self.ls_open[0], self.ls_leaves[0])
-
-    cdef void _lockstep(self, int tid) noexcept nogil:
-        """Thread ``tid`` of the lockstep: splits nodes until the next one is large, the
-        leaf budget is reached or no node is open. (A team of one thread, where
-        OpenMP gave no second, plays both roles.)"""
-        cdef int t, t_lo = tid, t_hi = tid + 1
-        if gbt_team_size() < 2:
-            t_lo = 0
-            t_hi = 2
-        while True:
-            if tid == 0:
-                self._ls_pick()
-            gbt_barrier()
-            if self.ls_stop:
-                break
-            for t in range(t_lo, t_hi):
-                self._partition_half(&self.ls_e, t, &self.chunk_counts[0], 1)
-            gbt_barrier()
-            if tid == 0:
-                self._ls_commit()
-            gbt_barrier()
-            if self.ls_build:
-                for t in range(t_lo, t_hi):
-                    self._ls_build(self.ls_job.small, t)
-                gbt_barrier()
-                for t in range(t_lo, t_hi):
-                    self._ls_finish_build(self.ls_job.small, t)
-                if self.ls_job.large_built:
-                    gbt_barrier()   # (the chunk buffers are used again)
-                    for t in range(t_lo, t_hi):
-                        self._ls_build(self.ls_job.large, t)
-                    gbt_barrier()
-                    for t in range(t_lo, t_hi):
-                        self._ls_finish_build(self.ls_job.large, t)
-                elif self.ls_job.need_large:
-                    for t in range(t_lo, t_hi):
-                        self._ls_subtract(t)
-                for t in range(t_lo, t_hi):
-                    self._ls_scan(t)
-            gbt_barrier()
-            if tid == 0:
-                self._ls_finish()
-
     cdef int _grow(self, double learning_rate, const IDX_C* sample,
                    Py_ssize_t n_sample) noexcept nogil:
         """Grow the tree on ``self.pairs`` into self.nodes, on the rows ``sample`` (all
@@ -1648,8 +1385,7 @@ cdef class TreeGrower:
         self._push_node(&root, learning_rate)
         if self._may_split(&self.states[0], 1):
             self._ensure_level(0)
-            self.states[0].split = self._evaluate(&self.states[0], 0, self.per_feature,
-                                                  self.n_threads, 0)
+            self._evaluate(&self.states[0], 0, self.per_feature, self.n_threads, 0)
         if self.states[0].split.feature >= 0:
             open_nodes.push_back(0)
         else:
@@ -1669,18 +1405,6 @@ cdef class TreeGrower:
                 # expanded ahead: its turn has come
                 open_nodes.erase(open_nodes.begin() + pick)
                 self._take_turn(p, learning_rate, &n_leaves, open_nodes)
-                continue
-            if (LOCKSTEP and self.n_threads == 2
-                    and _n_rows(&self.states[p]) < AHEAD_MAX_ROWS):
-                # small nodes, split in lockstep by two threads
-                self.ls_open = &open_nodes
-                self.ls_leaves = &n_leaves
-                self.ls_lr = learning_rate
-                self.ls_status = 0
-                with parallel(num_threads=2):
-                    self._lockstep(threadid())
-                if self.ls_status < 0:
-                    return -1
                 continue
             if (max_tasks > 1 and _may_go_ahead(&self.states[p])
                     and self._partner(open_nodes, p)):
@@ -1932,15 +1656,6 @@ def py_set_hist_memory(Py_ssize_t n_bytes):
 AHEAD_TASKS_PER_THREAD = TASKS_PER_THREAD
 # nodes of fewer rows are expanded ahead (read by benchmarks/tree_blocks.py)
 AHEAD_ROWS = AHEAD_MAX_ROWS
-
-
-def py_lockstep(bint lockstep):
-    """Split small nodes in lockstep with two threads (default True); returns the old
-    setting (tests)."""
-    global LOCKSTEP
-    old = LOCKSTEP
-    LOCKSTEP = lockstep
-    return old
 
 
 def py_expand_ahead(bint ahead):

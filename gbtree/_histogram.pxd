@@ -38,17 +38,6 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
                           hist_plan plan, int n_threads,
                           const X_BINNED_C* default_bin, acc_t* totals) noexcept nogil
 
-cdef void build_task(const X_BINNED_C* X, const sparse_binned* S, const IDX_C* rows,
-                     Py_ssize_t n_rows, const IDX_C* rows_hi, Py_ssize_t n_lo,
-                     const void* values, const int* bin_offsets, int n_features, acc_t* out,
-                     acc_t* scratch, hist_plan plan, int task,
-                     acc_t* chunk_totals) noexcept nogil
-
-cdef void finish_features(acc_t* out, const acc_t* scratch, hist_plan plan,
-                          const int* bin_offsets, int n_features, int f_lo, int f_hi,
-                          const X_BINNED_C* default_bin,
-                          const acc_t* chunk_totals) noexcept nogil
-
 cdef void subtract_histograms(acc_t* parent, const acc_t* child,
                               Py_ssize_t n_entries, int n_threads) noexcept nogil
 

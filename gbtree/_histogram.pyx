@@ -36,10 +36,8 @@ cdef enum:
     MIN_CHUNK_ROWS = 16384
     # ... except that from this many rows a node is cut in two chunks: two
     # threads then read different rows (with feature blocks both would fetch
-    # every row's cache lines: 1.6x instead of 1.9x on two cores, cold caches;
-    # the grower's two-thread lockstep, 100 trees of workload 1: 1.73 s instead
-    # of 2.09 s with 4096 here).
-    MIN_TWO_CHUNK_ROWS = 1024
+    # every row's cache lines: 1.6x instead of 1.9x on two cores, cold caches).
+    MIN_TWO_CHUNK_ROWS = 4096
     # Memory cap for the per-chunk private histograms, in entries.
     MAX_SCRATCH_ENTRIES = 4 * 1024 * 1024
     # Below this many (row, feature) pairs a build runs on one thread.
@@ -401,47 +399,12 @@ cdef inline void _build_task(const X_BINNED_C* X, const sparse_binned* S,
 cdef inline acc_t _chunk_sum(const acc_t* scratch, const hist_plan* plan,
                              Py_ssize_t n_entries, Py_ssize_t b) noexcept nogil:
     """Entry b of a build in ``plan.n_chunks > 1`` chunks: the chunks' sums in chunk
-    order, in a register."""
+    order, in a register (stored once)."""
     cdef acc_t total = scratch[b]
     cdef int k
     for k in range(1, plan.n_chunks):
         total = _plus(total, scratch[chunk_buffer(plan, k) * n_entries + b])
     return total
-
-
-cdef void build_task(const X_BINNED_C* X, const sparse_binned* S, const IDX_C* rows,
-                     Py_ssize_t n_rows, const IDX_C* rows_hi, Py_ssize_t n_lo,
-                     const void* values, const int* bin_offsets, int n_features, acc_t* out,
-                     acc_t* scratch, hist_plan plan, int task,
-                     acc_t* chunk_totals) noexcept nogil:
-    """Task ``task`` of ``build_histogram`` on the calling thread, for a
-    caller that runs a plan's tasks on threads of its own; the task of a chunk's
-    first feature block writes the chunk's total into ``chunk_totals``. When every
-    task is done, ``finish_features`` over every feature gives the histogram of
-    ``build_histogram``."""
-    _build_task(X, S, rows, n_rows, rows_hi, n_lo, values, bin_offsets, n_features, out,
-                scratch, plan, task, chunk_totals)
-
-
-cdef void finish_features(acc_t* out, const acc_t* scratch, hist_plan plan,
-                          const int* bin_offsets, int n_features, int f_lo, int f_hi,
-                          const X_BINNED_C* default_bin,
-                          const acc_t* chunk_totals) noexcept nogil:
-    """Features ``f_lo:f_hi`` of a histogram made by ``build_task``, on the calling
-    thread, as ``build_histogram`` ends: the chunks' sums (more than one chunk),
-    then, with ``default_bin``, the default bins from the rows' total."""
-    cdef Py_ssize_t b, n_entries = bin_offsets[n_features]
-    cdef acc_t total
-    cdef int k
-    if plan.n_chunks > 1:
-        for b in range(bin_offsets[f_lo], bin_offsets[f_hi]):
-            out[b] = _chunk_sum(scratch, &plan, n_entries, b)
-    if default_bin != NULL:
-        total = chunk_totals[0]
-        for k in range(1, plan.n_chunks):
-            total = _plus(total, chunk_totals[k])
-        _recover_default_bins(out, bin_offsets + f_lo, f_hi - f_lo, default_bin + f_lo,
-                              &total, 1)
 
 
 cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
@@ -495,12 +458,20 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
                             out, scratch, plan, k if side == 0 else n_tasks - 1 - k,
                             chunk_totals)
                 k = k + 1
+    elif n_threads == 1:
+        # no thread team (the caller may be one thread of its own team: expanding ahead)
+        for task in range(n_tasks):
+            _build_task(X, S, rows, n_rows, rows_hi, n_lo, values, bin_offsets, n_features,
+                        out, scratch, plan, task, chunk_totals)
     else:
         # dynamic: a thread that is descheduled (a busy machine) does not hold up the rest
         for task in prange(n_tasks, schedule='dynamic', num_threads=n_threads, nogil=True):
             _build_task(X, S, rows, n_rows, rows_hi, n_lo, values, bin_offsets, n_features,
                         out, scratch, plan, task, chunk_totals)
-    if plan.n_chunks > 1:
+    if plan.n_chunks > 1 and n_threads == 1:
+        for b in range(n_entries):
+            out[b] = _chunk_sum(scratch, &plan, n_entries, b)
+    elif plan.n_chunks > 1:
         for b in prange(n_entries, schedule='static', num_threads=n_threads, nogil=True):
             out[b] = _chunk_sum(scratch, &plan, n_entries, b)
     if totals != NULL:

@@ -1,13 +1,7 @@
-"""Expanding small nodes ahead, one per thread (``_grower.AHEAD``), and splitting
-them in lockstep on two threads (``_grower.LOCKSTEP``) must grow the tree that one
-split at a time grows: same nodes, same raw updates, and the same row order
-inside every leaf (also where an expansion made ahead is undone because the
-leaf budget ran out first). The expand-ahead tests switch the lockstep off."""
-import os
-import subprocess
-import sys
-import textwrap
-
+"""Expanding small nodes ahead, one per thread (``_grower.AHEAD``), must grow the
+tree that one split at a time grows: same nodes, same raw updates, and the
+same row order inside every leaf (also where an expansion made ahead is undone
+because the leaf budget ran out first)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -15,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from gbtree import GBTRegressor
 from gbtree._grower import (AHEAD_TASKS_PER_THREAD, TreeGrower, py_expand_ahead,
-                            py_lockstep, py_set_hist_memory)
+                            py_set_hist_memory)
 from gbtree._openmp_helpers import openmp_enabled
 from gbtree.binning import BinMapper
 
@@ -29,14 +23,12 @@ def _data(rng, n=20_000, p=6, max_bin=64):
     return mapper, mapper.transform(X), y
 
 
-def _grow_trees(mapper, Xb, y, ahead, n_threads, n_trees=3, sample=None, lockstep=False,
-                **kw):
+def _grow_trees(mapper, Xb, y, ahead, n_threads, n_trees=3, sample=None, **kw):
     """Grow n_trees rounds of weighted squared error; returns every tree, the raw
     scores, each tree's leaf_rows() and the grower."""
     params = dict(max_depth=0, max_leaves=63, lossguide=True, quant_levels=0)
     params.update(kw)
     old = py_expand_ahead(ahead)
-    old_lockstep = py_lockstep(lockstep)
     try:
         g = TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
                        params["max_depth"], params["max_leaves"], params["lossguide"],
@@ -55,7 +47,6 @@ def _grow_trees(mapper, Xb, y, ahead, n_threads, n_trees=3, sample=None, lockste
             out.append((tree, g.leaf_rows()))
     finally:
         py_expand_ahead(old)
-        py_lockstep(old_lockstep)
     return out, raw, g
 
 
@@ -150,14 +141,12 @@ def test_expanding_ahead_with_sparse_input(rng):
     X = sp.random(n, p, density=0.4, format="csr", random_state=rng, dtype=np.float64)
     y = X[:, :4].toarray() @ np.array([1.0, -2.0, 0.5, 3.0]) + 0.1 * rng.normal(size=n)
     kw = dict(n_estimators=5, grow_policy="lossguide", max_leaves=63, max_depth=0, n_jobs=2)
-    old, old_lockstep = py_expand_ahead(False), py_lockstep(False)
+    old = py_expand_ahead(False)
     try:
         one_at_a_time = GBTRegressor(**kw).fit(X, y)
-        py_expand_ahead(True)
-        ahead = GBTRegressor(**kw).fit(X, y)
     finally:
         py_expand_ahead(old)
-        py_lockstep(old_lockstep)
+    ahead = GBTRegressor(**kw).fit(X, y)
     assert one_at_a_time._ensemble.nodes.tobytes() == ahead._ensemble.nodes.tobytes()
     np.testing.assert_array_equal(one_at_a_time.predict(X), ahead.predict(X))
 
@@ -187,11 +176,10 @@ def test_nodes_expanded_ahead_stay_within_the_histogram_memory_budget(rng, n_thr
        lossguide=st.booleans(), max_leaves=st.sampled_from([0, 7, 31, 200]),
        max_depth=st.sampled_from([0, 1, 3, 9]), quant_levels=st.sampled_from([0, 8]),
        n_threads=st.integers(2, 4), n_histograms=st.sampled_from([0, 4, 9]),
-       subsample=st.booleans(), lockstep=st.booleans())
+       subsample=st.booleans())
 def test_random_trees_are_grown_alike_ahead_or_one_split_at_a_time(
         seed, n_rows, n_features, lossguide, max_leaves, max_depth, quant_levels, n_threads,
-        n_histograms, subsample, lockstep):
-    # (the lockstep runs at two threads; at more, expanding ahead)
+        n_histograms, subsample):
     if max_leaves == 0 and max_depth == 0:
         max_depth = 6    # some limit (depthwise without one grows every row apart)
     rng = np.random.RandomState(seed)
@@ -207,123 +195,7 @@ def test_random_trees_are_grown_alike_ahead_or_one_split_at_a_time(
                              if n_histograms else 128 * 1024 * 1024)
     try:
         reference = _grow_trees(mapper, Xb, y, False, 1, **kw)
-        ahead = _grow_trees(mapper, Xb, y, True, n_threads, lockstep=lockstep, **kw)
+        ahead = _grow_trees(mapper, Xb, y, True, n_threads, **kw)
     finally:
         py_set_hist_memory(old)
     _assert_same(reference, ahead)
-
-
-_KW = [
-    dict(),                                               # lossguide, 63 leaves
-    dict(lossguide=False, max_depth=7, max_leaves=0),     # depthwise, no leaf budget
-    dict(lossguide=False, max_depth=0, max_leaves=50),    # depthwise with a leaf budget
-    dict(max_depth=5, max_leaves=40),                     # both limits
-    dict(quant_levels=16),                                # quantised
-    dict(max_leaves=255),
-]
-
-
-@pytest.mark.parametrize("kw", _KW)
-@pytest.mark.parametrize("n", [20_000, 3_000])   # chunks of two threads; feature blocks
-def test_lockstep_grows_the_tree_of_one_split_at_a_time(rng, kw, n):
-    mapper, Xb, y = _data(rng, n=n)
-    reference = _grow_trees(mapper, Xb, y, False, 1, **kw)
-    lockstep = _grow_trees(mapper, Xb, y, True, 2, lockstep=True, **kw)
-    _assert_same(reference, lockstep)
-    assert lockstep[2].n_lockstep_splits > 0 and lockstep[2].n_ahead_expanded == 0
-    # one thread, or three, never split in lockstep
-    for n_threads in (1, 3):
-        other = _grow_trees(mapper, Xb, y, True, n_threads, n_trees=1, lockstep=True, **kw)
-        assert other[2].n_lockstep_splits == 0
-
-
-@pytest.mark.parametrize("n_features", [1, 2, 7])
-def test_lockstep_with_fewer_features_than_threads_or_an_odd_count(rng, n_features):
-    # the two threads split the features in halves: one may get none
-    mapper, Xb, y = _data(rng, n=6000, p=n_features)
-    _assert_same(_grow_trees(mapper, Xb, y, False, 1),
-                 _grow_trees(mapper, Xb, y, True, 2, lockstep=True))
-
-
-@pytest.mark.parametrize("n_histograms", [4, 12])
-def test_lockstep_keeps_the_memory_budget_decisions(rng, n_histograms):
-    # Past the budget a node drops its histogram: its children are both built
-    # (in lockstep: the second build reuses the first one's chunk buffers).
-    mapper, Xb, y = _data(rng)
-    old = py_set_hist_memory(n_histograms * int(mapper.bin_offsets_[-1]) * 16)
-    try:
-        reference = _grow_trees(mapper, Xb, y, False, 1, max_leaves=127)
-        lockstep = _grow_trees(mapper, Xb, y, True, 2, lockstep=True, max_leaves=127)
-    finally:
-        py_set_hist_memory(old)
-    _assert_same(reference, lockstep)
-    assert lockstep[2].n_lockstep_splits > 0
-
-
-def test_lockstep_on_a_row_sample(rng):
-    mapper, Xb, y = _data(rng)
-    sample = np.flatnonzero(rng.rand(y.shape[0]) < 0.6).astype(np.uint32)
-    _assert_same(_grow_trees(mapper, Xb, y, False, 1, sample=sample),
-                 _grow_trees(mapper, Xb, y, True, 2, sample=sample, lockstep=True))
-
-
-@pytest.mark.parametrize("params", [
-    dict(colsample_bytree=0.7, colsample_bylevel=0.8, colsample_bynode=0.6),
-    dict(interaction_constraints=[[0, 1], [2, 3, 4]]),
-    dict(monotone_constraints=[1, -1, 0, 0, 1, 0]),
-])
-def test_lockstep_with_column_sampling_and_constraints(rng, params):
-    # These splits need their node ids (masks, bounds), which the lockstep knows:
-    # it commits a split before the children's histograms, as one split at a time.
-    Xr = rng.normal(size=(8000, 6))
-    yr = Xr[:, 0] - Xr[:, 1] + np.sin(3 * Xr[:, 2]) + Xr[:, 3] * Xr[:, 4] + 0.2 * rng.normal(size=8000)
-    kw = dict(n_estimators=4, grow_policy="lossguide", max_leaves=63, max_depth=0,
-              random_state=0, **params)
-    one = GBTRegressor(n_jobs=1, **kw).fit(Xr, yr)
-    old = py_lockstep(False)
-    try:
-        two_without = GBTRegressor(n_jobs=2, **kw).fit(Xr, yr)
-    finally:
-        py_lockstep(old)
-    two = GBTRegressor(n_jobs=2, **kw).fit(Xr, yr)
-    assert one._ensemble.nodes.tobytes() == two._ensemble.nodes.tobytes()
-    assert two_without._ensemble.nodes.tobytes() == two._ensemble.nodes.tobytes()
-
-
-@pytest.mark.skipif(not openmp_enabled(), reason="without OpenMP there is no thread limit to set")
-def test_lockstep_on_a_team_of_one_thread_plays_both_roles(tmp_path):
-    # OMP_THREAD_LIMIT=1 gives the lockstep's parallel region one thread: it must
-    # do both threads' parts (each half of the rows, both halves of the features).
-    script = textwrap.dedent("""
-        import numpy as np
-        import test_expand_ahead as t
-        rng = np.random.RandomState(0)
-        mapper, Xb, y = t._data(rng)
-        ref = t._grow_trees(mapper, Xb, y, False, 1)
-        lock = t._grow_trees(mapper, Xb, y, True, 2, lockstep=True)
-        t._assert_same(ref, lock)
-        print("splits", lock[2].n_lockstep_splits)
-    """)
-    env = dict(os.environ, OMP_THREAD_LIMIT="1")
-    out = subprocess.run([sys.executable, "-c", script], cwd=os.path.dirname(__file__), env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert int(out.stdout.split()[-1]) > 0
-
-
-@pytest.mark.parametrize("grad_quant_bins", [None, 16])
-def test_lockstep_with_sparse_input(rng, grad_quant_bins):
-    # sparse builds read the stored entries and recover each default bin from the
-    # rows' total (the chunk totals of both threads); one column dense enough to
-    # be kept as a dense column
-    n, p = 8000, 12
-    X = sp.random(n, p, density=0.4, format="csr", random_state=rng, dtype=np.float64).tolil()
-    X[:, 5] = rng.normal(size=(n, 1))
-    X = X.tocsr()
-    y = X[:, :6].toarray() @ np.array([1.0, -2.0, 0.5, 3.0, 1.0, 1.0]) + 0.1 * rng.normal(size=n)
-    kw = dict(n_estimators=5, grow_policy="lossguide", max_leaves=63, max_depth=0,
-              grad_quant_bins=grad_quant_bins)
-    one = GBTRegressor(n_jobs=1, **kw).fit(X, y)
-    two = GBTRegressor(n_jobs=2, **kw).fit(X, y)
-    assert one._ensemble.nodes.tobytes() == two._ensemble.nodes.tobytes()
-    np.testing.assert_array_equal(one.predict(X), two.predict(X))
