@@ -995,6 +995,8 @@ cdef class TreeGrower:
         cdef pair[double, int] last
         cdef double key
         cdef int k, node, n_kept = 0
+        if <int>open_nodes.size() <= splits_left:
+            return     # every open node may still be split
         order.clear()
         for k in range(<int>open_nodes.size()):
             order.push_back(pair[double, int](
