@@ -98,6 +98,9 @@ cdef int MIN_SLOTS = 3
 cdef bint DROP_HOPELESS = True
 # Expand small open nodes ahead, each on one thread (tests switch it off).
 cdef bint AHEAD = True
+# Run the queue's last expansion first, not its first (tests: the node whose turn
+# it is then waits behind nodes expanded ahead, whatever the threads' timing).
+cdef bint AHEAD_LIFO = False
 cdef enum:
     # How many rows ahead the raw-score update prefetches a leaf's rows (a leaf's
     # rows are scattered; 16 was too close: 689 -> 558 perf samples, 40 trees)
@@ -217,6 +220,31 @@ cdef int _check_sample(const IDX_C* sample, Py_ssize_t n, Py_ssize_t n_rows) noe
         if sample[i] <= sample[i - 1]:
             return -1
     return 0
+
+
+cdef void _keep_first(vector[pair[double, int]]& order, int n_keep, vector[int]& kept,
+                      vector[int]& dropped) noexcept nogil:
+    """Split the (key, node) pairs of ``order`` (distinct nodes) into the ``n_keep``
+    first by (key, node) and the others: their nodes into ``kept`` and ``dropped``,
+    each in increasing node order. ``order`` is reordered, without a full sort
+    (``_drop_hopeless`` runs this after most splits of a large tree)."""
+    cdef pair[double, int] last
+    cdef int k, n = <int>order.size()
+    kept.clear()
+    dropped.clear()
+    if n_keep > 0 and n_keep < n:
+        # the last pair kept: the n_keep-th in that order
+        nth_element(order.begin(), order.begin() + (n_keep - 1), order.end())
+        last = order[n_keep - 1]
+    for k in range(n):
+        if n_keep >= n or (n_keep > 0 and (
+                order[k].first < last.first
+                or (order[k].first == last.first and order[k].second <= last.second))):
+            kept.push_back(order[k].second)
+        else:
+            dropped.push_back(order[k].second)
+    sort(kept.begin(), kept.end())
+    sort(dropped.begin(), dropped.end())
 
 
 cdef struct expansion:
@@ -992,9 +1020,7 @@ cdef class TreeGrower:
         a leaf, as it would have anyway. The tree is the same; fewer histograms
         are held (at most about ``max_leaves / 2`` instead of ``max_leaves``)."""
         cdef vector[pair[double, int]]* order = &self.hopeless
-        cdef pair[double, int] last
-        cdef double key
-        cdef int k, node, n_kept = 0
+        cdef int k
         if <int>open_nodes.size() <= splits_left:
             return     # every open node may still be split
         order.clear()
@@ -1002,24 +1028,8 @@ cdef class TreeGrower:
             order.push_back(pair[double, int](
                 -self.states[open_nodes[k]].split.gain if self.lossguide else 0.0,
                 open_nodes[k]))
-        if splits_left > 0:
-            # the last node kept: the splits_left-th in that order (no full sort: this
-            # runs after most splits of a large tree)
-            nth_element(order.begin(), order.begin() + (splits_left - 1), order.end())
-            last = order[0][splits_left - 1]
-        self.closing.clear()
-        for k in range(<int>open_nodes.size()):
-            node = open_nodes[k]
-            key = -self.states[node].split.gain if self.lossguide else 0.0
-            if splits_left > 0 and (key < last.first
-                                    or (key == last.first and node <= last.second)):
-                open_nodes[n_kept] = node
-                n_kept += 1
-            else:
-                self.closing.push_back(node)
-        open_nodes.resize(n_kept)
-        # node ids grow with age: the kept nodes in the order they were opened
-        sort(open_nodes.begin(), open_nodes.end())
+        # node ids grow with age: the kept nodes stay in the order they were opened
+        _keep_first(order[0], splits_left, open_nodes, self.closing)
         for k in range(<int>self.closing.size()):
             self._close(self.closing[k])
 
@@ -1181,10 +1191,12 @@ cdef class TreeGrower:
                           self.per_feature + tid * self.n_features, 1, tid)
 
     cdef expansion* _run_next(self, int tid) noexcept nogil:
-        """Run the first queued expansion on thread ``tid`` (holding the lock on entry
-        and on return, not while it runs); returns it."""
-        cdef expansion* e = &self.ahead[self.queue[0]]
-        self._unqueue(0)
+        """Run the first queued expansion (the last with ``AHEAD_LIFO``) on thread
+        ``tid`` (holding the lock on entry and on return, not while it runs);
+        returns it."""
+        cdef int at = self.n_queued - 1 if AHEAD_LIFO else 0
+        cdef expansion* e = &self.ahead[self.queue[at]]
+        self._unqueue(at)
         e.status = RUNNING
         gbt_unlock(&self.lock)
         self._run(e, tid)
@@ -1669,6 +1681,15 @@ def py_expand_ahead(bint ahead):
     return old
 
 
+def py_ahead_lifo(bint lifo):
+    """Switch running the last queued expansion first (``AHEAD_LIFO``) on or off;
+    returns the previous setting (tests)."""
+    global AHEAD_LIFO
+    old = AHEAD_LIFO
+    AHEAD_LIFO = lifo
+    return old
+
+
 def py_drop_hopeless(bint drop):
     """Switch the closing of unreachable open nodes (``_drop_hopeless``) on or off;
     returns the previous setting (tests)."""
@@ -1676,3 +1697,18 @@ def py_drop_hopeless(bint drop):
     old = DROP_HOPELESS
     DROP_HOPELESS = drop
     return old
+
+
+def py_keep_first(double[::1] keys, int[::1] nodes, int n_keep):
+    """``_keep_first`` on the pairs ``(keys[i], nodes[i])``: returns (kept, dropped)
+    as int arrays (tests)."""
+    cdef vector[pair[double, int]] order
+    cdef vector[int] kept, dropped
+    cdef Py_ssize_t i
+    if keys.shape[0] != nodes.shape[0]:
+        raise ValueError("keys and nodes must have the same length")
+    for i in range(keys.shape[0]):
+        order.push_back(pair[double, int](keys[i], nodes[i]))
+    _keep_first(order, n_keep, kept, dropped)
+    return (np.array([kept[i] for i in range(<Py_ssize_t>kept.size())], dtype=np.intc),
+            np.array([dropped[i] for i in range(<Py_ssize_t>dropped.size())], dtype=np.intc))

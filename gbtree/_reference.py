@@ -153,6 +153,16 @@ def partition(X_binned, rows, feature, bin, missing_bin, default_left):
     return np.concatenate([rows[left], rows[~left]]), int(left.sum())
 
 
+def keep_first(keys, nodes, n_keep):
+    """The grower's ``_keep_first``: the nodes of the ``n_keep`` first (key, node)
+    pairs, and the others, each in increasing node order."""
+    keys = np.asarray(keys, dtype=np.float64)
+    nodes = np.asarray(nodes, dtype=np.intc)
+    order = np.lexsort((nodes, keys))
+    n_keep = min(max(n_keep, 0), len(nodes))
+    return np.sort(nodes[order[:n_keep]]), np.sort(nodes[order[n_keep:]])
+
+
 def predict_raw(X, nodes, tree_ptr, tree_class, base_score):
     """Walk every tree for every row, one row at a time."""
     X = np.asarray(X, dtype=np.float64)

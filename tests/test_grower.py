@@ -254,6 +254,25 @@ def test_gradient_pairs_are_read_in_place_or_copied_alike(rng, quant_levels):
         grower.grow(grad[:-1], hess[:-1], 0.3, raw, 0)
 
 
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_keep_first_matches_the_reference(data):
+    # ``_drop_hopeless`` keeps the open nodes that come first by (-gain, node) and
+    # closes the rest; many gains tie (depthwise: all of them), so the node id
+    # decides. One node kept too many or too few changes the sets.
+    from gbtree._grower import py_keep_first
+    n = data.draw(st.integers(0, 40))
+    nodes = np.array(data.draw(st.lists(st.integers(0, 10_000), min_size=n, max_size=n,
+                                        unique=True)), dtype=np.intc)
+    keys = np.array(data.draw(st.lists(st.sampled_from([-3.0, -1.5, -0.25, 0.0]),
+                                       min_size=n, max_size=n)), dtype=np.float64)
+    n_keep = data.draw(st.integers(0, n + 2))
+    kept, dropped = py_keep_first(keys, nodes, n_keep)
+    want_kept, want_dropped = ref.keep_first(keys, nodes, n_keep)
+    np.testing.assert_array_equal(kept, want_kept)
+    np.testing.assert_array_equal(dropped, want_dropped)
+
+
 @pytest.mark.parametrize("lossguide", [True, False])
 def test_nodes_the_leaf_budget_cannot_reach_are_closed_without_changing_the_tree(rng, lossguide):
     # Once an open node has as many nodes ahead of it (in the pick order) as there
