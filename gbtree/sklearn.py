@@ -25,7 +25,7 @@ _SPARSE_FORMATS = ("csr", "csc", "coo")
 _FAST_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
 
-def _check_number(name, value, kind, low=None, high=None, low_open=False):
+def _check_number(name, value, kind, low=None, high=None, low_open=False, high_open=False):
     """Raise TypeError/ValueError naming ``name`` unless ``value`` is a valid number."""
     base = numbers.Integral if kind == "int" else numbers.Real
     if isinstance(value, bool) or not isinstance(value, base):
@@ -35,19 +35,34 @@ def _check_number(name, value, kind, low=None, high=None, low_open=False):
         raise ValueError(f"{name} must be finite, got {value!r}")
     if low is not None and (value < low or (low_open and value == low)):
         raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}")
-    if high is not None and value > high:
-        raise ValueError(f"{name} must be <= {high}, got {value!r}")
+    if high is not None and (value > high or (high_open and value == high)):
+        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high}, got {value!r}")
+
+
+def _text_columns(X):
+    """Names of a pandas DataFrame's columns that do not hold numbers or booleans
+    (``[]`` for anything else)."""
+    if not type(X).__module__.startswith("pandas") or not hasattr(X, "dtypes"):
+        return []
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+    return [str(name) for name, dtype in X.dtypes.items()
+            if not (is_numeric_dtype(dtype) or is_bool_dtype(dtype))]
 
 
 @contextlib.contextmanager
-def _numeric_x():
-    """Say which argument holds text: scikit-learn's message names only the value."""
+def _numeric_x(X):
+    """Say which argument holds text, and in a DataFrame which columns: scikit-learn's
+    message names only the value."""
     try:
         yield
     except ValueError as exc:
-        if "could not convert" in str(exc):
-            raise ValueError(f"X must hold numbers (encode text or categorical columns "
-                             f"first): {exc}") from exc
+        # (numpy's message; pandas' when it casts a categorical column of text)
+        if "could not convert" in str(exc) or str(exc).startswith("Cannot cast"):
+            columns = _text_columns(X)
+            where = (f" (column{'s' * (len(columns) > 1)} {', '.join(map(repr, columns))})"
+                     if columns else "")
+            raise ValueError(f"X must hold numbers{where}; encode text or categorical columns "
+                             f"first: {exc}") from exc
         raise
 
 
@@ -221,9 +236,8 @@ class _GBTModel(BaseEstimator):
         for name in ("warm_start", "absent_as_missing"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}")
-        _check_number("validation_fraction", self.validation_fraction, "real", 0, 1)
-        if self.validation_fraction >= 1:
-            raise ValueError(f"validation_fraction must be < 1, got {self.validation_fraction!r}")
+        _check_number("validation_fraction", self.validation_fraction, "real", 0, 1,
+                      high_open=True)
         if self.early_stopping_rounds is not None:
             _check_number("early_stopping_rounds", self.early_stopping_rounds, "int", 1)
         for name in ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode"):
@@ -234,9 +248,7 @@ class _GBTModel(BaseEstimator):
             raise ValueError(f"sampling_method must be 'uniform' or 'goss', "
                              f"got {self.sampling_method!r}")
         for name in ("top_rate", "other_rate"):
-            _check_number(name, getattr(self, name), "real", 0, 1, low_open=True)
-            if getattr(self, name) >= 1:
-                raise ValueError(f"{name} must be < 1, got {getattr(self, name)!r}")
+            _check_number(name, getattr(self, name), "real", 0, 1, low_open=True, high_open=True)
         if self.sampling_method == "goss":
             if self.top_rate + self.other_rate > 1:
                 raise ValueError(f"top_rate + other_rate must be <= 1, got "
@@ -265,7 +277,7 @@ class _GBTModel(BaseEstimator):
         returns X, or (X, y) when y is given (fit)."""
         with_y = not (isinstance(y, str) and y == "no_validation")
         extra = dict(y_numeric=y_numeric) if with_y else {}
-        with _numeric_x():
+        with _numeric_x(X):
             out = validate_data(self, X, y, dtype=_INPUT_DTYPES, ensure_all_finite=False,
                                 accept_sparse=_SPARSE_FORMATS, reset=reset, **extra)
         X = out[0] if with_y else out
@@ -741,15 +753,13 @@ class GBTRegressor(RegressorMixin, _GBTModel):
             _check_number("huber_delta", self.huber_delta, "real", 0, low_open=True)
             return _obj.Huber(self.huber_delta)
         if obj == "quantile":
-            _check_number("quantile_alpha", self.quantile_alpha, "real", 0, 1, low_open=True)
-            if self.quantile_alpha >= 1:
-                raise ValueError(f"quantile_alpha must be < 1, got {self.quantile_alpha!r}")
+            _check_number("quantile_alpha", self.quantile_alpha, "real", 0, 1, low_open=True,
+                          high_open=True)
             return _obj.Quantile(self.quantile_alpha)
         if obj == "tweedie":
             p = self.tweedie_variance_power
-            _check_number("tweedie_variance_power", p, "real", 1, 2, low_open=True)
-            if p >= 2:
-                raise ValueError(f"tweedie_variance_power must be < 2, got {p!r}")
+            _check_number("tweedie_variance_power", p, "real", 1, 2, low_open=True,
+                          high_open=True)
             return _obj.Tweedie(p)
         simple = {"squared_error": _obj.SquaredError, "absolute_error": _obj.AbsoluteError,
                   "poisson": _obj.Poisson, "gamma": _obj.Gamma}
@@ -871,8 +881,18 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
             if not (self.class_weight == "balanced" or isinstance(self.class_weight, dict)):
                 raise ValueError(f"class_weight must be 'balanced', a dict or None, "
                                  f"got {self.class_weight!r}")
+            if isinstance(self.class_weight, dict):
+                bad = {k: v for k, v in self.class_weight.items()
+                       if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)
+                       or not np.isfinite(v) or v < 0}
+                if bad:
+                    raise ValueError(f"class_weight values must be finite numbers >= 0, got "
+                                     f"{bad!r}")
             cw = compute_sample_weight(self.class_weight, y)
             sample_weight = cw if sample_weight is None else sample_weight * cw
+            if not np.any(sample_weight > 0):
+                raise ValueError("class_weight gives every row weight 0"
+                                 + ("" if sample_weight is cw else " (with sample_weight)"))
         if callable(self.objective):
             objective = _obj.Custom(self.objective, 1 if n_classes == 2 else n_classes,
                                     "logistic" if n_classes == 2 else "softmax")

@@ -41,6 +41,23 @@ def test_pandas_names_and_nullable_dtypes_are_missing_values():
                                   GBTRegressor(n_estimators=5).fit(numeric, y).predict(numeric))
 
 
+def test_text_columns_of_a_data_frame_are_named_in_the_error():
+    # pandas categorical and object columns are not encoded by gbtree: the error says
+    # which columns to encode (numbers, booleans and nullable numbers are fine)
+    pd = pytest.importorskip("pandas")
+    X, y = _data(n=60)
+    df = pd.DataFrame({"a": X[:, 0], "flag": X[:, 1] > 0,
+                       "n": pd.array(np.arange(60), dtype="Int64"),
+                       "color": pd.Categorical(np.where(X[:, 1] > 0, "red", "green")),
+                       "city": np.where(X[:, 0] > 0, "Oslo", "Rome").astype(object)})
+    with pytest.raises(ValueError, match=r"^X must hold numbers \(columns 'color', 'city'\); "
+                                         r"encode text or categorical columns first: "):
+        GBTRegressor(n_estimators=2).fit(df, y)
+    model = GBTRegressor(n_estimators=2).fit(df[["a", "flag", "n"]], y)
+    with pytest.raises(ValueError, match=r"^X must hold numbers \(column 'a'\)"):
+        model.predict(df[["a", "flag", "n"]].astype({"a": object}).assign(a="x"))
+
+
 @pytest.mark.parametrize("library", ["pyarrow", "polars"])
 def test_arrow_and_polars_frames(library):
     lib = pytest.importorskip(library)

@@ -5,7 +5,8 @@ import joblib
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, make_classification
+from sklearn.datasets import (load_breast_cancer, load_diabetes, load_iris, make_classification,
+                              make_regression)
 from sklearn.model_selection import GridSearchCV, cross_val_score, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -277,6 +278,22 @@ def test_invalid_parameters_name_themselves(param, value, error):
     X, y = make_classification(50, 3, n_informative=2, n_redundant=0, random_state=0)
     with pytest.raises(error, match=param):
         GBTClassifier(**{param: value}).fit(X, y)
+
+
+@pytest.mark.parametrize("param,edge,beyond,extra", [
+    ("quantile_alpha", 1, 1.5, dict(objective="quantile")),
+    ("tweedie_variance_power", 2, 3, dict(objective="tweedie")),
+    ("validation_fraction", 1, 1.5, {}),
+    ("top_rate", 1, 1.5, dict(sampling_method="goss")),
+])
+def test_open_upper_bounds_say_the_same_at_and_beyond_the_bound(param, edge, beyond, extra):
+    # One message for the interval: the bound itself and values past it both fail
+    # with "must be < bound" (the bound alone used to say "<", beyond it "<=")
+    X, y = make_regression(50, 3, random_state=0)
+    y = np.abs(y) + 1
+    for value in (edge, beyond):
+        with pytest.raises(ValueError, match=rf"^{param} must be < {edge}, got {value!r}$"):
+            GBTRegressor(**{param: value}, **extra).fit(X, y)
 
 
 def test_unbounded_trees_are_rejected():

@@ -155,6 +155,28 @@ def test_class_weight_is_a_sample_weight():
         GBTClassifier(class_weight="uniform").fit(X, y)
 
 
+@pytest.mark.parametrize("bad", [-1.0, np.nan, np.inf, "2", True, None])
+def test_class_weight_values_must_be_finite_and_not_negative(bad):
+    # A negative weight made every probability 1, NaN or inf made them NaN: refused
+    X, y = make_classification(200, 5, random_state=0)
+    with pytest.raises(ValueError, match="class_weight values must be finite numbers >= 0"):
+        GBTClassifier(n_estimators=3, class_weight={0: bad, 1: 1.0}).fit(X, y)
+
+
+def test_class_weight_that_zeroes_every_row_is_refused():
+    X, y = make_classification(200, 5, random_state=0)
+    with pytest.raises(ValueError, match="class_weight gives every row weight 0$"):
+        GBTClassifier(n_estimators=3, class_weight={0: 0, 1: 0}).fit(X, y)
+    # the rows with weight are all in the class weighted 0
+    with pytest.raises(ValueError, match=r"every row weight 0 \(with sample_weight\)"):
+        GBTClassifier(n_estimators=3, class_weight={0: 0.0, 1: 1}).fit(
+            X, y, sample_weight=(y == 0).astype(float))
+    # a class weighted 0 is allowed while other rows keep weight: that class is ignored
+    proba = GBTClassifier(n_estimators=20, class_weight={0: 0.0, 1: 1}).fit(
+        X, y, sample_weight=np.ones(200)).predict_proba(X)
+    assert proba[:, 1].min() > 0.9
+
+
 # ---------------------------------------------------------------- eval sets and early stopping
 def test_eval_set_records_the_objective_metric(noisy_regression):
     Xtr, Xte, ytr, yte = noisy_regression
