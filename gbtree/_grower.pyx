@@ -37,7 +37,7 @@ exact gradients (``_update_raw``).
 import numpy as np
 
 from cython.parallel cimport parallel, prange, threadid
-from libc.math cimport log, INFINITY
+from libc.math cimport log, isfinite, INFINITY
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
@@ -1349,7 +1349,8 @@ cdef class TreeGrower:
     cdef int _grow(self, double learning_rate, const IDX_C* sample,
                    Py_ssize_t n_sample) noexcept nogil:
         """Grow the tree on ``self.pairs`` into self.nodes, on the rows ``sample`` (all
-        rows when NULL); returns -1 on allocation failure."""
+        rows when NULL); returns -1 on allocation failure, -2 when the gradients or
+        hessians are not all finite."""
         cdef vector[int] open_nodes
         cdef Py_ssize_t i
         cdef int n_leaves = 1, pick, k, p, left, right
@@ -1396,6 +1397,11 @@ cdef class TreeGrower:
         if root.slot < 0:
             return -1
         self._build_state(&root, True, self.scratch, self.n_threads)
+        if not (isfinite(root.sum_g) and isfinite(root.sum_h)):
+            # an inf or NaN gradient or hessian (quantised: ``quantize_into`` made
+            # the steps NaN): no split could be scored
+            self._release_slot(root.slot)
+            return -2
         self._push_node(&root, learning_rate)
         if self._may_split(&self.states[0], 1):
             self._ensure_level(0)
@@ -1600,6 +1606,9 @@ cdef class TreeGrower:
             if status == 0:
                 self._update_raw(raw, output, self.quant_levels > 0, learning_rate)
         self.raw_ptr = NULL
+        if status == -2:
+            raise ValueError("grad and hess must be finite: their sums over the rows are "
+                             "inf or NaN")
         if status != 0:
             raise MemoryError("could not allocate a histogram buffer")
         # (copied into an array of NODE_DTYPE: a view of the vector would make NumPy

@@ -23,7 +23,8 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.string cimport memset
 
-from libc.math cimport fabs
+from libc.math cimport fabs, NAN
+from libc.float cimport FLT_MAX
 from libc.stdint cimport int16_t, int32_t, int64_t, uint16_t, uint32_t, uint64_t
 
 from ._typedefs cimport (X_BINNED_C, G_H_C, SUM_C, IDX_C, hist_entry, entry_t, acc_t,
@@ -529,12 +530,15 @@ cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
     cdef uint64_t m
     cdef double chunk_g[64]
     cdef double chunk_h[64]
+    cdef bint chunk_bad[64]
+    cdef bint bad = False
     cdef Py_ssize_t c, lo, hi, per = (n + 63) // 64
     if n < 65536:
         n_threads = 1
     for c in prange(64, schedule='static', num_threads=n_threads, nogil=True):
         chunk_g[c] = 0.0
         chunk_h[c] = 0.0
+        chunk_bad[c] = False
         lo = c * per
         hi = lo + per
         if hi > n:
@@ -544,11 +548,21 @@ cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
                 chunk_g[c] = fabs(pairs[2 * i])
             if fabs(pairs[2 * i + 1]) > chunk_h[c]:
                 chunk_h[c] = fabs(pairs[2 * i + 1])
+            # NaN (which no comparison above sees) or inf
+            if not (fabs(pairs[2 * i]) <= FLT_MAX and fabs(pairs[2 * i + 1]) <= FLT_MAX):
+                chunk_bad[c] = True
     for c in range(64):
         if chunk_g[c] > max_g:
             max_g = chunk_g[c]
         if chunk_h[c] > max_h:
             max_h = chunk_h[c]
+        bad = bad or chunk_bad[c]
+    if bad:
+        # no finite steps: the sums are NaN, which the grower reports; every row 0
+        scales[0] = NAN
+        scales[1] = NAN
+        memset(out, 0, n * sizeof(int32_t))
+        return
     scales[0] = max_g / (levels // 2) if max_g > 0.0 else 1.0
     scales[1] = max_h / levels if max_h > 0.0 else 1.0
     inv_g = 1.0 / scales[0]

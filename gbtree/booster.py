@@ -225,7 +225,18 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         trees = []
         for k in range(K):
             raw_before = raw[:, k].copy() if objective.needs_refit else None
-            nodes = grower.grow(grad[k], hess[k], lr, raw, k, rows, tree_seeds[k])
+            try:
+                nodes = grower.grow(grad[k], hess[k], lr, raw, k, rows, tree_seeds[k])
+            except ValueError as exc:
+                if "must be finite" not in str(exc):
+                    raise
+                sizes = f"|y| up to {float(np.max(np.abs(y))):.3g}" + (
+                    "" if sample_weight is None
+                    else f", sample_weight up to {float(np.max(sample_weight)):.3g}")
+                raise ValueError(
+                    f"the gradients or hessians of round {rounds_before + it} are inf or NaN: "
+                    f"y or sample_weight is too large for their float32 values ({sizes}); "
+                    f"rescale y") from None
             if objective.needs_refit:
                 _refit(objective, grower, nodes, y, raw, raw_before, refit_weight, k, lr)
             if left_out is not None:

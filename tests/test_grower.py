@@ -299,3 +299,30 @@ def test_nodes_the_leaf_budget_cannot_reach_are_closed_without_changing_the_tree
     assert (grown[True][0]["is_leaf"] == 1).sum() == 63
     assert grown[True][2] < grown[False][2]
     assert grown[True][2] <= 63 // 2 + 3
+
+
+@pytest.mark.parametrize("quant_levels", [0, 16])
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+@pytest.mark.parametrize("where", ["grad", "hess"])
+def test_a_gradient_or_hessian_that_is_not_finite_is_an_error(rng, quant_levels, bad, where):
+    # One inf or NaN made every gain NaN: a tree without splits, silently (float
+    # gradients), or rows quantised from NaN (quantised). The grower refuses the
+    # tree, leaves the raw scores alone and grows the next one as a new grower would.
+    X, Xb, mapper, grad, hess = _setup(rng, n=70_000)
+
+    def grower():
+        return TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
+                          6, 0, False, 1.0, 0.0, 1.0, 0.0, 0.0, 2, quant_levels=quant_levels)
+
+    g = grower()
+    broken = {"grad": grad.copy(), "hess": hess.copy()}
+    broken[where][12_345] = bad
+    raw = np.zeros((X.shape[0], 1))
+    with pytest.raises(ValueError, match="grad and hess must be finite"):
+        g.grow(broken["grad"], broken["hess"], 0.3, raw, 0)
+    assert not raw.any()
+    tree = g.grow(grad, hess, 0.3, raw, 0)
+    fresh_raw = np.zeros((X.shape[0], 1))
+    np.testing.assert_array_equal(tree, grower().grow(grad, hess, 0.3, fresh_raw, 0))
+    np.testing.assert_array_equal(raw, fresh_raw)
+    assert (tree["is_leaf"] == 0).sum() > 10

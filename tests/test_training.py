@@ -461,3 +461,19 @@ def test_log_shows_the_round_training_stopped_at(noisy_regression, capsys):
     with pytest.raises(ValueError, match=r"sample_weight_eval_set\[0\]"):
         GBTRegressor(n_estimators=2).fit(Xtr, ytr, eval_set=[(Xte, yte)],
                                         sample_weight_eval_set=[np.ones(3)])
+
+
+@pytest.mark.parametrize("grad_quant_bins", [None, 16])
+def test_labels_or_weights_too_large_for_float32_gradients_are_an_error(grad_quant_bins):
+    # |y| beyond float32's range made the gradients inf: a model of one leaf, silently
+    X, y = make_regression(300, 3, random_state=0)
+    with pytest.raises(ValueError, match=r"gradients or hessians of round 0 are inf or NaN: "
+                                         r"y or sample_weight is too large .*\|y\| up to 3.6"):
+        GBTRegressor(n_estimators=3, grad_quant_bins=grad_quant_bins).fit(X, y * 1e38)
+    # within the range the same data train as usual
+    assert GBTRegressor(n_estimators=20, grad_quant_bins=grad_quant_bins).fit(
+        X, y * 1e30).score(X, y * 1e30) > 0.8
+    Xc, yc = make_classification(300, 3, n_informative=2, n_redundant=0, random_state=0)
+    with pytest.raises(ValueError, match="sample_weight up to 1e"):
+        GBTClassifier(n_estimators=3, grad_quant_bins=grad_quant_bins).fit(
+            Xc, yc, sample_weight=np.full(300, 1e300))
