@@ -353,9 +353,43 @@ class BinMapper:
         return out
 
 
+def check_sparse_structure(X, name="X"):
+    """Raise ValueError unless the index arrays of a CSR, CSC or COO ``X`` describe
+    its shape: scipy's conversions and gbtree's kernels trust them, and read or
+    write out of bounds (a crash) when they do not. X is not modified."""
+    fmt = X.format
+    problem = None
+    if fmt in ("csr", "csc"):
+        n_major, n_minor = X.shape if fmt == "csr" else X.shape[::-1]
+        major, minor = ("row", "column") if fmt == "csr" else ("column", "row")
+        indptr, indices = np.asarray(X.indptr), np.asarray(X.indices)
+        if indptr.ndim != 1 or indptr.shape[0] != n_major + 1:
+            problem = f"indptr has {indptr.shape[0]} entries for {n_major} {major}s (needs {n_major + 1})"
+        elif indptr[0] != 0:
+            problem = f"indptr starts at {indptr[0]}, not 0"
+        elif np.any(indptr[1:] < indptr[:-1]):
+            problem = "indptr decreases"
+        elif indptr[-1] > min(indices.shape[0], np.asarray(X.data).shape[0]):
+            problem = (f"indptr ends at {indptr[-1]}, beyond the {min(indices.shape[0], X.data.shape[0])} "
+                       f"stored entries")
+        elif indptr[-1] > 0 and (indices[:indptr[-1]].min() < 0
+                                 or indices[:indptr[-1]].max() >= n_minor):
+            problem = f"a {minor} index is outside 0..{n_minor - 1}"
+    elif fmt == "coo":
+        coords = (np.asarray(X.row), np.asarray(X.col))
+        if any(c.shape != np.asarray(X.data).shape for c in coords):
+            problem = "its row and column index arrays differ in length from its data"
+        elif X.data.shape[0] > 0 and any(c.min() < 0 or c.max() >= n for c, n in zip(coords, X.shape)):
+            problem = "a row or column index is outside the matrix's shape"
+    if problem is not None:
+        raise ValueError(f"{name} is a malformed {fmt.upper()} sparse matrix: {problem}")
+
+
 def canonical_csr(X):
     """A scipy.sparse matrix or array as CSR with sorted, duplicate-free indices
-    (duplicates summed, as ``.toarray()`` does); no copy when X already is one."""
+    (duplicates summed, as ``.toarray()`` does); no copy when X already is one.
+    A malformed X is a ValueError (``check_sparse_structure``)."""
+    check_sparse_structure(X)
     X = X.tocsr()
     if not X.has_canonical_format:
         X = X.copy()

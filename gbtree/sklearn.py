@@ -17,7 +17,7 @@ from . import objectives as _obj
 from ._threads import effective_n_threads
 from .callback import EarlyStopping
 from .metrics import get_metric, ndcg_per_query
-from .binning import canonical_csr
+from .binning import canonical_csr, check_sparse_structure
 from .tree import IMPORTANCE_TYPES, add_trees_to_raw
 
 _INPUT_DTYPES = [np.float64, np.float32]
@@ -277,6 +277,8 @@ class _GBTModel(BaseEstimator):
         returns X, or (X, y) when y is given (fit)."""
         with_y = not (isinstance(y, str) and y == "no_validation")
         extra = dict(y_numeric=y_numeric) if with_y else {}
+        if sp.issparse(X) and X.format in _SPARSE_FORMATS:
+            check_sparse_structure(X)   # before scipy touches its indices
         with _numeric_x(X):
             out = validate_data(self, X, y, dtype=_INPUT_DTYPES, ensure_all_finite=False,
                                 accept_sparse=_SPARSE_FORMATS, reset=reset, **extra)

@@ -345,6 +345,53 @@ def test_bad_sparse_input_is_a_clear_error(rng):
         GBTRegressor(absent_as_missing="yes").fit(X, y)
 
 
+def _malformed():
+    """(description, matrix) pairs whose index arrays do not fit their shape (3 x 2)."""
+    def csr(indices, indptr, data=np.ones(3)):
+        X = sp.csr_matrix(np.eye(3, 2))
+        X.data, X.indices, X.indptr = data, np.asarray(indices, np.int32), np.asarray(indptr, np.int32)
+        return X
+    csc = sp.csc_matrix(np.eye(3, 2))
+    csc.indices = np.array([0, 7], dtype=np.int32)
+    coo = sp.coo_matrix(np.eye(3, 2))
+    coo.col = np.array([0, 5], dtype=coo.col.dtype)
+    return [
+        ("column index", "a column index is outside 0..1", csr([0, 5, 1], [0, 1, 2, 3])),
+        ("negative index", "a column index is outside 0..1", csr([0, -1, 1], [0, 1, 2, 3])),
+        ("indptr decreases", "indptr decreases", csr([0, 1, 1], [0, 2, 1, 3])),
+        ("indptr past the entries", "beyond the 3 stored entries", csr([0, 1, 1], [0, 1, 2, 9])),
+        ("indptr too short", "indptr has 3 entries for 3 rows", csr([0, 1, 1], [0, 1, 3])),
+        ("indptr not from 0", "indptr starts at 1", csr([0, 1, 1], [1, 1, 2, 3])),
+        ("csc row index", "CSC sparse matrix: a row index is outside 0..2", csc),
+        ("coo column", "COO sparse matrix: a row or column index", coo),
+    ]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_malformed_sparse_input_is_an_error_not_a_crash(case):
+    # scipy's conversions and the kernels trust the index arrays: a column index out
+    # of range crashed fit (a segfault, or glibc's "double free") before this check
+    what, message, X = _malformed()[case]
+    before = [a.copy() for a in (X.data, *(
+        (X.indices, X.indptr) if X.format != "coo" else (X.row, X.col)))]
+    y = np.arange(3.0)
+    fitted = GBTRegressor(n_estimators=2).fit(np.eye(3, 2), y)
+    calls = [
+        lambda: GBTRegressor(n_estimators=2).fit(X, y),
+        lambda: GBTClassifier(n_estimators=2).fit(X, [0, 1, 0]),
+        lambda: GBTRanker(n_estimators=2).fit(X, [0, 1, 2], group=[3]),
+        lambda: GBTRegressor(n_estimators=2).fit(np.eye(3, 2), y, eval_set=[(X, y)]),
+        lambda: fitted.predict(X),
+        lambda: fitted.apply(X),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=f"X is a malformed .*{message}"):
+            call()
+    after = [X.data, *((X.indices, X.indptr) if X.format != "coo" else (X.row, X.col))]
+    for a, b in zip(before, after):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_wide_sparse_fit_never_densifies(rng):
     # 4000 x 50,000 would be 1.6 GB dense; NumPy allocations stay far below that
     X = sp.random(4000, 50_000, density=2e-4, format="csr", random_state=0,
