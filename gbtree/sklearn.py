@@ -26,8 +26,11 @@ _FAST_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
 
 def _check_number(name, value, kind, low=None, high=None, low_open=False, high_open=False):
-    """Raise TypeError/ValueError naming ``name`` unless ``value`` is a valid number."""
+    """Raise TypeError/ValueError naming ``name`` unless ``value`` is a valid number
+    (an integer fits a C int: the kernels take them as such)."""
     base = numbers.Integral if kind == "int" else numbers.Real
+    if kind == "int" and high is None:
+        high = 2 ** 31 - 1
     if isinstance(value, bool) or not isinstance(value, base):
         raise TypeError(f"{name} must be {'an integer' if kind == 'int' else 'a real number'}, "
                         f"got {value!r} of type {type(value).__name__}")
@@ -971,6 +974,10 @@ def query_groups(n_rows, group=None, qid=None, where="fit"):
             raise ValueError(f"{where}: group must be a non-empty 1-D list of query sizes")
         if np.any(~np.isfinite(sizes)) or np.any(sizes != np.round(sizes)) or np.any(sizes < 1):
             raise ValueError(f"{where}: group sizes must be positive integers")
+        if np.any(sizes > n_rows):
+            # (checked before the cast: a size beyond intp wrapped around, and the sum too)
+            raise ValueError(f"{where}: group sizes sum to more than the {n_rows} rows (one "
+                             f"size is {sizes.max()})")
         sizes = sizes.astype(np.intp)
         if sizes.sum() != n_rows:
             raise ValueError(f"{where}: group sizes sum to {int(sizes.sum())} but there are "

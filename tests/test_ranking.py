@@ -377,6 +377,13 @@ def test_validation_errors():
         r.fit(X, y, group=[10, 10, 10, 9])
     with pytest.raises(ValueError, match="positive integers"):
         r.fit(X, y, group=[20, 20, 0])
+    # sizes beyond intp wrapped around when cast (a heap corruption), or their sum did
+    # (a model that learned nothing): refused before the cast
+    for sizes in (np.array([2 ** 64 - 1, 41], dtype=np.uint64), [2 ** 62] * 4 + [40], [1e300, 39]):
+        with pytest.raises(ValueError, match="group sizes sum to more than the 40 rows"):
+            r.fit(X, y, group=sizes)
+        with pytest.raises(ValueError, match="group sizes sum to more than the 40 rows"):
+            ndcg_at_k(y, y, group=sizes)
     bad_qid = qid.astype(float)
     bad_qid[3] = np.nan
     with pytest.raises(ValueError, match="qid contains NaN"):
@@ -396,6 +403,9 @@ def test_validation_errors():
         GBTRanker(objective="rank:foo").fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="lambdarank_truncation_level must be >= 1"):
         GBTRanker(lambdarank_truncation_level=0).fit(X, y, qid=qid)
+    for name in ("lambdarank_truncation_level", "lambdarank_num_pair_per_sample"):
+        with pytest.raises(ValueError, match=f"{name} must be <= 2147483647"):
+            GBTRanker(**{name: 10 ** 20}).fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="score needs the queries"):
         r.fit(X, y, qid=qid).score(X, y)
     with pytest.raises(ValueError, match="not a DataFrame"):
