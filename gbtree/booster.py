@@ -116,6 +116,15 @@ def _sample_rows(params, rng, n_rows, grad, hess):
     return None, None
 
 
+def _loss_on(objective, y, raw, sample_weight, rows):
+    """The objective's weighted mean loss on ``rows`` (the out-of-bag rows); NaN when
+    they have no weight: none is out of bag, or all weigh 0."""
+    w = None if sample_weight is None else sample_weight[rows]
+    if rows.shape[0] == 0 or (w is not None and not w.sum() > 0):
+        return np.nan
+    return objective.loss(y[rows], raw[rows], w)
+
+
 def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state=None,
           eval_sets=(), metrics=(), callbacks=(), init_model=None):
     """Fit a boosted ensemble.
@@ -214,9 +223,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             keep = np.zeros(n_rows, dtype=bool)
             keep[rows] = True
             left_out = np.flatnonzero(~keep).astype(np.uint32)
-            if oob and left_out.shape[0] > 0:
-                oob_before = objective.loss(y[left_out], raw[left_out],
-                                            None if sample_weight is None else sample_weight[left_out])
+            if oob:
+                oob_before = _loss_on(objective, y, raw, sample_weight, left_out)
         refit_weight = sample_weight
         if amplified is not None and objective.needs_refit:
             refit_weight = np.ones(n_rows) if sample_weight is None else sample_weight.copy()
@@ -244,11 +252,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             ensemble.add_tree(nodes, k)
             trees.append(nodes)
         if oob:
-            after = np.nan   # every row was drawn: no out-of-bag row this round
-            if left_out.shape[0] > 0:
-                after = objective.loss(y[left_out], raw[left_out],
-                                       None if sample_weight is None else sample_weight[left_out])
-            oob_improvement.append(oob_before - after if left_out.shape[0] > 0 else np.nan)
+            after = _loss_on(objective, y, raw, sample_weight, left_out)
+            oob_improvement.append(oob_before - after)
             oob_scores.append(after)
         n_rounds += 1
         for ev in eval_sets:
@@ -264,7 +269,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     t2 = time.perf_counter()
     if state.best_iteration is None:
         state.best_iteration = n_rounds - 1
-        if eval_sets and metrics:
+        if eval_sets and metrics and n_rounds > 0:
             state.best_score = state.evals_result[eval_sets[-1].name][metrics[-1].name][-1]
     info = {"bin_seconds": t1 - t0, "boost_seconds": t2 - t1, "n_rounds": n_rounds,
             "evals_result": state.evals_result, "best_iteration": state.best_iteration,

@@ -438,7 +438,8 @@ class _GBTModel(BaseEstimator):
                           "boost_seconds": info["boost_seconds"]}
         previous = {k: getattr(self, k) for k in ("evals_result_", "best_score_",
                                                   "best_iteration_", "oob_improvement_",
-                                                  "oob_scores_") if hasattr(self, k)}
+                                                  "oob_scores_", "oob_score_")
+                    if hasattr(self, k)}
         for k in previous:
             delattr(self, k)
         self.n_estimators_ = done + info["n_rounds"]
@@ -451,7 +452,7 @@ class _GBTModel(BaseEstimator):
             self.oob_scores_ = info["oob_scores"]
         if done:
             self._continue_histories(previous, metrics)
-        if "oob_scores" in info:
+        if "oob_scores" in info and len(self.oob_scores_) > 0:
             self.oob_score_ = float(self.oob_scores_[-1])
         return self
 

@@ -7,6 +7,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 
 from gbtree import GBTClassifier, GBTRegressor
+from gbtree.callback import Callback
 
 
 def _trees(model):
@@ -71,6 +72,33 @@ def test_out_of_bag_improvement():
     assert np.all(model.oob_improvement_[:10] > 0)   # early rounds help held-out rows
     assert model.oob_scores_[-1] < model.oob_scores_[0] / 5
     assert not hasattr(GBTRegressor(n_estimators=3).fit(X, y), "oob_improvement_")
+    # a fit without sampling drops the estimates of the fit before (oob_score_ stayed)
+    model.set_params(subsample=1.0, n_estimators=3).fit(X, y)
+    assert not any(hasattr(model, k) for k in ("oob_improvement_", "oob_scores_", "oob_score_"))
+
+
+def test_out_of_bag_rows_of_weight_zero_give_nan_not_an_error():
+    # Only row 0 weighs anything: in rounds that leave it out of bag, the out-of-bag
+    # rows weigh 0 in all, which was a ZeroDivisionError from np.average
+    X = np.arange(40.0).reshape(-1, 1)
+    w = np.zeros(40)
+    w[0] = 1.0
+    model = GBTRegressor(n_estimators=20, subsample=0.5).fit(X, np.arange(40.0), sample_weight=w)
+    row0_drawn = np.isnan(model.oob_scores_)
+    assert 0 < row0_drawn.sum() < 20     # row 0 was drawn in some rounds, not all
+    assert np.all(np.isnan(model.oob_improvement_[row0_drawn]))
+    assert np.all(np.isfinite(model.oob_scores_[~row0_drawn]))
+
+
+def test_no_round_with_sampling_leaves_no_estimate():
+    class StopAtOnce(Callback):
+        def before_iteration(self, state):
+            return True
+    X, y = make_regression(100, 3, random_state=0)
+    model = GBTRegressor(subsample=0.5, callbacks=[StopAtOnce()]).fit(X, y, eval_set=[(X, y)])
+    assert model.n_estimators_ == 0 and model.best_iteration_ == -1
+    assert model.best_score_ is None and model.oob_scores_.shape == (0,)
+    assert not hasattr(model, "oob_score_")
 
 
 def test_column_sampling_never_uses_an_excluded_feature():
