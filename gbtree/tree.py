@@ -162,7 +162,9 @@ class TreeEnsemble:
         if importance_type == "weight":
             return weight
         field = "gain" if importance_type.endswith("gain") else "cover"
-        total = np.bincount(feat, weights=self.nodes[field][split], minlength=self.n_features)
+        # (float64 also with no split at all: bincount of nothing gives int64)
+        total = np.bincount(feat, weights=self.nodes[field][split],
+                            minlength=self.n_features).astype(np.float64, copy=False)
         if importance_type.startswith("total_"):
             return total
         return np.divide(total, weight, out=np.zeros_like(total), where=weight > 0)

@@ -314,6 +314,10 @@ def test_a_model_without_splits(plt):
     X = np.arange(20, dtype=np.float64).reshape(10, 2)
     model = GBTRegressor(n_estimators=2).fit(X, np.full(10, 3.0))   # constant y: no split
     assert model.get_score() == {} and model.feature_importances_.tolist() == [0.0, 0.0]
+    for importance_type in TYPES:   # gain and cover divided an int64 zero array: a TypeError
+        assert model.get_score(importance_type=importance_type) == {}
+        model.set_params(importance_type=importance_type)
+        assert model.feature_importances_.tolist() == [0.0, 0.0]
     assert [_parse(d) for d in model.get_dump()] == [{0: ("leaf", 0.0)}] * 2
     assert (model.apply(X) == 0).all()
     assert len(model.trees_to_dataframe()) == 2
