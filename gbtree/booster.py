@@ -116,6 +116,20 @@ def _sample_rows(params, rng, n_rows, grad, hess):
     return None, None
 
 
+def _not_finite(round_number, first, y, sample_weight, raw, lr):
+    """Why a round's gradients or hessians are inf or NaN: y or the weights are too
+    large for float32 (the first round of a fit), or the model diverged."""
+    if first:
+        sizes = f"|y| up to {float(np.max(np.abs(y))):.3g}" + (
+            "" if sample_weight is None
+            else f", sample_weight up to {float(np.max(sample_weight)):.3g}")
+        return (f"the gradients or hessians of round {round_number} are inf or NaN: y or "
+                f"sample_weight is too large for their float32 values ({sizes}); rescale y")
+    return (f"the gradients or hessians of round {round_number} are inf or NaN: the model "
+            f"diverges (raw predictions up to {float(np.max(np.abs(raw))):.3g}); lower "
+            f"learning_rate (now {lr:g}) or set max_delta_step")
+
+
 def _loss_on(objective, y, raw, sample_weight, rows):
     """The objective's weighted mean loss on ``rows`` (the out-of-bag rows); NaN when
     they have no weight: none is out of bag, or all weigh 0."""
@@ -238,15 +252,13 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             except ValueError as exc:
                 if "must be finite" not in str(exc):
                     raise
-                sizes = f"|y| up to {float(np.max(np.abs(y))):.3g}" + (
-                    "" if sample_weight is None
-                    else f", sample_weight up to {float(np.max(sample_weight)):.3g}")
-                raise ValueError(
-                    f"the gradients or hessians of round {rounds_before + it} are inf or NaN: "
-                    f"y or sample_weight is too large for their float32 values ({sizes}); "
-                    f"rescale y") from None
+                raise ValueError(_not_finite(rounds_before + it, it == 0, y, sample_weight,
+                                             raw, lr)) from None
             if objective.needs_refit:
                 _refit(objective, grower, nodes, y, raw, raw_before, refit_weight, k, lr)
+            if not np.isfinite(nodes["value"]).all():
+                raise ValueError(f"a leaf value of round {rounds_before + it} is inf or NaN: "
+                                 f"the model diverges; lower learning_rate (now {lr:g})")
             if left_out is not None:
                 add_tree_binned_rows(X_binned, mapper.n_bins_, nodes, left_out, raw, k, n_threads)
             ensemble.add_tree(nodes, k)

@@ -477,3 +477,18 @@ def test_labels_or_weights_too_large_for_float32_gradients_are_an_error(grad_qua
     with pytest.raises(ValueError, match="sample_weight up to 1e"):
         GBTClassifier(n_estimators=3, grad_quant_bins=grad_quant_bins).fit(
             Xc, yc, sample_weight=np.full(300, 1e300))
+
+
+@pytest.mark.parametrize("objective,learning_rate,message", [
+    ("poisson", 50.0, r"gradients or hessians of round 1 are inf or NaN: the model diverges"),
+    ("squared_error", 1e300, r"the model diverges \(raw predictions up to"),
+    ("absolute_error", 1e300, r"a leaf value of round 1 is inf or NaN: the model diverges"),
+])
+def test_a_diverging_model_is_an_error_not_nan_predictions(objective, learning_rate, message):
+    # A learning rate far too large overflowed the raw predictions: predictions of
+    # NaN or inf, or trees without splits, with only numpy's overflow warnings
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = np.exp(X[:, 0])
+    with np.errstate(all="ignore"), pytest.raises(ValueError, match=message + ".*lower learning_rate"):
+        GBTRegressor(objective=objective, learning_rate=learning_rate, n_estimators=20).fit(X, y)
