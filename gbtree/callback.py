@@ -14,6 +14,8 @@ returns True stops training. The loop passes a ``TrainingState``:
 """
 import time
 
+import numpy as np
+
 
 class TrainingState:
     """What callbacks see and may change (see the module docstring)."""
@@ -74,6 +76,9 @@ class EarlyStopping(Callback):
         if not state.evals_result:
             raise ValueError("early stopping needs an eval_set or validation_fraction > 0")
         self._data = self.data_name or list(state.evals_result)[-1]
+        if self._data not in state.evals_result:
+            raise ValueError(f"early stopping data_name {self._data!r} is not an eval set; the "
+                             f"eval sets are {', '.join(map(repr, state.evals_result))}")
         metric = (state.metrics[-1] if self.metric_name is None
                   else next((m for m in state.metrics if m.name == self.metric_name), None))
         if metric is None:
@@ -83,6 +88,11 @@ class EarlyStopping(Callback):
 
     def after_iteration(self, state):
         value = state.latest(self._data, self._metric.name)
+        if np.isnan(value):
+            # NaN compares as neither better nor worse: round 0 would be kept, silently
+            raise ValueError(f"early stopping: {self._metric.name} on {self._data} is NaN in "
+                             f"round {state.iteration}, so no round can be called the best "
+                             f"(is it defined there? an AUC needs both classes)")
         sign = 1.0 if self._metric.greater_is_better else -1.0
         if self._best is None or sign * (value - self._best) > self.min_delta:
             self._best = value
@@ -152,8 +162,13 @@ class LearningRateScheduler(Callback):
         else:
             raise ValueError(f"the learning-rate schedule has {len(self.schedule)} values "
                              f"but round {state.iteration} needs one (n_estimators rounds)")
-        if not lr > 0:
+        try:
+            lr = float(lr)
+        except (TypeError, ValueError):
+            raise TypeError(f"the learning-rate schedule gave {lr!r} for round "
+                            f"{state.iteration}; it must be a number") from None
+        if not 0 < lr < np.inf:
             raise ValueError(f"the learning-rate schedule gave {lr!r} for round "
-                             f"{state.iteration}; it must be > 0")
-        state.learning_rate = float(lr)
+                             f"{state.iteration}; it must be finite and > 0")
+        state.learning_rate = lr
         return False

@@ -410,6 +410,11 @@ class _GBTModel(BaseEstimator):
         callbacks = self._callbacks()
         if not prepared:
             eval_sets = self._eval_sets(eval_set, sample_weight_eval_set, encode_y)
+            for i, ev in enumerate(eval_sets):
+                try:
+                    objective.check_target(ev.y)
+                except ValueError as exc:
+                    raise ValueError(f"eval_set[{i}]: {exc}") from None
         objective.check_target(y)
         init_model, done = self._warm_start_model(X, objective)
         if init_model is not None:

@@ -7,7 +7,7 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 
 from gbtree import GBTClassifier, GBTRegressor
-from gbtree.callback import Callback, LearningRateScheduler, RecordEvaluation
+from gbtree.callback import Callback, EarlyStopping, LearningRateScheduler, RecordEvaluation
 
 
 @pytest.fixture(scope="module")
@@ -313,6 +313,11 @@ def test_learning_rate_schedule(noisy_regression):
     assert not np.array_equal(decay.predict(Xte), const.predict(Xte))
     with pytest.raises(ValueError, match="learning-rate schedule"):
         GBTRegressor(n_estimators=2, callbacks=[LearningRateScheduler([0.1, 0.0])]).fit(Xtr, ytr)
+    # inf gave NaN predictions; text a TypeError that named nothing
+    with pytest.raises(ValueError, match=r"schedule gave inf for round 1; it must be finite"):
+        GBTRegressor(n_estimators=2, callbacks=[LearningRateScheduler([0.1, np.inf])]).fit(Xtr, ytr)
+    with pytest.raises(TypeError, match=r"schedule gave 'fast' for round 0; it must be a number"):
+        GBTRegressor(n_estimators=2, callbacks=[LearningRateScheduler(["fast"] * 2)]).fit(Xtr, ytr)
 
 
 def test_logging_every_log_period_rounds(noisy_regression, capsys):
@@ -492,3 +497,32 @@ def test_a_diverging_model_is_an_error_not_nan_predictions(objective, learning_r
     y = np.exp(X[:, 0])
     with np.errstate(all="ignore"), pytest.raises(ValueError, match=message + ".*lower learning_rate"):
         GBTRegressor(objective=objective, learning_rate=learning_rate, n_estimators=20).fit(X, y)
+
+
+def test_eval_labels_outside_the_objective_domain_are_an_error():
+    # gamma on an eval y with a 0 gave an inf deviance: early stopping kept round 0
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = np.exp(X[:, 0])
+    with pytest.raises(ValueError, match=r"eval_set\[1\]: objective='gamma' needs y > 0"):
+        GBTRegressor(objective="gamma", early_stopping_rounds=3).fit(
+            X, y, eval_set=[(X, y), (X, np.r_[0.0, y[1:]])])
+
+
+def test_early_stopping_on_a_nan_metric_is_an_error():
+    # AUC of an eval set with one class is NaN, which is never better than round 0:
+    # the model kept one tree, silently
+    X, y = make_classification(300, 4, random_state=0)
+    with pytest.raises(ValueError, match="early stopping: auc on validation_0 is NaN in round 0"):
+        GBTClassifier(eval_metric="auc", early_stopping_rounds=3).fit(
+            X, y, eval_set=[(X, np.ones_like(y))])
+    # without early stopping the NaN is only recorded
+    m = GBTClassifier(eval_metric="auc", n_estimators=3).fit(X, y, eval_set=[(X, np.ones_like(y))])
+    assert np.isnan(m.evals_result_["validation_0"]["auc"]).all()
+
+
+def test_early_stopping_data_name_must_be_an_eval_set():
+    X, y = make_regression(100, 3, random_state=0)
+    with pytest.raises(ValueError, match="data_name 'nope' is not an eval set; the eval sets "
+                                         "are 'validation_0'"):
+        GBTRegressor(callbacks=[EarlyStopping(2, data_name="nope")]).fit(X, y, eval_set=[(X, y)])
