@@ -69,6 +69,12 @@ def _numeric_x(X):
         raise
 
 
+def _check_list(name, value, what="a list with one entry per eval set"):
+    """TypeError naming ``name`` unless ``value`` is None, a list or a tuple."""
+    if value is not None and not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
+
+
 def _check_importance_type(value, name="importance_type"):
     if not (isinstance(value, str) and value in IMPORTANCE_TYPES):
         raise ValueError(f"{name} must be one of {', '.join(map(repr, IMPORTANCE_TYPES))}, "
@@ -356,6 +362,7 @@ class _GBTModel(BaseEstimator):
             return []
         if not isinstance(eval_set, (list, tuple)):
             raise TypeError("eval_set must be a list of (X, y) pairs")
+        _check_list("sample_weight_eval_set", sample_weight_eval_set)
         if sample_weight_eval_set is not None and len(sample_weight_eval_set) != len(eval_set):
             raise ValueError(f"sample_weight_eval_set has {len(sample_weight_eval_set)} entries "
                              f"but eval_set has {len(eval_set)}")
@@ -483,7 +490,11 @@ class _GBTModel(BaseEstimator):
     def _feature_weights(self, n_features):
         if self.feature_weights is None:
             return None
-        w = np.asarray(self.feature_weights, dtype=np.float64)
+        try:
+            w = np.asarray(self.feature_weights, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"feature_weights must be numbers, got "
+                             f"{self.feature_weights!r}") from None
         if w.shape != (n_features,):
             raise ValueError(f"feature_weights must have one weight per feature ({n_features}), "
                              f"got shape {w.shape}")
@@ -1173,8 +1184,8 @@ class GBTRanker(_GBTModel):
         objective.check_target(y)
         eval_sets = self._ranking_eval_sets(eval_set, eval_group, eval_qid,
                                             sample_weight_eval_set, objective)
+        self._boost_params()   # validates validation_fraction, used here
         if self.validation_fraction > 0:
-            self._boost_params()   # validates validation_fraction
             n_groups = group_ptr.shape[0] - 1
             gid = np.repeat(np.arange(n_groups), np.diff(group_ptr))
             try:
@@ -1199,8 +1210,11 @@ class GBTRanker(_GBTModel):
 
     def _ranking_eval_sets(self, eval_set, eval_group, eval_qid, sample_weight_eval_set,
                            objective):
+        _check_list("eval_set", eval_set, "a list of (X, y) pairs")
+        _check_list("sample_weight_eval_set", sample_weight_eval_set)
         n_sets = 0 if eval_set is None else len(eval_set)
         for name, value in (("eval_group", eval_group), ("eval_qid", eval_qid)):
+            _check_list(name, value)
             if value is not None and (eval_set is None or len(value) != n_sets):
                 raise ValueError(f"{name} must have one entry per eval_set entry")
         qids, prepared = [], []

@@ -403,6 +403,15 @@ def test_validation_errors():
         GBTRanker(objective="rank:foo").fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="lambdarank_truncation_level must be >= 1"):
         GBTRanker(lambdarank_truncation_level=0).fit(X, y, qid=qid)
+    # not a list: messages that named nothing ("object of type 'int' has no len()")
+    for kw, name in ((dict(eval_set=5), "eval_set"),
+                     (dict(eval_set=[(X, y)], eval_group=5), "eval_group"),
+                     (dict(eval_set=[(X, y)], eval_qid=[qid], sample_weight_eval_set=5),
+                      "sample_weight_eval_set")):
+        with pytest.raises(TypeError, match=f"^{name} must be a list"):
+            r.fit(X, y, qid=qid, **kw)
+    with pytest.raises(TypeError, match="validation_fraction must be a real number"):
+        GBTRanker(validation_fraction="a").fit(X, y, qid=qid)
     for name in ("lambdarank_truncation_level", "lambdarank_num_pair_per_sample"):
         with pytest.raises(ValueError, match=f"{name} must be <= 2147483647"):
             GBTRanker(**{name: 10 ** 20}).fit(X, y, qid=qid)

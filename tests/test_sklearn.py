@@ -299,6 +299,14 @@ def test_open_upper_bounds_say_the_same_at_and_beyond_the_bound(param, edge, bey
             GBTRegressor(**{param: value}, **extra).fit(X, y)
 
 
+def test_list_arguments_and_feature_weights_name_themselves():
+    X, y = make_regression(50, 3, random_state=0)
+    with pytest.raises(TypeError, match="^sample_weight_eval_set must be a list .* got int"):
+        GBTRegressor(n_estimators=2).fit(X, y, eval_set=[(X, y)], sample_weight_eval_set=5)
+    with pytest.raises(ValueError, match=r"^feature_weights must be numbers, got \['a', 'a', 'a'\]"):
+        GBTRegressor(n_estimators=2, colsample_bynode=0.5, feature_weights=["a"] * 3).fit(X, y)
+
+
 def test_unbounded_trees_are_rejected():
     X, y = make_classification(50, 3, n_informative=2, n_redundant=0, random_state=0)
     with pytest.raises(ValueError, match="max_depth and max_leaves"):
