@@ -1298,10 +1298,24 @@ def ndcg_at_k(y_true, y_score, *, qid=None, group=None, sample_weight=None, k=10
     y_score = np.asarray(y_score, dtype=np.float64)
     if y_true.shape != y_score.shape or y_true.ndim != 1:
         raise ValueError("y_true and y_score must be 1-D arrays of the same length")
+    if y_true.shape[0] == 0:
+        raise ValueError("ndcg_at_k: y_true is empty")
+    if not np.all(np.isfinite(y_true)) or np.any(y_true < 0):
+        raise ValueError("ndcg_at_k: y_true (relevance) must be finite and >= 0")
+    if exp_gain and np.any(y_true > 1023):
+        raise ValueError(f"ndcg_at_k: with exp_gain=True the gain 2**y - 1 overflows for y > "
+                         f"1023 (the largest y is {y_true.max():g}); pass exp_gain=False")
+    if np.any(np.isnan(y_score)):
+        raise ValueError("ndcg_at_k: y_score contains NaN")
     order, ptr = query_groups(y_true.shape[0], group, qid, "ndcg_at_k")
+    if sample_weight is not None:
+        try:
+            sample_weight = _check_sample_weight(sample_weight, y_true, dtype=np.float64,
+                                                 ensure_non_negative=True)
+        except ValueError as exc:
+            raise ValueError(f"ndcg_at_k: {exc}") from None
     w = None if sample_weight is None else _check_group_weights(
-        np.asarray(sample_weight, dtype=np.float64)[order if order is not None else slice(None)],
-        ptr, "ndcg_at_k")
+        sample_weight[order if order is not None else slice(None)], ptr, "ndcg_at_k")
     per_query = ndcg_per_query(_take(y_true, order), _take(y_score, order), ptr, k, exp_gain)
     return float(np.average(per_query, weights=None if w is None else w[ptr[:-1]]))
 

@@ -471,3 +471,33 @@ def test_ranker_warm_start_and_row_sampling():
     warm.set_params(n_estimators=12).fit(X, y, qid=qid)
     np.testing.assert_array_equal(warm._ensemble.nodes, once._ensemble.nodes)
     assert all(once._ensemble.tree(t)[0]["count"] < 600 for t in range(12))
+
+
+def test_ndcg_at_k_refuses_what_it_cannot_score():
+    # each of these returned a number (1.10 with negative weights, NaN past 1023) or
+    # a numpy error that named nothing
+    y = np.array([0, 1, 2, 0, 1, 2.0])
+    s = np.array([0.1, 0.2, 0.3, 0.3, 0.2, 0.1])
+    q = np.array([0, 0, 0, 1, 1, 1])
+    cases = [
+        (dict(sample_weight=np.ones(5)), r"sample_weight.shape == \(5,\), expected \(6,\)"),
+        (dict(sample_weight=np.zeros(6)), "Sample weights must contain at least one non-zero"),
+        (dict(sample_weight=-np.ones(6)), "Negative values"),
+        (dict(y_true=y * 1000), r"with exp_gain=True the gain 2\*\*y - 1 overflows for y > 1023 "
+                                r".* pass exp_gain=False"),
+        (dict(y_true=y - 1), r"y_true \(relevance\) must be finite and >= 0"),
+        (dict(y_score=s * np.nan), "y_score contains NaN"),
+    ]
+    for kw, message in cases:
+        args = dict(y_true=y, y_score=s, qid=q)
+        args.update(kw)
+        with pytest.raises(ValueError, match="^ndcg_at_k: " + message):
+            ndcg_at_k(**args)
+    with pytest.raises(ValueError, match="ndcg_at_k: y_true is empty"):
+        ndcg_at_k([], [], qid=[])
+    assert 0 < ndcg_at_k(y * 1000, s, qid=q, exp_gain=False) < 1
+    # the ranker's score is ndcg_at_k: the same checks
+    X = np.column_stack([s, y])
+    r = GBTRanker(n_estimators=2).fit(X, y, qid=q)
+    with pytest.raises(ValueError, match="ndcg_at_k: Negative values"):
+        r.score(X, y, qid=q, sample_weight=-np.ones(6))
