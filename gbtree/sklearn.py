@@ -1042,6 +1042,9 @@ def _pop_qid_column(X, column, where, required=True):
         if not required:
             return X, None
         raise ValueError(f"{where}: qid={column!r} is not a column of X")
+    if X.shape[1] == 1:
+        raise ValueError(f"{where}: X has no column besides its query ids {column!r}: no "
+                         f"feature to rank by")
     return X.drop(columns=[column]), np.asarray(X[column])
 
 

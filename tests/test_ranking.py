@@ -501,3 +501,10 @@ def test_ndcg_at_k_refuses_what_it_cannot_score():
     r = GBTRanker(n_estimators=2).fit(X, y, qid=q)
     with pytest.raises(ValueError, match="ndcg_at_k: Negative values"):
         r.score(X, y, qid=q, sample_weight=-np.ones(6))
+
+
+def test_a_frame_of_query_ids_only_has_nothing_to_rank_by():
+    pd = pytest.importorskip("pandas")
+    X, y, qid = _toy(n_queries=4)
+    with pytest.raises(ValueError, match="fit: X has no column besides its query ids 'q'"):
+        GBTRanker(n_estimators=2).fit(pd.DataFrame({"q": qid}), y, qid="q")
