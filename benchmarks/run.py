@@ -11,6 +11,7 @@ size from the seed, saved as .npy in a temporary directory and loaded by each
 child. A Markdown table goes to stdout, the full results to JSON.
 """
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -49,6 +50,20 @@ WORKLOADS = {
 
 
 # ---------------------------------------------------------------------------- running
+@contextlib.contextmanager
+def busy_loops(n):
+    """``n`` other programs on the machine while the block runs: processes that
+    each keep one core busy (a Python loop), stopped when it ends."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+        for loop in loops:
+            loop.wait()
+
+
 class Bench:
     """Generates and caches data sets, runs workers, collects their results."""
 
@@ -98,7 +113,8 @@ class Bench:
         runner = RUNNERS[lib]
         if not runner.is_installed():
             return {"lib": lib, "status": "skipped", "error": f"{runner.module} not installed"}
-        result = self._run_worker(lib, mode, cfg, data)
+        with busy_loops(self.args.busy):
+            result = self._run_worker(lib, mode, cfg, data)
         if cfg.threads >= 2 and result["status"] == "ok":
             result["xcore_ns"] = self.cross_core_ns()   # measured right after the run
         return result
@@ -108,7 +124,7 @@ class Bench:
         each): how fast the machine runs independent copies side by side."""
         if not RUNNERS[lib].is_installed():
             return [{"lib": lib, "status": "skipped", "error": f"{RUNNERS[lib].module} not installed"}]
-        with ThreadPoolExecutor(copies) as pool:    # each thread waits on its child
+        with busy_loops(self.args.busy), ThreadPoolExecutor(copies) as pool:   # each thread waits on its child
             return list(pool.map(lambda _: self._run_worker(lib, mode, cfg, data), range(copies)))
 
     def _run_worker(self, lib, mode, cfg, data):
@@ -505,6 +521,9 @@ def parse_args(argv=None):
                    help="'threads' workload: every repeat also runs copies of the "
                         "fewest-threads fit at once, in separate processes (the "
                         "machine's ceiling for the speed-up)")
+    p.add_argument("--busy", type=int, default=0, metavar="N",
+                   help="run N busy loops (one core each) beside every timed process: "
+                        "a machine shared with other programs (default 0)")
     p.add_argument("--libs", default=DEFAULT_LIBS,
                    help=f"comma-separated (default {DEFAULT_LIBS}); 'catboost' = "
                         "catboost-symmetric,catboost-lossguide")
@@ -541,6 +560,9 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="gbtree-bench-") as tmpdir:
         bench = Bench(args, tmpdir)
         header, table = RUN[args.workload](bench, settings, args)
+    if args.busy:
+        header += (f"; beside every run, {args.busy} other program{'s' * (args.busy > 1)} "
+                   f"keeping a core busy (`--busy {args.busy}`)")
     finished = datetime.datetime.now().astimezone()
     info = machine_info()
     command = "python " + " ".join(shlex.quote(a) for a in sys.argv)
@@ -552,6 +574,7 @@ def main(argv=None):
         "workload": args.workload, "command": command, "started": started.isoformat(),
         "finished": finished.isoformat(), "machine": info, "settings": settings,
         "learning_rate": args.learning_rate, "max_bin": args.max_bin, "seed": args.seed,
+        "busy": args.busy,
         "header": header, "table": table, "results": bench.results}, indent=2) + "\n")
     log(f"wrote {out}")
 
