@@ -491,6 +491,13 @@ RUN = {"higgs-like": workload_compare, "regression-wide": workload_compare,
 
 
 # ---------------------------------------------------------------------------- main
+def non_negative_int(text):
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
 def int_list(text):
     return [int(float(x)) for x in text.split(",") if x.strip()]
 
@@ -521,7 +528,7 @@ def parse_args(argv=None):
                    help="'threads' workload: every repeat also runs copies of the "
                         "fewest-threads fit at once, in separate processes (the "
                         "machine's ceiling for the speed-up)")
-    p.add_argument("--busy", type=int, default=0, metavar="N",
+    p.add_argument("--busy", type=non_negative_int, default=0, metavar="N",
                    help="run N busy loops (one core each) beside every timed process: "
                         "a machine shared with other programs (default 0)")
     p.add_argument("--libs", default=DEFAULT_LIBS,

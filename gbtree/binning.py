@@ -359,6 +359,8 @@ def check_sparse_structure(X, name="X"):
     write out of bounds (a crash) when they do not. X is not modified."""
     fmt = X.format
     problem = None
+    if X.ndim != 2:
+        return   # (scikit-learn's validation says a 2-D X is needed)
     if fmt in ("csr", "csc"):
         n_major, n_minor = X.shape if fmt == "csr" else X.shape[::-1]
         major, minor = ("row", "column") if fmt == "csr" else ("column", "row")

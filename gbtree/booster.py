@@ -118,7 +118,7 @@ def _sample_rows(params, rng, n_rows, grad, hess):
 
 def _not_finite(round_number, first, y, sample_weight, raw, lr):
     """Why a round's gradients or hessians are inf or NaN: y or the weights are too
-    large for float32 (the first round of a fit), or the model diverged."""
+    large for float32 (the model's first round), or the model diverged."""
     if first:
         sizes = f"|y| up to {float(np.max(np.abs(y))):.3g}" + (
             "" if sample_weight is None
@@ -252,7 +252,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             except ValueError as exc:
                 if "must be finite" not in str(exc):
                     raise
-                raise ValueError(_not_finite(rounds_before + it, it == 0, y, sample_weight,
+                raise ValueError(_not_finite(rounds_before + it, rounds_before + it == 0, y, sample_weight,
                                              raw, lr)) from None
             if objective.needs_refit:
                 _refit(objective, grower, nodes, y, raw, raw_before, refit_weight, k, lr)

@@ -96,6 +96,11 @@ class Objective:
     def check_target(self, y):
         """Raise ValueError if ``y`` is outside the loss's domain."""
 
+    def check_eval_target(self, y):
+        """Raise ValueError if an eval set's ``y`` is outside the loss's domain (what
+        the starting value alone needs, such as one y > 0, is not asked)."""
+        self.check_target(y)
+
     def continue_from(self, fitted):
         """Take over the running state of ``fitted`` (same loss) when training continues."""
 
@@ -300,6 +305,10 @@ class Poisson(_LogLink, Objective):
         if np.any(y < 0) or not np.any(y > 0):
             raise ValueError("objective='poisson' needs y >= 0 with at least one y > 0")
 
+    def check_eval_target(self, y):
+        if np.any(y < 0):
+            raise ValueError("objective='poisson' needs y >= 0")
+
     def loss(self, y, raw, sample_weight=None):
         return float(np.average(np.exp(raw[:, 0]) - y * raw[:, 0], weights=sample_weight))
 
@@ -333,6 +342,10 @@ class Tweedie(_LogLink, Objective):
     def check_target(self, y):
         if np.any(y < 0) or not np.any(y > 0):
             raise ValueError("objective='tweedie' needs y >= 0 with at least one y > 0")
+
+    def check_eval_target(self, y):
+        if np.any(y < 0):
+            raise ValueError("objective='tweedie' needs y >= 0")
 
     def loss(self, y, raw, sample_weight=None):
         p, f = self.power, raw[:, 0]

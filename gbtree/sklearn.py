@@ -23,14 +23,13 @@ from .tree import IMPORTANCE_TYPES, add_trees_to_raw
 _INPUT_DTYPES = [np.float64, np.float32]
 _SPARSE_FORMATS = ("csr", "csc", "coo")
 _FAST_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
+# the largest value of the integer parameters the kernels take as a C int
+_C_INT_MAX = 2 ** 31 - 1
 
 
 def _check_number(name, value, kind, low=None, high=None, low_open=False, high_open=False):
-    """Raise TypeError/ValueError naming ``name`` unless ``value`` is a valid number
-    (an integer fits a C int: the kernels take them as such)."""
+    """Raise TypeError/ValueError naming ``name`` unless ``value`` is a valid number."""
     base = numbers.Integral if kind == "int" else numbers.Real
-    if kind == "int" and high is None:
-        high = 2 ** 31 - 1
     if isinstance(value, bool) or not isinstance(value, base):
         raise TypeError(f"{name} must be {'an integer' if kind == 'int' else 'a real number'}, "
                         f"got {value!r} of type {type(value).__name__}")
@@ -48,8 +47,12 @@ def _text_columns(X):
     if not type(X).__module__.startswith("pandas") or not hasattr(X, "dtypes"):
         return []
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
-    return [str(name) for name, dtype in X.dtypes.items()
-            if not (is_numeric_dtype(dtype) or is_bool_dtype(dtype))]
+
+    def numbers(dtype):
+        # a categorical of numbers converts like its categories
+        dtype = getattr(getattr(dtype, "categories", None), "dtype", dtype)
+        return is_numeric_dtype(dtype) or is_bool_dtype(dtype)
+    return [str(name) for name, dtype in X.dtypes.items() if not numbers(dtype)]
 
 
 @contextlib.contextmanager
@@ -227,8 +230,8 @@ class _GBTModel(BaseEstimator):
     def _boost_params(self):
         _check_number("n_estimators", self.n_estimators, "int", 1)
         _check_number("learning_rate", self.learning_rate, "real", 0, low_open=True)
-        _check_number("max_depth", self.max_depth, "int", 0)
-        _check_number("max_leaves", self.max_leaves, "int", 0)
+        _check_number("max_depth", self.max_depth, "int", 0, _C_INT_MAX)
+        _check_number("max_leaves", self.max_leaves, "int", 0, _C_INT_MAX)
         if self.max_leaves == 1:
             raise ValueError("max_leaves must be 0 (no limit) or >= 2, got 1")
         if self.grow_policy not in ("depthwise", "lossguide"):
@@ -419,7 +422,7 @@ class _GBTModel(BaseEstimator):
             eval_sets = self._eval_sets(eval_set, sample_weight_eval_set, encode_y)
             for i, ev in enumerate(eval_sets):
                 try:
-                    objective.check_target(ev.y)
+                    objective.check_eval_target(ev.y)
                 except ValueError as exc:
                     raise ValueError(f"eval_set[{i}]: {exc}") from None
         objective.check_target(y)
@@ -1124,10 +1127,11 @@ class GBTRanker(_GBTModel):
         if self.objective not in _obj.RANKING_OBJECTIVES:
             raise ValueError(f"objective must be one of {_obj.RANKING_OBJECTIVES}, "
                              f"got {self.objective!r}")
-        _check_number("lambdarank_truncation_level", self.lambdarank_truncation_level, "int", 1)
+        _check_number("lambdarank_truncation_level", self.lambdarank_truncation_level, "int", 1,
+                      _C_INT_MAX)
         if self.lambdarank_num_pair_per_sample is not None:
             _check_number("lambdarank_num_pair_per_sample", self.lambdarank_num_pair_per_sample,
-                          "int", 1)
+                          "int", 1, _C_INT_MAX)
         for name in ("lambdarank_norm", "ndcg_exp_gain"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -1303,11 +1307,12 @@ def ndcg_at_k(y_true, y_score, *, qid=None, group=None, sample_weight=None, k=10
         raise ValueError("y_true and y_score must be 1-D arrays of the same length")
     if y_true.shape[0] == 0:
         raise ValueError("ndcg_at_k: y_true is empty")
-    if not np.all(np.isfinite(y_true)) or np.any(y_true < 0):
-        raise ValueError("ndcg_at_k: y_true (relevance) must be finite and >= 0")
+    if not np.all(np.isfinite(y_true)):
+        raise ValueError("ndcg_at_k: y_true (relevance) must be finite")
     if exp_gain and np.any(y_true > 1023):
         raise ValueError(f"ndcg_at_k: with exp_gain=True the gain 2**y - 1 overflows for y > "
-                         f"1023 (the largest y is {y_true.max():g}); pass exp_gain=False")
+                         f"1023 (the largest y is {y_true.max():g}); pass exp_gain=False "
+                         f"(GBTRanker.score: set ndcg_exp_gain=False)")
     if np.any(np.isnan(y_score)):
         raise ValueError("ndcg_at_k: y_score contains NaN")
     order, ptr = query_groups(y_true.shape[0], group, qid, "ndcg_at_k")
@@ -1317,6 +1322,8 @@ def ndcg_at_k(y_true, y_score, *, qid=None, group=None, sample_weight=None, k=10
                                                  ensure_non_negative=True)
         except ValueError as exc:
             raise ValueError(f"ndcg_at_k: {exc}") from None
+        if not np.any(sample_weight > 0):   # (not refused by every scikit-learn version)
+            raise ValueError("ndcg_at_k: sample_weight is 0 everywhere")
     w = None if sample_weight is None else _check_group_weights(
         sample_weight[order if order is not None else slice(None)], ptr, "ndcg_at_k")
     per_query = ndcg_per_query(_take(y_true, order), _take(y_score, order), ptr, k, exp_gain)

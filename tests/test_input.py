@@ -53,6 +53,10 @@ def test_text_columns_of_a_data_frame_are_named_in_the_error():
     with pytest.raises(ValueError, match=r"^X must hold numbers \(columns 'color', 'city'\); "
                                          r"encode text or categorical columns first: "):
         GBTRegressor(n_estimators=2).fit(df, y)
+    # a categorical of numbers converts: not named
+    with pytest.raises(ValueError, match=r"^X must hold numbers \(column 'city'\)"):
+        GBTRegressor(n_estimators=2).fit(
+            df[["a", "city"]].assign(level=pd.Categorical(np.arange(60) % 3)), y)
     model = GBTRegressor(n_estimators=2).fit(df[["a", "flag", "n"]], y)
     with pytest.raises(ValueError, match=r"^X must hold numbers \(column 'a'\)"):
         model.predict(df[["a", "flag", "n"]].astype({"a": object}).assign(a="x"))

@@ -481,11 +481,12 @@ def test_ndcg_at_k_refuses_what_it_cannot_score():
     q = np.array([0, 0, 0, 1, 1, 1])
     cases = [
         (dict(sample_weight=np.ones(5)), r"sample_weight.shape == \(5,\), expected \(6,\)"),
-        (dict(sample_weight=np.zeros(6)), "Sample weights must contain at least one non-zero"),
+        (dict(sample_weight=np.zeros(6)), "(Sample weights must contain at least one non-zero|"
+                                          "sample_weight is 0 everywhere)"),
         (dict(sample_weight=-np.ones(6)), "Negative values"),
         (dict(y_true=y * 1000), r"with exp_gain=True the gain 2\*\*y - 1 overflows for y > 1023 "
                                 r".* pass exp_gain=False"),
-        (dict(y_true=y - 1), r"y_true \(relevance\) must be finite and >= 0"),
+        (dict(y_true=y * np.nan), r"y_true \(relevance\) must be finite"),
         (dict(y_score=s * np.nan), "y_score contains NaN"),
     ]
     for kw, message in cases:
@@ -496,6 +497,15 @@ def test_ndcg_at_k_refuses_what_it_cannot_score():
     with pytest.raises(ValueError, match="ndcg_at_k: y_true is empty"):
         ndcg_at_k([], [], qid=[])
     assert 0 < ndcg_at_k(y * 1000, s, qid=q, exp_gain=False) < 1
+    # rank:pairwise takes any finite labels, and so does its score (GridSearchCV's default)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    qid = np.repeat(np.arange(10), 20)
+    y_any = X[:, 0] + 0.1 * rng.normal(size=200)
+    pairwise = GBTRanker(objective="rank:pairwise", n_estimators=5).fit(X, y_any, qid=qid)
+    assert 0 < pairwise.score(X, y_any, qid=qid) <= 1
+    with pytest.raises(ValueError, match="GBTRanker.score: set ndcg_exp_gain=False"):
+        pairwise.score(X, y_any * 5000, qid=qid)
     # the ranker's score is ndcg_at_k: the same checks
     X = np.column_stack([s, y])
     r = GBTRanker(n_estimators=2).fit(X, y, qid=q)

@@ -392,6 +392,14 @@ def test_malformed_sparse_input_is_an_error_not_a_crash(case):
         np.testing.assert_array_equal(a, b)
 
 
+def test_one_dimensional_sparse_arrays_get_scikit_learns_message():
+    X = sp.csr_array(np.ones(5)) if hasattr(sp, "csr_array") else None
+    if X is None or X.ndim != 1:
+        pytest.skip("this SciPy makes no 1-D sparse arrays")
+    with pytest.raises(ValueError, match="Expected 2D"):
+        GBTRegressor(n_estimators=2).fit(X, np.arange(5.0))
+
+
 def test_wide_sparse_fit_never_densifies(rng):
     # 4000 x 50,000 would be 1.6 GB dense; NumPy allocations stay far below that
     X = sp.random(4000, 50_000, density=2e-4, format="csr", random_state=0,

@@ -507,6 +507,15 @@ def test_eval_labels_outside_the_objective_domain_are_an_error():
     with pytest.raises(ValueError, match=r"eval_set\[1\]: objective='gamma' needs y > 0"):
         GBTRegressor(objective="gamma", early_stopping_rounds=3).fit(
             X, y, eval_set=[(X, y), (X, np.r_[0.0, y[1:]])])
+    with pytest.raises(ValueError, match=r"eval_set\[0\]: objective='poisson' needs y >= 0$"):
+        GBTRegressor(objective="poisson", n_estimators=3).fit(X, y, eval_set=[(X, -y)])
+    # counts of 0 only are a valid eval set (its deviance is finite); only the
+    # training labels need one y > 0, for the starting value
+    for objective in ("poisson", "tweedie"):
+        m = GBTRegressor(objective=objective, n_estimators=3).fit(
+            X, y, eval_set=[(X[:10], np.zeros(10))])
+        (values,) = m.evals_result_["validation_0"].values()
+        assert np.isfinite(values).all()
 
 
 def test_early_stopping_on_a_nan_metric_is_an_error():
@@ -526,3 +535,15 @@ def test_early_stopping_data_name_must_be_an_eval_set():
     with pytest.raises(ValueError, match="data_name 'nope' is not an eval set; the eval sets "
                                          "are 'validation_0'"):
         GBTRegressor(callbacks=[EarlyStopping(2, data_name="nope")]).fit(X, y, eval_set=[(X, y)])
+
+
+def test_a_continued_fit_that_diverges_says_so():
+    # the first round of a continued fit is not the model's first: not "rescale y"
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = np.exp(X[:, 0])
+    m = GBTRegressor(objective="poisson", learning_rate=50.0, n_estimators=1, warm_start=True)
+    with np.errstate(all="ignore"):
+        m.fit(X, y)
+        with pytest.raises(ValueError, match="of round 1 are inf or NaN: the model diverges"):
+            m.set_params(n_estimators=5).fit(X, y)
