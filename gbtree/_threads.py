@@ -14,6 +14,11 @@ def _cpu_count():
     return cpu_count()
 
 
+def max_threads():
+    """The most threads ``n_jobs`` may ask for: 4 a core, at least 256."""
+    return max(256, 4 * _cpu_count())
+
+
 def effective_n_threads(n_jobs):
     """Resolve ``n_jobs`` once per ``fit``/``predict``.
 
@@ -22,7 +27,8 @@ def effective_n_threads(n_jobs):
     ``omp_get_max_threads()`` (which follows ``OMP_NUM_THREADS`` and
     ``threadpoolctl.threadpool_limits``; joblib workers set it so nested
     parallelism does not oversubscribe). ``-2`` means all but one, and so on.
-    A positive value is used as given.
+    A positive value is used as given, up to ``max_threads()``: beyond that
+    OpenMP cannot start the threads (an abort or a crash, not an error).
     """
     if n_jobs is not None and (
         isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0
@@ -30,6 +36,9 @@ def effective_n_threads(n_jobs):
         raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}")
     if not openmp_enabled():
         return 1
+    if n_jobs is not None and n_jobs > max_threads():
+        raise ValueError(f"n_jobs must be at most {max_threads()} (4 threads per core, at "
+                         f"least 256), got {n_jobs!r}")
     if n_jobs is not None and n_jobs > 0:
         return int(n_jobs)
     available = max(1, min(_cpu_count(), omp_max_threads()))

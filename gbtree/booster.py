@@ -278,6 +278,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             break
     for cb in callbacks:
         cb.after_training(state)
+    ensemble._flush()   # the fitted model holds no pending trees (threads may predict at once)
     t2 = time.perf_counter()
     if state.best_iteration is None:
         state.best_iteration = n_rounds - 1

@@ -1,5 +1,6 @@
 """scikit-learn estimators: parameters, validation, fit/predict; the work is in booster.py."""
 import contextlib
+import functools
 import numbers
 
 import numpy as np
@@ -70,6 +71,23 @@ def _numeric_x(X):
             raise ValueError(f"X must hold numbers{where}; encode text or categorical columns "
                              f"first: {exc}") from exc
         raise
+
+
+def _all_or_nothing(fit):
+    """A ``fit`` that raises leaves the estimator as it was before the call, fitted or
+    not (scikit-learn's validation sets ``n_features_in_`` and the classifier its
+    ``classes_`` before the rest is checked: a model with the old trees and the new
+    width would read past the rows it is given)."""
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        before = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+    return wrapper
 
 
 def _check_list(name, value, what="a list with one entry per eval set"):
@@ -793,6 +811,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                              f"{_obj.REGRESSION_OBJECTIVES}, got {obj!r}")
         return simple[obj]()
 
+    @_all_or_nothing
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
         """Fit the model.
 
@@ -869,6 +888,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         self.class_weight = class_weight
         _set_shared(self, locals())
 
+    @_all_or_nothing
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
         """Fit the model.
 
@@ -1150,6 +1170,7 @@ class GBTRanker(_GBTModel):
             return _pop_qid_column(X, column, where, required=False)
         return X, qid
 
+    @_all_or_nothing
     def fit(self, X, y, *, group=None, qid=None, sample_weight=None, eval_set=None,
             eval_group=None, eval_qid=None, sample_weight_eval_set=None):
         """Fit the ranker.

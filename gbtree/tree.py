@@ -7,6 +7,8 @@ All trees' nodes live in one ``NODE_DTYPE`` array; tree t owns
 (leaf values already include the learning rate). Everything is a plain array,
 so the model pickles as such.
 """
+import threading
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -17,6 +19,10 @@ from ._typedefs import NODE_DTYPE
 from .binning import csr_arrays
 
 IMPORTANCE_TYPES = ("weight", "gain", "cover", "total_gain", "total_cover")
+
+# Joining pending trees and building the traversal copy change several arrays
+# together: threads that predict with one model at once take turns there.
+_ENSEMBLE_LOCK = threading.RLock()
 
 
 class TreeEnsemble:
@@ -71,14 +77,31 @@ class TreeEnsemble:
     def _flush(self):
         if not self._pending:
             return
-        new_nodes = [n for n, _ in self._pending]
-        sizes = np.array([n.shape[0] for n in new_nodes], dtype=np.int64)
-        self._nodes = np.concatenate([self._nodes] + new_nodes)
-        self._tree_ptr = np.concatenate([self._tree_ptr, self._tree_ptr[-1] + np.cumsum(sizes)])
-        self._tree_class = np.concatenate(
-            [self._tree_class, np.array([o for _, o in self._pending], dtype=np.int32)])
-        self._pending = []
-        self._compact = None
+        with _ENSEMBLE_LOCK:
+            if not self._pending:
+                return      # another thread joined them meanwhile
+            new_nodes = [n for n, _ in self._pending]
+            sizes = np.array([n.shape[0] for n in new_nodes], dtype=np.int64)
+            self._nodes = np.concatenate([self._nodes] + new_nodes)
+            self._tree_ptr = np.concatenate([self._tree_ptr,
+                                             self._tree_ptr[-1] + np.cumsum(sizes)])
+            self._tree_class = np.concatenate(
+                [self._tree_class, np.array([o for _, o in self._pending], dtype=np.int32)])
+            self._pending = []
+            self._compact = None
+
+    def _traversal(self):
+        """``(compact nodes, tree_ptr, tree_class)``, consistent with each other."""
+        with _ENSEMBLE_LOCK:
+            self._flush()
+            if self._compact is None:   # the traversal copy, rebuilt when trees change
+                self._compact = compact_nodes(self._nodes, self._tree_ptr)
+            return self._compact, self._tree_ptr, self._tree_class
+
+    def _check_width(self, X):
+        # the kernels read the features the trees split on without bounds checks
+        if X.shape[1] != self.n_features:
+            raise ValueError(f"X has {X.shape[1]} features, but the model has {self.n_features}")
 
     def truncate(self, n_trees):
         """Keep the first ``n_trees`` trees."""
@@ -108,14 +131,13 @@ class TreeEnsemble:
         (the starting value is always included). X may be a CSR matrix, whose
         absent entries then have the value ``absent`` (0.0, or NaN for missing).
         """
+        self._check_width(X)
         out = np.empty((X.shape[0], self.n_outputs), dtype=np.float64)
         out[:] = self.base_score
-        self._flush()
-        if self._compact is None:   # the traversal copy, rebuilt when trees change
-            self._compact = compact_nodes(self._nodes, self._tree_ptr)
-        start, stop = (0, self.n_trees) if tree_range is None else tree_range
-        _predict_raw(X, self._compact, self._tree_ptr[start:stop + 1],
-                     self._tree_class[start:stop], out, n_threads, absent)
+        compact, tree_ptr, tree_class = self._traversal()
+        start, stop = (0, tree_class.shape[0]) if tree_range is None else tree_range
+        _predict_raw(X, compact, tree_ptr[start:stop + 1], tree_class[start:stop], out,
+                     n_threads, absent)
         return out
 
     def predict_raw_binned(self, X_binned, missing_bin, n_threads=1):
@@ -137,13 +159,17 @@ class TreeEnsemble:
 
         X may be a CSR matrix, whose absent entries have the value ``absent``.
         """
-        out = np.empty((X.shape[0], self.n_trees), dtype=np.int32)
+        self._check_width(X)
+        with _ENSEMBLE_LOCK:
+            self._flush()
+            nodes, tree_ptr = self._nodes, self._tree_ptr
+        out = np.empty((X.shape[0], tree_ptr.shape[0] - 1), dtype=np.int32)
         if sp.issparse(X):
             data, indices, indptr, n_features = _csr_parts(X)
-            apply_raw_csr(data, indices, indptr, n_features, absent, self.nodes,
-                          self.tree_ptr, out, n_threads)
+            apply_raw_csr(data, indices, indptr, n_features, absent, nodes, tree_ptr, out,
+                          n_threads)
         else:
-            apply_raw(X, self.nodes, self.tree_ptr, out, n_threads)
+            apply_raw(X, nodes, tree_ptr, out, n_threads)
         return out
 
     def feature_importances(self, importance_type="total_gain"):

@@ -319,3 +319,34 @@ def test_verbosity_prints(capsys):
     assert out.count("round") == 3 and "binning" in out
     GBTClassifier(n_estimators=3).fit(X, y)
     assert capsys.readouterr().out == ""
+
+
+def test_a_fit_that_fails_leaves_the_fitted_model_as_it_was():
+    # scikit-learn's validation set n_features_in_ (and the classifier its classes_)
+    # before the weights and parameters were checked: after a failed refit the old
+    # trees met the new width, and predict read past the rows it was given
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 40))
+    y = X[:, 39] + 0.1 * rng.normal(size=300)
+    m = GBTRegressor(n_estimators=3, max_depth=2).fit(X, y)
+    before = m.predict(X)
+    with pytest.raises(ValueError, match="sample_weight"):
+        m.fit(X[:, :1], y, sample_weight=np.full(300, np.nan))
+    assert m.n_features_in_ == 40
+    np.testing.assert_array_equal(m.predict(X), before)
+    with pytest.raises(ValueError, match="expecting 40 features"):
+        m.predict(np.ascontiguousarray(X[:, :1]))
+    c = GBTClassifier(n_estimators=3).fit(X, (X[:, 0] > 0).astype(int))
+    with pytest.raises(ValueError, match="gamma must be >= 0"):
+        c.set_params(gamma=-1).fit(X, np.where(X[:, 0] > 0, "cat", "dog"))
+    assert c.classes_.tolist() == [0, 1]
+    # an estimator never fitted stays unfitted
+    fresh = GBTRegressor(reg_lambda=-1)
+    with pytest.raises(ValueError, match="reg_lambda"):
+        fresh.fit(X, y)
+    assert not hasattr(fresh, "n_features_in_")
+    # the ensemble itself refuses rows of another width (its kernels do not check)
+    with pytest.raises(ValueError, match="X has 1 features, but the model has 40"):
+        m._ensemble.predict_raw(np.ascontiguousarray(X[:, :1]))
+    with pytest.raises(ValueError, match="X has 1 features, but the model has 40"):
+        m._ensemble.apply(np.ascontiguousarray(X[:, :1]))

@@ -24,6 +24,38 @@ def test_n_jobs_resolution():
     for bad in (0, 1.5, "2", True):
         with pytest.raises(ValueError, match="n_jobs"):
             effective_n_threads(bad)
+    # more threads than OpenMP can start aborted or crashed the process (libgomp)
+    limit = max(256, 4 * cpu_count())
+    for bad in (limit + 1, 100_000, 2 ** 31):
+        with pytest.raises(ValueError, match=f"n_jobs must be at most {limit}"):
+            effective_n_threads(bad)
+        with pytest.raises(ValueError, match=f"n_jobs must be at most {limit}"):
+            GBTRegressor(n_estimators=2, n_jobs=bad).fit(np.eye(4), np.arange(4.0))
+
+
+def test_threads_predicting_with_a_just_fitted_model_at_once():
+    # The trees of a fit were joined into the model's arrays at its first use, with
+    # no lock: several threads' first predicts at once crashed the process (2 runs
+    # in 3 of a helper's script). Now the fit joins them (and a join, or the building
+    # of the traversal copy, holds a lock).
+    import threading
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(500, 5))
+    y = X[:, 0] + rng.normal(size=500)
+    m = GBTRegressor(n_estimators=50, max_depth=3, n_jobs=1).fit(X, y)
+    assert not m._ensemble._pending and m._ensemble._compact is None
+    expected = GBTRegressor(n_estimators=50, max_depth=3, n_jobs=1).fit(X, y).predict(X)
+    out = [None] * 4
+
+    def predict(i):
+        out[i] = m.predict(X)
+    threads = [threading.Thread(target=predict, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for o in out:
+        np.testing.assert_array_equal(o, expected)
 
 
 @needs_openmp
