@@ -92,6 +92,9 @@ class TreeEnsemble:
 
     def _traversal(self):
         """``(compact nodes, tree_ptr, tree_class)``, consistent with each other."""
+        compact = self._compact
+        if compact is not None and not self._pending:
+            return compact, self._tree_ptr, self._tree_class   # built: they no longer change
         with _ENSEMBLE_LOCK:
             self._flush()
             if self._compact is None:   # the traversal copy, rebuilt when trees change
