@@ -7,11 +7,14 @@ Ranking metrics (``ndcg@k``, ``map@k``, ``ndcg``, ``map``) also need the query
 groups: ``group_ptr``, the ``n_groups + 1`` row offsets of rows sorted by query
 (``Metric.needs_group``); their weight is per query (the weight of its rows).
 """
+import inspect
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 from scipy.special import gammaln, xlogy
+
+from .objectives import read_only
 
 _EPS = 1e-15
 
@@ -33,6 +36,23 @@ class Metric:
             raise ValueError(f"the metric {self.name!r} needs query groups (GBTRanker with "
                              f"qid or group for every eval set)")
         return float(self.func(y, pred, sample_weight, group_ptr))
+
+
+def _weight_argument(func):
+    """How a metric ``func`` takes the weights: "keyword" (a ``sample_weight``
+    parameter), "positional" (a third positional one), or None: ``f(y_true, y_pred)``
+    is evaluated without weights."""
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return "keyword"
+    if any(p.name == "sample_weight" and p.kind != p.POSITIONAL_ONLY for p in params) or any(
+            p.kind == p.VAR_KEYWORD for p in params):
+        return "keyword"
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
+                                                  p.VAR_POSITIONAL)]
+    return "positional" if len(positional) >= 3 or any(
+        p.kind == p.VAR_POSITIONAL for p in positional) else None
 
 
 def _avg(values, w):
@@ -273,9 +293,23 @@ def get_metric(spec, objective):
     """
     if callable(spec):
         name = getattr(spec, "__name__", "custom")
+        weight_as = _weight_argument(spec)
 
         def call(y, pred, w):
-            return spec(y, pred) if w is None else spec(y, pred, sample_weight=w)
+            # read-only views: the eval set's labels and running predictions are not
+            # the metric's to change
+            args = (read_only(np.asarray(y)), read_only(np.asarray(pred)))
+            if w is None or weight_as is None:
+                value = spec(*args)
+            elif weight_as == "keyword":
+                value = spec(*args, sample_weight=read_only(np.asarray(w)))
+            else:
+                value = spec(*args, read_only(np.asarray(w)))
+            try:
+                return float(value)
+            except (TypeError, ValueError):
+                raise TypeError(f"the eval_metric {name!r} must return a number, got "
+                                f"{type(value).__name__}") from None
         return Metric(name, call, bool(getattr(spec, "greater_is_better", False)))
     if spec in _FIXED:
         func, greater = _FIXED[spec]

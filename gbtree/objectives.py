@@ -24,6 +24,13 @@ def _weighted_mean(y, sample_weight):
     return float(np.average(y, weights=sample_weight))
 
 
+def read_only(a):
+    """A read-only view of the array ``a`` (what user functions are given)."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def class_codes(y, classes, n_threads=1):
     """The classification losses' labels: each label's index in ``classes`` (the
     sorted distinct labels of y, every label of y among them), as float64:
@@ -384,12 +391,14 @@ class Custom(Objective):
 
     def _call(self, y, raw, sample_weight):
         n = y.shape[0]
-        arg = raw[:, 0] if self.n_outputs == 1 else raw
+        # read-only views: the user's y and weights, and the training's raw scores,
+        # are not the function's to change
+        arg = read_only(raw[:, 0] if self.n_outputs == 1 else raw)
         if self._takes_weight:   # a weighted loss always gets weights (ones when none)
             w = np.ones(n) if sample_weight is None else sample_weight
-            out = self.func(y, arg, w)
+            out = self.func(read_only(y), arg, read_only(w))
         else:
-            out = self.func(y, arg)
+            out = self.func(read_only(y), arg)
         try:
             grad, hess = out
         except (TypeError, ValueError):

@@ -547,3 +547,57 @@ def test_a_continued_fit_that_diverges_says_so():
         m.fit(X, y)
         with pytest.raises(ValueError, match="of round 1 are inf or NaN: the model diverges"):
             m.set_params(n_estimators=5).fit(X, y)
+
+
+def test_user_functions_get_read_only_views():
+    # A custom objective doing `y += 1` changed the caller's y, `w *= 2` its weights,
+    # and a metric writing into y_pred the eval set's running predictions
+    X, y = make_regression(200, 3, random_state=0)
+    w = np.ones(200)
+    y0 = y.copy()
+
+    def bumps_y(y_true, raw):
+        y_true += 1
+        return raw - y_true, np.ones_like(raw)
+
+    def doubles_w(y_true, raw, weight):
+        weight *= 2
+        return raw - y_true, np.ones_like(raw)
+
+    def writes_pred(y_true, y_pred):
+        y_pred[:] = 0
+        return 0.0
+    for objective in (bumps_y, doubles_w):
+        with pytest.raises(ValueError, match="read-only"):
+            GBTRegressor(objective=objective, n_estimators=2).fit(X, y, sample_weight=w)
+    with pytest.raises(ValueError, match="read-only"):
+        GBTRegressor(n_estimators=2, eval_metric=writes_pred).fit(X, y, eval_set=[(X, y)])
+    np.testing.assert_array_equal(y, y0)
+    assert (w == 1).all()
+
+
+def test_custom_metrics_with_and_without_weights():
+    X, y = make_regression(200, 3, random_state=0)
+    w = np.linspace(0.1, 2, 200)
+
+    def mae(y_true, y_pred):                       # no weights: evaluated unweighted
+        return float(np.mean(np.abs(y_true - y_pred)))
+
+    def wmae(y_true, y_pred, sample_weight):       # positional weights
+        return float(np.average(np.abs(y_true - y_pred), weights=sample_weight))
+
+    def kw_wmae(y_true, y_pred, *, sample_weight=None):   # keyword-only weights
+        return float(np.average(np.abs(y_true - y_pred), weights=sample_weight))
+    fits = {f.__name__: GBTRegressor(n_estimators=5, eval_metric=f).fit(
+        X, y, eval_set=[(X, y)], sample_weight_eval_set=[w]) for f in (mae, wmae, kw_wmae)}
+    pred = fits["mae"].predict(X)
+    assert fits["mae"].evals_result_["validation_0"]["mae"][-1] == pytest.approx(
+        np.mean(np.abs(y - pred)))
+    for name in ("wmae", "kw_wmae"):
+        assert fits[name].evals_result_["validation_0"][name][-1] == pytest.approx(
+            np.average(np.abs(y - pred), weights=w))
+
+    def array_metric(y_true, y_pred):
+        return np.abs(y_true - y_pred)
+    with pytest.raises(TypeError, match="the eval_metric 'array_metric' must return a number"):
+        GBTRegressor(n_estimators=2, eval_metric=array_metric).fit(X, y, eval_set=[(X, y)])
