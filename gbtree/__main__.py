@@ -65,8 +65,12 @@ def main(argv=None):
     parser.add_argument("--n-estimators", type=int, default=100, help="boosting rounds (100)")
     parser.add_argument("--n-jobs", type=int, default=None, help="threads (default: all cores)")
     args = parser.parse_args(argv)
-
-    n_threads = effective_n_threads(args.n_jobs)
+    if args.n_estimators < 1:
+        parser.error(f"--n-estimators must be >= 1, got {args.n_estimators}")
+    try:
+        n_threads = effective_n_threads(args.n_jobs)
+    except ValueError as exc:
+        parser.error(f"--n-jobs: {exc}")
     # HistGradientBoosting takes its thread count from OpenMP: the same as gbtree's
     with threadpool_limits(limits=n_threads, user_api="openmp"):
         _run(args, n_threads)

@@ -11,6 +11,7 @@ are recorded, and the callbacks (early stopping, logging, schedules) may stop
 the loop.
 """
 import copy
+import numbers
 import time
 from dataclasses import dataclass
 
@@ -228,6 +229,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         if any([cb.before_iteration(state) for cb in callbacks]):
             break
         lr = state.learning_rate
+        if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not 0 < lr < np.inf:
+            raise ValueError(f"the learning rate of round {rounds_before + it} (a callback may "
+                             f"set it) must be a finite number > 0, got {lr!r}")
         objective.gradient(y, raw, sample_weight, grad, hess, n_threads)
         # every random draw of a round depends on (seed, round) only: any n_jobs, warm start
         rng = np.random.default_rng([params.seed, rounds_before + it])
@@ -280,6 +284,11 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         cb.after_training(state)
     ensemble._flush()   # the fitted model holds no pending trees (threads may predict at once)
     t2 = time.perf_counter()
+    if state.best_iteration is not None and not (
+            isinstance(state.best_iteration, numbers.Integral)
+            and 0 <= state.best_iteration < n_rounds):
+        raise ValueError(f"best_iteration (set by a callback) must be a round of this fit, "
+                         f"0..{n_rounds - 1}, got {state.best_iteration!r}")
     if state.best_iteration is None:
         state.best_iteration = n_rounds - 1
         if eval_sets and metrics and n_rounds > 0:

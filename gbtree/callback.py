@@ -12,6 +12,7 @@ returns True stops training. The loop passes a ``TrainingState``:
   round and its last metric value);
 - ``elapsed``: seconds since training started.
 """
+import numbers
 import time
 
 import numpy as np
@@ -65,8 +66,11 @@ class EarlyStopping(Callback):
     """
 
     def __init__(self, rounds, metric_name=None, data_name=None, min_delta=0.0):
-        if rounds < 1:
-            raise ValueError(f"early_stopping_rounds must be >= 1, got {rounds!r}")
+        if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or rounds < 1:
+            raise ValueError(f"early_stopping_rounds must be an integer >= 1, got {rounds!r}")
+        if (isinstance(min_delta, bool) or not isinstance(min_delta, numbers.Real)
+                or not 0 <= min_delta < np.inf):
+            raise ValueError(f"min_delta must be a finite number >= 0, got {min_delta!r}")
         self.rounds = rounds
         self.metric_name = metric_name
         self.data_name = data_name

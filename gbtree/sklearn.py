@@ -2,6 +2,7 @@
 import contextlib
 import functools
 import numbers
+import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -746,6 +747,10 @@ class _GBTModel(BaseEstimator):
         text = "".join(f"booster[{t}]:\n{tree}" for t, tree in
                        enumerate(self.get_dump(with_stats)))
         if fout is not None:
+            if not isinstance(fout, (str, os.PathLike)):
+                # (an int is a file descriptor to open(), which closes it afterwards)
+                raise TypeError(f"fout must be a path (str or os.PathLike), got "
+                                f"{type(fout).__name__}")
             with open(fout, "w", encoding="utf-8") as f:
                 f.write(text)
         return text

@@ -47,3 +47,16 @@ def test_the_demo_is_installed_as_a_console_script():
         pytest.skip("gbtree is imported from a source checkout, not installed: no entry points")
     scripts = importlib.metadata.entry_points(group="console_scripts")
     assert any(ep.name == "gbtree-demo" and ep.value == "gbtree.__main__:main" for ep in scripts)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--n-estimators", "0"], "--n-estimators must be >= 1, got 0"),
+    (["--n-jobs", "0"], "--n-jobs: n_jobs must be a non-zero integer"),
+    (["--n-jobs", "100000"], "--n-jobs: n_jobs must be at most"),
+])
+def test_the_demo_refuses_bad_arguments_with_its_usage(argv, message, capsys):
+    # a traceback (or, for 100000 threads, a crash) before
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err

@@ -449,3 +449,12 @@ def test_plots_need_a_fitted_model():
         GBTRegressor().get_score()
     with pytest.raises(TypeError, match="model"):
         plot_importance([1, 2])
+
+
+def test_dump_model_writes_paths_only(tmp_path):
+    # an int is a file descriptor to open(), which closed it (fout=1: stdout)
+    model = GBTRegressor(n_estimators=2).fit(np.arange(20.0).reshape(10, 2), np.arange(10.0))
+    with pytest.raises(TypeError, match="fout must be a path"):
+        model.dump_model(fout=1)
+    text = model.dump_model(fout=tmp_path / "model.txt")
+    assert (tmp_path / "model.txt").read_text() == text

@@ -601,3 +601,38 @@ def test_custom_metrics_with_and_without_weights():
         return np.abs(y_true - y_pred)
     with pytest.raises(TypeError, match="the eval_metric 'array_metric' must return a number"):
         GBTRegressor(n_estimators=2, eval_metric=array_metric).fit(X, y, eval_set=[(X, y)])
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("best_iteration", -5, r"best_iteration \(set by a callback\) must be a round of this fit, 0..4"),
+    ("best_iteration", 100, r"must be a round of this fit, 0..4, got 100"),
+    ("learning_rate", 0.0, r"the learning rate of round 0 \(a callback may set it\) must be a finite"),
+    ("learning_rate", "0.1", r"must be a finite number > 0, got '0.1'"),
+])
+def test_training_state_a_callback_sets_is_checked(field, value, message):
+    # best_iteration -5 kept a truncated, mismatched set of trees; a learning rate of
+    # 0 or below trained silently the wrong way
+    class Sets(Callback):
+        def before_iteration(self, state):
+            if field == "learning_rate":
+                state.learning_rate = value
+
+        def after_training(self, state):
+            if field == "best_iteration":
+                state.best_iteration = value
+    X, y = make_regression(100, 3, random_state=0)
+    with pytest.raises(ValueError, match=message):
+        GBTRegressor(n_estimators=5, callbacks=[Sets()]).fit(X, y)
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(rounds=1.5), "early_stopping_rounds must be an integer >= 1, got 1.5"),
+    (dict(rounds="2"), "early_stopping_rounds must be an integer >= 1, got '2'"),
+    (dict(rounds=2, min_delta=np.nan), "min_delta must be a finite number >= 0, got nan"),
+    (dict(rounds=2, min_delta=-1), "min_delta must be a finite number >= 0"),
+])
+def test_early_stopping_arguments_are_checked(kw, message):
+    # min_delta NaN stopped after rounds + 1 rounds keeping round 0; "2" was a bare
+    # comparison TypeError
+    with pytest.raises(ValueError, match=message):
+        EarlyStopping(**kw)
