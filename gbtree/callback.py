@@ -143,6 +143,8 @@ class RecordEvaluation(Callback):
     """Copy every recorded metric into the dict ``record`` as training goes."""
 
     def __init__(self, record):
+        if not isinstance(record, dict):
+            raise TypeError(f"RecordEvaluation needs a dict to fill, got {type(record).__name__}")
         self.record = record
 
     def after_iteration(self, state):
@@ -156,6 +158,9 @@ class LearningRateScheduler(Callback):
     """Set the learning rate of each round: ``schedule(round) -> float`` or a list."""
 
     def __init__(self, schedule):
+        if not (callable(schedule) or isinstance(schedule, (list, tuple, np.ndarray))):
+            raise TypeError(f"LearningRateScheduler needs a function of the round or a list of "
+                            f"learning rates, got {type(schedule).__name__}")
         self.schedule = schedule
 
     def before_iteration(self, state):

@@ -412,6 +412,10 @@ class Custom(Objective):
                                  f"expected {shape}")
             if not np.all(np.isfinite(a)):
                 raise ValueError(f"the custom objective returned non-finite values in {name}")
+            if a.size and np.abs(a).max() > np.finfo(np.float32).max:
+                raise ValueError(f"the custom objective returned values in {name} beyond "
+                                 f"float32's range (up to {np.abs(a).max():.3g}), which gbtree "
+                                 f"stores them in; rescale them")
         if np.any(hess < 0):
             raise ValueError("the custom objective returned negative values in hess: the Newton "
                              "step needs second derivatives >= 0 (use a positive surrogate "

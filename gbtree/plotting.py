@@ -3,6 +3,8 @@
 matplotlib is an optional dependency: it is imported when a function is called,
 and its absence raises an ImportError that says how to install it.
 """
+import numbers
+
 import numpy as np
 
 from .tree import IMPORTANCE_TYPES
@@ -165,6 +167,8 @@ def plot_tree(model, tree_index=0, ax=None, *, with_stats=False, precision=4, fo
         _, ax = plt.subplots(figsize=(min(40.0, max(4.0, 1.5 * n_leaves)),
                                       max(2.5, 1.3 * (depth + 1))))
 
+    if isinstance(precision, bool) or not isinstance(precision, numbers.Integral) or precision < 1:
+        raise ValueError(f"precision must be an integer >= 1, got {precision!r}")
     p = int(precision)
     for node in range(tree.shape[0]):
         rec = tree[node]

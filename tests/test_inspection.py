@@ -428,6 +428,9 @@ def test_plot_tree_rejects_bad_tree_index(plt, fitted_models):
     for bad in (-1, model.n_trees_, 1.5):
         with pytest.raises(ValueError, match="tree_index"):
             plot_tree(model, tree_index=bad)
+    for bad in (-1, 0, 2.5, True):   # -1 was a format error that named nothing
+        with pytest.raises(ValueError, match="precision must be an integer >= 1"):
+            plot_tree(model, precision=bad)
 
 
 def test_plots_without_matplotlib_say_so(monkeypatch):

@@ -53,6 +53,10 @@ def test_custom_objective_with_sample_weight_argument_and_bad_returns(noisy_regr
     with pytest.raises(ValueError, match="negative values in hess"):
         GBTRegressor(objective=lambda y, f: (f - y, np.full_like(f, -1.0)),
                      n_estimators=2).fit(Xtr, ytr)
+    # finite as float64 but not as float32: the message blamed y ("rescale y")
+    with pytest.raises(ValueError, match="returned values in grad beyond float32's range"):
+        GBTRegressor(objective=lambda y, f: (f - y + 1e39, np.ones_like(f)),
+                     n_estimators=2).fit(Xtr, ytr)
 
 
 def test_custom_logistic_objective_in_the_classifier():
@@ -636,3 +640,13 @@ def test_early_stopping_arguments_are_checked(kw, message):
     # comparison TypeError
     with pytest.raises(ValueError, match=message):
         EarlyStopping(**kw)
+
+
+def test_callback_constructors_check_their_argument():
+    # RecordEvaluation(None) failed at the first round with an AttributeError, a
+    # scheduler of None or 3 with "has no len()"
+    with pytest.raises(TypeError, match="RecordEvaluation needs a dict"):
+        RecordEvaluation(None)
+    for bad in (None, 3):
+        with pytest.raises(TypeError, match="LearningRateScheduler needs a function"):
+            LearningRateScheduler(bad)
