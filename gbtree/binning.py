@@ -390,8 +390,7 @@ def check_sparse_structure(X, name="X"):
 def canonical_csr(X):
     """A scipy.sparse matrix or array as CSR with sorted, duplicate-free indices
     (duplicates summed, as ``.toarray()`` does); no copy when X already is one.
-    A malformed X is a ValueError (``check_sparse_structure``)."""
-    check_sparse_structure(X)
+    X must be well formed (the estimators check it first: ``check_sparse_structure``)."""
     X = X.tocsr()
     if not X.has_canonical_format:
         X = X.copy()
