@@ -256,7 +256,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             except ValueError as exc:
                 if "must be finite" not in str(exc):
                     raise
-                raise ValueError(_not_finite(rounds_before + it, rounds_before + it == 0, y, sample_weight,
+                round_number = rounds_before + it
+                raise ValueError(_not_finite(round_number, round_number == 0, y, sample_weight,
                                              raw, lr)) from None
             if objective.needs_refit:
                 _refit(objective, grower, nodes, y, raw, raw_before, refit_weight, k, lr)
