@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._grower import TreeGrower
+from ._threads import max_threads
 from ._typedefs import G_H_DTYPE
 from .binning import BinMapper, canonical_csr
 from .callback import LogEvaluation, TrainingState
@@ -140,6 +141,38 @@ def _loss_on(objective, y, raw, sample_weight, rows):
     return objective.loss(y[rows], raw[rows], w)
 
 
+def _check_arrays(X, y, sample_weight, n_threads):
+    """``train``'s own preconditions (the estimators check the user's input before)."""
+    if not (sp.issparse(X) or (isinstance(X, np.ndarray) and X.ndim == 2)):
+        raise TypeError(f"X must be a 2-d ndarray or a scipy.sparse matrix, got "
+                        f"{type(X).__name__}")
+    for name, a in (("y", y), ("sample_weight", sample_weight)):
+        if name == "sample_weight" and a is None:
+            continue
+        if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.shape == (X.shape[0],)):
+            raise ValueError(f"{name} must be a float64 ndarray of shape ({X.shape[0]},), got "
+                             f"{getattr(a, 'dtype', type(a).__name__)} of shape "
+                             f"{getattr(a, 'shape', None)}")
+        if not np.isfinite(a).all():
+            raise ValueError(f"{name} must be finite")
+    if (isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral)
+            or not 1 <= n_threads <= max_threads()):
+        raise ValueError(f"n_threads must be an integer in 1..{max_threads()}, got {n_threads!r}")
+
+
+def _stop_asked(callbacks, hook, state):
+    """Call ``hook`` of every callback (all of them, in order); whether one returned True.
+    A hook returns True, False or None (an integer counts as its truth value)."""
+    stop = False
+    for cb in callbacks:
+        answer = getattr(cb, hook)(state)
+        if answer is not None and not isinstance(answer, (bool, np.bool_, numbers.Integral)):
+            raise TypeError(f"{type(cb).__name__}.{hook} must return True, False or None (True "
+                            f"stops training), got {type(answer).__name__}")
+        stop = stop or bool(answer)
+    return stop
+
+
 def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state=None,
           eval_sets=(), metrics=(), callbacks=(), init_model=None):
     """Fit a boosted ensemble.
@@ -169,6 +202,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         ``evals_result``, ``best_iteration``, ``best_score``, ``bin_mapper``
     """
     t0 = time.perf_counter()
+    _check_arrays(X, y, sample_weight, n_threads)
+    objective.check_target(y)
     if sp.issparse(X):
         X = canonical_csr(X)
     if init_model is None:
@@ -226,7 +261,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     n_rounds = 0
     for it in range(params.n_estimators):
         state.iteration = it
-        if any([cb.before_iteration(state) for cb in callbacks]):
+        if _stop_asked(callbacks, "before_iteration", state):
             break
         lr = state.learning_rate
         if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not 0 < lr < np.inf:
@@ -279,7 +314,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             for m in metrics:
                 state.evals_result[ev.name][m.name].append(
                     m(ev.y, pred, ev.sample_weight, ev.group_ptr))
-        if any([cb.after_iteration(state) for cb in callbacks]):
+        if _stop_asked(callbacks, "after_iteration", state):
             break
     for cb in callbacks:
         cb.after_training(state)

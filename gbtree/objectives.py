@@ -157,6 +157,10 @@ class Logistic(Objective):
         # log(1 + exp(f)) - y f, computed without overflow
         return float(np.average(np.logaddexp(0.0, f) - y * f, weights=sample_weight))
 
+    def check_target(self, y):
+        if not np.all((y >= 0) & (y <= 1)):
+            raise ValueError("objective='logistic' needs y in [0, 1] (the class codes 0 and 1)")
+
     def transform(self, raw):
         p = expit(raw[:, 0])
         return np.column_stack([1 - p, p])
@@ -172,6 +176,11 @@ class Softmax(Objective):
 
     def __init__(self, n_classes):
         self.n_outputs = n_classes
+
+    def check_target(self, y):
+        # the kernel reads each row's raw score at column y: a code outside 0..K-1 reads past it
+        if np.any((y < 0) | (y >= self.n_outputs) | (y != np.floor(y))):
+            raise ValueError(f"objective='softmax' needs the class codes 0..{self.n_outputs - 1}")
 
     def init_raw(self, y, sample_weight):
         w = np.ones_like(y) if sample_weight is None else sample_weight

@@ -650,3 +650,62 @@ def test_callback_constructors_check_their_argument():
     for bad in (None, 3):
         with pytest.raises(TypeError, match="LearningRateScheduler needs a function"):
             LearningRateScheduler(bad)
+
+
+@pytest.mark.parametrize("answer,rounds", [(None, 4), (False, 4), (np.False_, 4), (0, 4),
+                                           (True, 1), (np.True_, 1), (1, 1)])
+def test_a_round_hook_answers_true_false_or_none(answer, rounds):
+    class Answers(Callback):
+        def after_iteration(self, state):
+            return answer
+    X, y = make_regression(60, 3, random_state=0)
+    assert GBTRegressor(n_estimators=4, callbacks=[Answers()]).fit(X, y).n_estimators_ == rounds
+
+
+@pytest.mark.parametrize("hook", ["before_iteration", "after_iteration"])
+def test_a_round_hook_returning_an_array_is_a_type_error(hook):
+    # was NumPy's "truth value of an array ... is ambiguous", naming no callback
+    class ReturnsArray(Callback):
+        pass
+    setattr(ReturnsArray, hook, lambda self, state: np.array([False, True]))
+    X, y = make_regression(60, 3, random_state=0)
+    with pytest.raises(TypeError, match=f"ReturnsArray.{hook} must return True, False or None"):
+        GBTRegressor(n_estimators=3, callbacks=[ReturnsArray()]).fit(X, y)
+
+
+def test_the_internal_train_checks_its_arguments():
+    # gbtree.booster.train is not exported, but a short y, a class code past the
+    # outputs or n_threads=-3 read past arrays or aborted OpenMP
+    from gbtree.booster import BoostParams, train
+    from gbtree.objectives import Logistic, Softmax, SquaredError
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(50, 3))
+    y = rng.normal(size=50)
+    codes = rng.randint(0, 3, size=50).astype(np.float64)
+    params = BoostParams(n_estimators=2)
+    cases = [
+        (dict(X=X, y=y[:40], objective=SquaredError()), ValueError,
+         r"y must be a float64 ndarray of shape \(50,\), got float64 of shape \(40,\)"),
+        (dict(X=X, y=y.astype(np.float32), objective=SquaredError()), ValueError,
+         "y must be a float64 ndarray"),
+        (dict(X=X, y=np.r_[y[:-1], np.nan], objective=SquaredError()), ValueError,
+         "y must be finite"),
+        (dict(X=X, y=y, objective=SquaredError(), sample_weight=np.ones(7)), ValueError,
+         r"sample_weight must be a float64 ndarray of shape \(50,\)"),
+        (dict(X=X, y=y, objective=SquaredError(), n_threads=-3), ValueError,
+         "n_threads must be an integer in 1.."),
+        (dict(X=X, y=y, objective=SquaredError(), n_threads=True), ValueError,
+         "n_threads must be an integer"),
+        (dict(X=X[0], y=y, objective=SquaredError()), TypeError, "X must be a 2-d ndarray"),
+        (dict(X=X, y=np.r_[codes[:-1], 3.0], objective=Softmax(3)), ValueError,
+         r"objective='softmax' needs the class codes 0..2"),
+        (dict(X=X, y=np.r_[codes[:-1], 0.5], objective=Softmax(3)), ValueError,
+         "needs the class codes"),
+        (dict(X=X, y=np.r_[np.zeros(49), 2.0], objective=Logistic()), ValueError,
+         r"objective='logistic' needs y in \[0, 1\]"),
+    ]
+    for kw, error, message in cases:
+        with pytest.raises(error, match=message):
+            train(params=params, **kw)
+    ensemble, info = train(X, codes, Softmax(3), params)
+    assert ensemble.n_trees == 6 and info["n_rounds"] == 2
