@@ -914,7 +914,14 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         if not (callable(self.objective) or self.objective == "log_loss"):
             raise ValueError(f"objective must be 'log_loss' or a callable, got {self.objective!r}")
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=False)
-        check_classification_targets(y)
+        try:
+            check_classification_targets(y)
+        except ValueError as exc:
+            kinds = sorted({type(v).__name__ for v in y}) if y.dtype == object else []
+            if len(kinds) > 1:
+                raise ValueError(f"y mixes {' and '.join(kinds)} labels: the class labels "
+                                 f"must all be of one type") from None
+            raise ValueError(f"y: {exc}") from None
         # (the codes by search in the sorted classes: np.unique's return_inverse
         # argsorts y, 60 ms against 15 ms for a million labels)
         classes = np.unique(y)

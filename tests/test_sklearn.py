@@ -260,8 +260,15 @@ def test_single_class_is_rejected():
 
 
 def test_continuous_labels_are_rejected_by_the_classifier():
-    with pytest.raises(ValueError, match="Unknown label type"):
+    with pytest.raises(ValueError, match="y: Unknown label type"):
         GBTClassifier().fit(np.zeros((5, 2)), [0.1, 0.2, 0.3, 0.4, 0.5])
+
+
+def test_labels_of_mixed_types_are_named():
+    # scikit-learn's message was "Unknown label type: unknown. Maybe you are trying to
+    # fit a classifier ... on a regression target with continuous values"
+    with pytest.raises(ValueError, match="y mixes int and str labels: the class labels must"):
+        GBTClassifier().fit(np.zeros((4, 2)), np.array([1, "a", 2, "b"], dtype=object))
 
 
 @pytest.mark.parametrize("param,value,error", [
