@@ -1681,30 +1681,22 @@ AHEAD_TASKS_PER_THREAD = TASKS_PER_THREAD
 AHEAD_ROWS = AHEAD_MAX_ROWS
 
 
-def py_expand_ahead(bint ahead):
-    """Switch expanding small nodes ahead (each on one thread) on or off; returns the
-    previous setting (tests)."""
-    global AHEAD
-    old = AHEAD
-    AHEAD = ahead
-    return old
-
-
-def py_ahead_lifo(bint lifo):
-    """Switch running the last queued expansion first (``AHEAD_LIFO``) on or off;
-    returns the previous setting (tests)."""
-    global AHEAD_LIFO
-    old = AHEAD_LIFO
-    AHEAD_LIFO = lifo
-    return old
-
-
-def py_drop_hopeless(bint drop):
-    """Switch the closing of unreachable open nodes (``_drop_hopeless``) on or off;
-    returns the previous setting (tests)."""
-    global DROP_HOPELESS
-    old = DROP_HOPELESS
-    DROP_HOPELESS = drop
+def py_switch(str name, bint on):
+    """Set one of the grower's switches for the growers' next trees and return its
+    previous setting (tests): ``"expand_ahead"`` (``AHEAD``: small nodes expanded
+    ahead, each on one thread), ``"ahead_lifo"`` (``AHEAD_LIFO``: the queue's last
+    expansion runs first) or ``"drop_hopeless"`` (``DROP_HOPELESS``: the open nodes
+    the leaf budget cannot reach are closed)."""
+    global AHEAD, AHEAD_LIFO, DROP_HOPELESS
+    cdef bint old
+    if name == "expand_ahead":
+        old, AHEAD = AHEAD, on
+    elif name == "ahead_lifo":
+        old, AHEAD_LIFO = AHEAD_LIFO, on
+    elif name == "drop_hopeless":
+        old, DROP_HOPELESS = DROP_HOPELESS, on
+    else:
+        raise ValueError(f"no switch named {name!r}")
     return old
 
 

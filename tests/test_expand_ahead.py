@@ -8,8 +8,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
 from gbtree import GBTRegressor
-from gbtree._grower import (AHEAD_TASKS_PER_THREAD, TreeGrower, py_expand_ahead,
-                            py_ahead_lifo, py_set_hist_memory)
+from gbtree._grower import AHEAD_TASKS_PER_THREAD, TreeGrower, py_set_hist_memory, py_switch
 from gbtree._openmp_helpers import openmp_enabled
 from gbtree.binning import BinMapper
 
@@ -28,7 +27,7 @@ def _grow_trees(mapper, Xb, y, ahead, n_threads, n_trees=3, sample=None, **kw):
     scores, each tree's leaf_rows() and the grower."""
     params = dict(max_depth=0, max_leaves=63, lossguide=True, quant_levels=0)
     params.update(kw)
-    old = py_expand_ahead(ahead)
+    old = py_switch("expand_ahead", ahead)
     try:
         g = TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
                        params["max_depth"], params["max_leaves"], params["lossguide"],
@@ -46,7 +45,7 @@ def _grow_trees(mapper, Xb, y, ahead, n_threads, n_trees=3, sample=None, **kw):
             tree = g.grow(pairs[:, 0], pairs[:, 1], 0.3, raw, 0, sample=sample, seed=k)
             out.append((tree, g.leaf_rows()))
     finally:
-        py_expand_ahead(old)
+        py_switch("expand_ahead", old)
     return out, raw, g
 
 
@@ -107,11 +106,11 @@ def test_expansions_made_ahead_are_undone_exactly(rng, lifo):
     # ahead of the node whose turn it is, and some of them are undone.
     mapper, Xb, y = _data(rng, n=30_000)
     reference = _grow_trees(mapper, Xb, y, False, 1, n_trees=6, max_leaves=31)
-    old = py_ahead_lifo(lifo)
+    old = py_switch("ahead_lifo", lifo)
     try:
         ahead = _grow_trees(mapper, Xb, y, True, 2, n_trees=6, max_leaves=31)
     finally:
-        py_ahead_lifo(old)
+        py_switch("ahead_lifo", old)
     _assert_same(reference, ahead)
     if lifo:
         assert ahead[2].n_ahead_undone > 0
@@ -149,11 +148,11 @@ def test_expanding_ahead_with_sparse_input(rng):
     X = sp.random(n, p, density=0.4, format="csr", random_state=rng, dtype=np.float64)
     y = X[:, :4].toarray() @ np.array([1.0, -2.0, 0.5, 3.0]) + 0.1 * rng.normal(size=n)
     kw = dict(n_estimators=5, grow_policy="lossguide", max_leaves=63, max_depth=0, n_jobs=2)
-    old = py_expand_ahead(False)
+    old = py_switch("expand_ahead", False)
     try:
         one_at_a_time = GBTRegressor(**kw).fit(X, y)
     finally:
-        py_expand_ahead(old)
+        py_switch("expand_ahead", old)
     ahead = GBTRegressor(**kw).fit(X, y)
     assert one_at_a_time._ensemble.nodes.tobytes() == ahead._ensemble.nodes.tobytes()
     np.testing.assert_array_equal(one_at_a_time.predict(X), ahead.predict(X))

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gbtree import _reference as ref
-from gbtree._grower import TreeGrower, columns_of, py_expand_ahead
+from gbtree._grower import TreeGrower, columns_of, py_switch
 from gbtree.binning import BinMapper
 from gbtree.tree import TreeEnsemble
 
@@ -162,12 +162,12 @@ def test_each_node_holds_the_rows_that_reach_it_in_order(rng, ordered, n_threads
     if ordered:
         order = np.argsort(Xb[:, 0], kind="stable")
         Xb, grad, hess = np.ascontiguousarray(Xb[order]), grad[order], hess[order]
-    old = py_expand_ahead(ahead)
+    old = py_switch("expand_ahead", ahead)
     try:
         g = _grower(Xb, mapper, n_threads, max_depth=0, max_leaves=63, lossguide=True)
         tree = g.grow(grad, hess, 0.3, np.zeros((Xb.shape[0], 1)), 0)
     finally:
-        py_expand_ahead(old)
+        py_switch("expand_ahead", old)
     assert tree["feature"][0] == 0
     rows, starts, ends = g.leaf_rows()
     expected = {0: np.arange(Xb.shape[0])}
@@ -280,20 +280,19 @@ def test_nodes_the_leaf_budget_cannot_reach_are_closed_without_changing_the_tree
     # tree must be the one grown without this, with fewer histogram buffers.
     # (one split at a time: nodes expanded ahead hold buffers of their own, see
     # test_expand_ahead.py)
-    from gbtree._grower import py_drop_hopeless, py_expand_ahead
     X, Xb, mapper, grad, hess = _setup(rng, n=20_000, p=6)
     grown = {}
     for drop in (False, True):
-        old = py_drop_hopeless(drop)
-        old_ahead = py_expand_ahead(False)
+        old = py_switch("drop_hopeless", drop)
+        old_ahead = py_switch("expand_ahead", False)
         try:
             g = _grower(Xb, mapper, n_threads=2, lossguide=lossguide, max_depth=0 if lossguide else 8,
                         max_leaves=63, min_child_weight=0.0)
             raw = np.zeros((X.shape[0], 1))
             grown[drop] = (g.grow(grad, hess, 0.5, raw, 0), raw, g.n_histogram_buffers)
         finally:
-            py_drop_hopeless(old)
-            py_expand_ahead(old_ahead)
+            py_switch("drop_hopeless", old)
+            py_switch("expand_ahead", old_ahead)
     np.testing.assert_array_equal(grown[True][0], grown[False][0])
     np.testing.assert_array_equal(grown[True][1], grown[False][1])
     assert (grown[True][0]["is_leaf"] == 1).sum() == 63
@@ -326,3 +325,8 @@ def test_a_gradient_or_hessian_that_is_not_finite_is_an_error(rng, quant_levels,
     np.testing.assert_array_equal(tree, grower().grow(grad, hess, 0.3, fresh_raw, 0))
     np.testing.assert_array_equal(raw, fresh_raw)
     assert (tree["is_leaf"] == 0).sum() > 10
+
+
+def test_an_unknown_switch_is_an_error():
+    with pytest.raises(ValueError, match="no switch named 'ahead'"):
+        py_switch("ahead", True)
