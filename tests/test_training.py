@@ -674,8 +674,9 @@ def test_a_round_hook_returning_an_array_is_a_type_error(hook):
 
 
 def test_the_internal_train_checks_its_arguments():
-    # gbtree.booster.train is not exported, but a short y, a class code past the
-    # outputs or n_threads=-3 read past arrays or aborted OpenMP
+    # gbtree.booster.train is not exported, but before these checks a y of another
+    # length than X trained silently, a class code of 3 with three classes segfaulted
+    # (the softmax kernel indexes the raw scores by y) and n_threads=-3 aborted libgomp
     from gbtree.booster import BoostParams, train
     from gbtree.objectives import Logistic, Softmax, SquaredError
     rng = np.random.RandomState(0)
