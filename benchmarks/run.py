@@ -539,7 +539,7 @@ def parse_args(argv=None):
     p.add_argument("--timeout", type=float, default=3600, help="seconds per child process")
     p.add_argument("--json", help="output file (default benchmarks/results/WORKLOAD.json)")
     p.add_argument("--plot", help="'rows' workload: also draw the plot into this PNG (the "
-                   "docs' one: --libs gbtree,xgboost,lightgbm --plot docs/benchmark_rows.png)")
+                   "docs' one: every library, --plot docs/benchmark_rows.png)")
     return p.parse_args(argv)
 
 
