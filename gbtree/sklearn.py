@@ -1,15 +1,16 @@
 """scikit-learn estimators: parameters, validation, fit/predict; the work is in booster.py."""
-import contextlib
 import functools
 import numbers
 import os
+import re
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (_check_sample_weight, check_array, check_is_fitted,
+                                      validate_data)
 
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
@@ -57,21 +58,40 @@ def _text_columns(X):
     return [str(name) for name, dtype in X.dtypes.items() if not numbers(dtype)]
 
 
-@contextlib.contextmanager
-def _numeric_x(X):
-    """Say which argument holds text, and in a DataFrame which columns: scikit-learn's
-    message names only the value."""
-    try:
-        yield
-    except ValueError as exc:
-        # (numpy's message; pandas' when it casts a categorical column of text)
-        if "could not convert" in str(exc) or str(exc).startswith("Cannot cast"):
-            columns = _text_columns(X)
-            where = (f" (column{'s' * (len(columns) > 1)} {', '.join(map(repr, columns))})"
-                     if columns else "")
-            raise ValueError(f"X must hold numbers{where}; encode text or categorical columns "
-                             f"first: {exc}") from exc
-        raise
+def _conversion_error(msg):
+    """numpy's message for a value that is not a number; pandas' when it casts a
+    categorical column of text."""
+    return "could not convert" in msg or msg.startswith("Cannot cast")
+
+
+def _naming_the_argument(exc, X, with_y):
+    """The error of scikit-learn's validation, saying which argument is wrong: its
+    shape messages ("Found array with 0 sample(s)", "Expected 2D array",
+    "inconsistent numbers of samples") name none, and its conversion message names
+    only the value (here: which argument holds text, and in a DataFrame which
+    columns)."""
+    msg = str(exc)
+    if "inconsistent numbers of samples" in msg:
+        return ValueError(f"X and y: {msg}")
+    name = "X"
+    if with_y:
+        try:   # the failure is y's if X passes alone
+            check_array(X, dtype=_INPUT_DTYPES, ensure_all_finite=False,
+                        accept_sparse=_SPARSE_FORMATS)
+            name = "y"
+        except (TypeError, ValueError):
+            pass
+    if _conversion_error(msg):
+        if name == "y":
+            return ValueError(f"y must hold numbers: {msg}")
+        columns = _text_columns(X)
+        where = (f" (column{'s' * (len(columns) > 1)} {', '.join(map(repr, columns))})"
+                 if columns else "")
+        return ValueError(f"X must hold numbers{where}; encode text or categorical columns "
+                          f"first: {msg}")
+    if re.search(rf"\b{name}\b", msg):
+        return exc
+    return ValueError(f"{name}: {msg}")
 
 
 def _all_or_nothing(fit):
@@ -310,9 +330,14 @@ class _GBTModel(BaseEstimator):
         extra = dict(y_numeric=y_numeric) if with_y else {}
         if sp.issparse(X) and X.format in _SPARSE_FORMATS:
             check_sparse_structure(X)   # before scipy touches its indices
-        with _numeric_x(X):
+        try:
             out = validate_data(self, X, y, dtype=_INPUT_DTYPES, ensure_all_finite=False,
                                 accept_sparse=_SPARSE_FORMATS, reset=reset, **extra)
+        except ValueError as exc:
+            named = _naming_the_argument(exc, X, with_y)
+            if named is exc:
+                raise
+            raise named from exc
         X = out[0] if with_y else out
         if sp.issparse(X):
             X = canonical_csr(X)
@@ -322,6 +347,11 @@ class _GBTModel(BaseEstimator):
         # continuing a model: X must have the fitted model's columns
         continuing = self.warm_start is True and hasattr(self, "_ensemble")
         X, y = self._check_x(X, not continuing, y, y_numeric)
+        if y_numeric:   # scikit-learn converts only an object y
+            try:
+                y = y.astype(np.float64, copy=False)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"y must hold numbers: {exc}") from None
         if sample_weight is not None:
             # rejects wrong lengths, NaN/inf, negative values and all zeros
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
@@ -392,7 +422,10 @@ class _GBTModel(BaseEstimator):
         for i, pair in enumerate(eval_set):
             if not isinstance(pair, (list, tuple)) or len(pair) != 2:
                 raise TypeError(f"eval_set[{i}] must be an (X, y) pair")
-            X_val = self._check_x(pair[0], reset=False)
+            try:
+                X_val = self._check_x(pair[0], reset=False)
+            except ValueError as exc:
+                raise ValueError(f"eval_set[{i}]: {exc}") from None
             y_val = np.asarray(pair[1])
             if y_val.ndim != 1 or y_val.shape[0] != X_val.shape[0]:
                 raise ValueError(f"eval_set[{i}]: y must be 1-D with one value per row of X")
@@ -794,21 +827,21 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         _set_shared(self, locals())
 
     def _make_objective(self):
+        # checked whichever objective is used, as every other parameter is
+        _check_number("huber_delta", self.huber_delta, "real", 0, low_open=True)
+        _check_number("quantile_alpha", self.quantile_alpha, "real", 0, 1, low_open=True,
+                      high_open=True)
+        _check_number("tweedie_variance_power", self.tweedie_variance_power, "real", 1, 2,
+                      low_open=True, high_open=True)
         obj = self.objective
         if callable(obj):
             return _obj.Custom(obj)
         if obj == "huber":
-            _check_number("huber_delta", self.huber_delta, "real", 0, low_open=True)
             return _obj.Huber(self.huber_delta)
         if obj == "quantile":
-            _check_number("quantile_alpha", self.quantile_alpha, "real", 0, 1, low_open=True,
-                          high_open=True)
             return _obj.Quantile(self.quantile_alpha)
         if obj == "tweedie":
-            p = self.tweedie_variance_power
-            _check_number("tweedie_variance_power", p, "real", 1, 2, low_open=True,
-                          high_open=True)
-            return _obj.Tweedie(p)
+            return _obj.Tweedie(self.tweedie_variance_power)
         simple = {"squared_error": _obj.SquaredError, "absolute_error": _obj.AbsoluteError,
                   "poisson": _obj.Poisson, "gamma": _obj.Gamma}
         if obj not in simple:
@@ -840,13 +873,13 @@ class GBTRegressor(RegressorMixin, _GBTModel):
             try:
                 y_val = y_val.astype(np.float64)
             except (TypeError, ValueError):
-                raise ValueError(f"{name}: y must be numeric") from None
+                raise ValueError(f"{name}: y must hold numbers") from None
             if not np.all(np.isfinite(y_val)):
                 raise ValueError(f"{name}: y contains NaN or infinity")
             return y_val
 
-        return self._fit(X, y.astype(np.float64, copy=False), sample_weight, objective,
-                         eval_set, sample_weight_eval_set, encode)
+        return self._fit(X, y, sample_weight, objective, eval_set, sample_weight_eval_set,
+                         encode)
 
     def predict(self, X, iteration_range=None):
         """Predicted values, shape (n_samples,).
@@ -1214,7 +1247,6 @@ class GBTRanker(_GBTModel):
         self.qid_column_ = qid if isinstance(qid, str) else None
         X, qid = self._split_qid_column(X, qid, "fit")
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=True)
-        y = y.astype(np.float64, copy=False)
         order, group_ptr = query_groups(X.shape[0], group, qid, "fit")
         X, y, sample_weight = _take(X, order), _take(y, order), _take(sample_weight, order)
         sample_weight = _check_group_weights(sample_weight, group_ptr, "fit")
@@ -1275,7 +1307,7 @@ class GBTRanker(_GBTModel):
             try:
                 y_val = y_val.astype(np.float64)
             except (TypeError, ValueError):
-                raise ValueError(f"{name}: y must be numeric") from None
+                raise ValueError(f"{name}: y must hold numbers") from None
             try:
                 objective.check_target(y_val)
             except ValueError as exc:

@@ -3,7 +3,7 @@ missing values and infinities."""
 import numpy as np
 import pytest
 
-from gbtree import GBTClassifier, GBTRegressor
+from gbtree import GBTClassifier, GBTRanker, GBTRegressor
 from gbtree import booster
 
 
@@ -60,6 +60,17 @@ def test_text_columns_of_a_data_frame_are_named_in_the_error():
     model = GBTRegressor(n_estimators=2).fit(df[["a", "flag", "n"]], y)
     with pytest.raises(ValueError, match=r"^X must hold numbers \(column 'a'\)"):
         model.predict(df[["a", "flag", "n"]].astype({"a": object}).assign(a="x"))
+
+
+@pytest.mark.parametrize("dtype", [str, object])
+def test_text_targets_of_a_regressor_or_ranker_name_y(dtype):
+    # a text y was numpy's bare "could not convert" (str), or the X message (object)
+    X, _ = _data(n=20)
+    y = np.array(["a"] * 20, dtype=dtype)
+    with pytest.raises(ValueError, match=r"^y must hold numbers: could not convert"):
+        GBTRegressor(n_estimators=2).fit(X, y)
+    with pytest.raises(ValueError, match=r"^y must hold numbers: could not convert"):
+        GBTRanker(n_estimators=2).fit(X, y, group=[20])
 
 
 @pytest.mark.parametrize("library", ["pyarrow", "polars"])

@@ -231,12 +231,17 @@ def test_bad_shapes_and_weights_are_rejected(Est):
     rng = np.random.RandomState(0)
     X, y = rng.normal(size=(20, 3)), np.r_[np.zeros(10), np.ones(10)]
     est = Est(n_estimators=2)
-    with pytest.raises(ValueError, match="0 sample"):
+    # scikit-learn's shape messages, prefixed with the argument they are about
+    with pytest.raises(ValueError, match="^X: Found array with 0 sample"):
         est.fit(np.empty((0, 3)), np.empty(0))
-    with pytest.raises(ValueError, match="Expected 2D array"):
+    with pytest.raises(ValueError, match="^X: Found array with 0 feature"):
+        est.fit(np.empty((20, 0)), y)
+    with pytest.raises(ValueError, match="^X: Expected 2D array"):
         est.fit(X[:, 0], y)
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="^X and y: .*inconsistent numbers of samples"):
         est.fit(X, y[:-1])
+    with pytest.raises(ValueError, match=r"^eval_set\[0\]: X: Expected 2D array"):
+        est.fit(X, y, eval_set=[(X[:, 0], y)])
     with pytest.raises(ValueError, match="sample_weight"):
         est.fit(X, y, sample_weight=np.ones(19))
     with pytest.raises(ValueError, match="Negative values in data passed to `sample_weight`"):
@@ -246,8 +251,12 @@ def test_bad_shapes_and_weights_are_rejected(Est):
     with pytest.raises(ValueError, match="contains NaN"):
         est.fit(X, y, sample_weight=np.r_[np.nan, np.ones(19)])
     est.fit(X, y)
-    with pytest.raises(ValueError, match="X has 2 features, but .* is expecting 3"):
+    with pytest.raises(ValueError, match="^X has 2 features, but .* is expecting 3"):
         est.predict(X[:, :2])
+    with pytest.raises(ValueError, match="^X: Found array with 0 sample"):
+        est.predict(X[:0])
+    with pytest.raises(ValueError, match=r"^eval_set\[0\]: X has 2 features"):
+        Est(n_estimators=2).fit(X, y, eval_set=[(X[:, :2], y)])
     X_str = X.astype(object)
     X_str[0, 0] = "a"
     with pytest.raises(ValueError, match="X must hold numbers.*could not convert string to float"):

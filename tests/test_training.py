@@ -132,6 +132,16 @@ def test_invalid_training_parameters_name_themselves(param, value):
         GBTRegressor(**params).fit(X, y)
 
 
+@pytest.mark.parametrize("param,value,error", [
+    ("huber_delta", -5, ValueError), ("quantile_alpha", 7, ValueError),
+    ("tweedie_variance_power", "x", TypeError)])
+def test_objective_parameters_are_checked_under_any_objective(param, value, error):
+    # a bad value used to pass unnoticed unless its own objective was chosen
+    X, y = make_regression(50, 3, random_state=0)
+    with pytest.raises(error, match=param):
+        GBTRegressor(n_estimators=2, **{param: value}).fit(X, y)
+
+
 def test_log_link_predictions_are_positive_means():
     rng = np.random.RandomState(0)
     X = rng.uniform(-1, 1, size=(5000, 3))
