@@ -399,9 +399,10 @@ def canonical_csr(X):
 
 
 def csr_arrays(X):
-    """(data, indices as int32, indptr as int64) of a canonical CSR X: the kernels' types."""
-    return (X.data, X.indices.astype(np.int32, copy=False),
-            X.indptr.astype(np.int64, copy=False))
+    """(data, indices as int32, indptr as int64) of a canonical CSR X: the kernels' types,
+    contiguous (a valid CSR may hold strided views, such as a column of a 2-D array)."""
+    return (np.ascontiguousarray(X.data), np.ascontiguousarray(X.indices, dtype=np.int32),
+            np.ascontiguousarray(X.indptr, dtype=np.int64))
 
 
 class SparseBinned:

@@ -126,7 +126,8 @@ def _not_finite(round_number, first, y, sample_weight, raw, lr):
             "" if sample_weight is None
             else f", sample_weight up to {float(np.max(sample_weight)):.3g}")
         return (f"the gradients or hessians of round {round_number} are inf or NaN: y or "
-                f"sample_weight is too large for their float32 values ({sizes}); rescale y")
+                f"sample_weight is too large for their float32 values ({sizes}); rescale y or "
+                f"sample_weight")
     return (f"the gradients or hessians of round {round_number} are inf or NaN: the model "
             f"diverges (raw predictions up to {float(np.max(np.abs(raw))):.3g}); lower "
             f"learning_rate (now {lr:g}) or set max_delta_step")

@@ -261,7 +261,7 @@ def _parse_ranking_metric(spec):
         return None
     if not at:
         return base, None
-    if not cut.isdigit() or int(cut) < 1:
+    if not (cut.isascii() and cut.isdigit()) or int(cut) < 1:   # (not "²": int() fails)
         raise ValueError(f"eval_metric {spec!r}: the cut-off after '@' must be a positive "
                          f"integer")
     return base, int(cut)
@@ -311,6 +311,9 @@ def get_metric(spec, objective):
                 raise TypeError(f"the eval_metric {name!r} must return a number, got "
                                 f"{type(value).__name__}") from None
         return Metric(name, call, bool(getattr(spec, "greater_is_better", False)))
+    if not isinstance(spec, str):   # (a list is unhashable: "in _FIXED" would fail)
+        raise ValueError(f"eval_metric must be a callable or one of {METRIC_NAMES}, "
+                         f"got {spec!r}")
     if spec in _FIXED:
         func, greater = _FIXED[spec]
         return Metric(spec, func, greater, tasks=_TASKS.get(spec, _REGRESSION))

@@ -202,7 +202,11 @@ class _LogLink:
     """Raw predictions are ``log(mean)``: F0 = log of the weighted mean, transform = exp."""
 
     def init_raw(self, y, sample_weight):
-        return np.array([np.log(_weighted_mean(y, sample_weight))])
+        mean = _weighted_mean(y, sample_weight)
+        if not mean > 0:   # every y > 0 has weight 0: log(0) would start at -inf
+            raise ValueError(f"objective={self.name!r} needs a y > 0 with a sample_weight "
+                             f"> 0 (the starting value is the log of y's weighted mean)")
+        return np.array([np.log(mean)])
 
     def transform(self, raw):
         return np.exp(raw[:, 0])
@@ -412,8 +416,12 @@ class Custom(Objective):
             grad, hess = out
         except (TypeError, ValueError):
             raise TypeError("a custom objective must return a pair (grad, hess)") from None
-        grad = np.asarray(grad, dtype=np.float64)
-        hess = np.asarray(hess, dtype=np.float64)
+        try:
+            grad = np.asarray(grad, dtype=np.float64)
+            hess = np.asarray(hess, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"a custom objective must return arrays of numbers (grad, "
+                            f"hess): {exc}") from None
         shape = (n,) if self.n_outputs == 1 else (n, self.n_outputs)
         for name, a in (("grad", grad), ("hess", hess)):
             if a.shape != shape:
@@ -554,14 +562,21 @@ class Ranking(Objective):
         total, count = 0.0, 0
         for lo, hi in zip(self.group_ptr[:-1], self.group_ptr[1:]):
             yy, s = y[lo:hi], raw[lo:hi, 0]
-            better = yy[:, None] > yy[None, :]
-            total += float(np.logaddexp(0.0, s[None, :] - s[:, None])[better].sum())
-            count += int(better.sum())
+            # blocks of rows against the whole query: memory O(block x query size),
+            # not the square of a large query's size
+            for b in range(0, hi - lo, _PAIR_BLOCK):
+                yb, sb = yy[b:b + _PAIR_BLOCK, None], s[b:b + _PAIR_BLOCK, None]
+                better = yb > yy[None, :]
+                total += float(np.logaddexp(0.0, s[None, :] - sb)[better].sum())
+                count += int(better.sum())
         return total / count if count else 0.0
 
     def transform(self, raw):
         return raw[:, 0]
 
+
+# rows of a query whose pairs the logged ranking loss takes at once
+_PAIR_BLOCK = 512
 
 RANKING_OBJECTIVES = ("rank:ndcg", "rank:pairwise", "rank:map")
 

@@ -30,6 +30,12 @@ _FAST_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 _C_INT_MAX = 2 ** 31 - 1
 
 
+def _is_str(value, *choices):
+    """``value`` is one of the strings ``choices`` (False, not an error, for a list or
+    an array, which ``==`` and ``in`` would compare element-wise or try to hash)."""
+    return isinstance(value, str) and value in choices
+
+
 def _check_number(name, value, kind, low=None, high=None, low_open=False, high_open=False):
     """Raise TypeError/ValueError naming ``name`` unless ``value`` is a valid number."""
     base = numbers.Integral if kind == "int" else numbers.Real
@@ -64,34 +70,42 @@ def _conversion_error(msg):
     return "could not convert" in msg or msg.startswith("Cannot cast")
 
 
-def _naming_the_argument(exc, X, with_y):
+def _naming_the_argument(exc, X, x_alone_fails):
     """The error of scikit-learn's validation, saying which argument is wrong: its
     shape messages ("Found array with 0 sample(s)", "Expected 2D array",
     "inconsistent numbers of samples") name none, and its conversion message names
     only the value (here: which argument holds text, and in a DataFrame which
-    columns)."""
+    columns). ``x_alone_fails()``: whether X fails the validation without y."""
     msg = str(exc)
     if "inconsistent numbers of samples" in msg:
         return ValueError(f"X and y: {msg}")
-    name = "X"
-    if with_y:
-        try:   # the failure is y's if X passes alone
-            check_array(X, dtype=_INPUT_DTYPES, ensure_all_finite=False,
-                        accept_sparse=_SPARSE_FORMATS)
-            name = "y"
-        except (TypeError, ValueError):
-            pass
-    if _conversion_error(msg):
-        if name == "y":
-            return ValueError(f"y must hold numbers: {msg}")
-        columns = _text_columns(X)
-        where = (f" (column{'s' * (len(columns) > 1)} {', '.join(map(repr, columns))})"
-                 if columns else "")
-        return ValueError(f"X must hold numbers{where}; encode text or categorical columns "
-                          f"first: {msg}")
-    if re.search(rf"\b{name}\b", msg):
-        return exc
-    return ValueError(f"{name}: {msg}")
+    if not _conversion_error(msg) and re.search(r"\b[Xy]\b", msg):
+        return exc   # "X has 3 features, but ...", "Input y contains NaN": named already
+    name = "X" if x_alone_fails() else "y"
+    if not _conversion_error(msg):
+        return type(exc)(f"{name}: {msg}")
+    if name == "y":
+        return ValueError(f"y must hold numbers: {msg}")
+    columns = _text_columns(X)
+    where = (f" (column{'s' * (len(columns) > 1)} {', '.join(map(repr, columns))})"
+             if columns else "")
+    return ValueError(f"X must hold numbers{where}; encode text or categorical columns "
+                      f"first: {msg}")
+
+
+def _check_split(objective, y, sample_weight, train, val, fraction):
+    """The two sides of a ``validation_fraction`` split must still be usable: the
+    training rows fit for the objective, and both sides with some weight."""
+    try:
+        objective.check_target(y[train])
+    except ValueError as exc:
+        raise ValueError(f"validation_fraction={fraction} held out rows that the training "
+                         f"rows need: on the rows left, {exc}") from None
+    if sample_weight is not None:
+        for side, rows in (("training", train), ("held-out", val)):
+            if not np.any(sample_weight[rows] > 0):
+                raise ValueError(f"validation_fraction={fraction} left the {side} rows with "
+                                 f"sample_weight all 0")
 
 
 def _all_or_nothing(fit):
@@ -328,18 +342,35 @@ class _GBTModel(BaseEstimator):
         returns X, or (X, y) when y is given (fit)."""
         with_y = not (isinstance(y, str) and y == "no_validation")
         extra = dict(y_numeric=y_numeric) if with_y else {}
-        if sp.issparse(X) and X.format in _SPARSE_FORMATS:
+        fmt = X.format if sp.issparse(X) else None
+        if fmt in _SPARSE_FORMATS:
             check_sparse_structure(X)   # before scipy touches its indices
+
+        def validate(*y_arg, **y_options):
+            return validate_data(self, X, *y_arg, dtype=_INPUT_DTYPES, ensure_all_finite=False,
+                                 accept_sparse=_SPARSE_FORMATS, reset=reset, **y_options)
+
+        def x_alone_fails():
+            if not with_y:
+                return True
+            try:
+                validate()   # (a fit that raises restores the estimator's attributes)
+            except (TypeError, ValueError):
+                return True
+            return False
+
         try:
-            out = validate_data(self, X, y, dtype=_INPUT_DTYPES, ensure_all_finite=False,
-                                accept_sparse=_SPARSE_FORMATS, reset=reset, **extra)
-        except ValueError as exc:
-            named = _naming_the_argument(exc, X, with_y)
+            out = validate(y, **extra) if with_y else validate()
+        except (TypeError, ValueError) as exc:
+            named = _naming_the_argument(exc, X, x_alone_fails)
             if named is exc:
                 raise
             raise named from exc
         X = out[0] if with_y else out
         if sp.issparse(X):
+            if fmt not in _SPARSE_FORMATS:
+                # BSR, LIL, DIA, DOK: scipy converted them to CSR without checking
+                check_sparse_structure(X, name=f"X (converted from {fmt.upper()})")
             X = canonical_csr(X)
         return (X, out[1]) if with_y else X
 
@@ -399,8 +430,9 @@ class _GBTModel(BaseEstimator):
                             f"got {self.callbacks!r}")
         callbacks = [] if self.callbacks is None else list(self.callbacks)
         for cb in callbacks:
-            if not all(hasattr(cb, h) for h in ("before_training", "before_iteration",
-                                                "after_iteration", "after_training")):
+            if isinstance(cb, type) or not all(
+                    hasattr(cb, h) for h in ("before_training", "before_iteration",
+                                             "after_iteration", "after_training")):
                 raise TypeError(f"callbacks must be gbtree.callback.Callback instances, "
                                 f"got {cb!r}")
         if self.early_stopping_rounds is not None:
@@ -426,7 +458,11 @@ class _GBTModel(BaseEstimator):
                 X_val = self._check_x(pair[0], reset=False)
             except ValueError as exc:
                 raise ValueError(f"eval_set[{i}]: {exc}") from None
-            y_val = np.asarray(pair[1])
+            try:
+                y_val = np.asarray(pair[1])
+            except ValueError as exc:   # (a ragged list)
+                raise ValueError(f"eval_set[{i}]: y must be 1-D with one value per row of X: "
+                                 f"{exc}") from None
             if y_val.ndim != 1 or y_val.shape[0] != X_val.shape[0]:
                 raise ValueError(f"eval_set[{i}]: y must be 1-D with one value per row of X")
             y_val = encode_y(y_val, f"eval_set[{i}]")
@@ -491,6 +527,7 @@ class _GBTModel(BaseEstimator):
             except ValueError as exc:
                 raise ValueError(f"validation_fraction={self.validation_fraction} cannot split "
                                  f"these {X.shape[0]} rows: {exc}") from exc
+            _check_split(objective, y, sample_weight, train, val, self.validation_fraction)
             w_val = None if sample_weight is None else sample_weight[val]
             eval_sets.append(booster.EvalSet("validation", X[val], y[val], w_val))
             X, y = X[train], y[train]
@@ -555,7 +592,9 @@ class _GBTModel(BaseEstimator):
                              f"got shape {w.shape}")
         if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
             raise ValueError("feature_weights must be finite, >= 0, with at least one > 0")
-        return w
+        # the same draws at any scale: the sampling keys log(u) / w overflow to -inf
+        # for subnormal weights, and every such feature would tie
+        return w / w.max()
 
     def _monotone(self, n_features):
         spec = self.monotone_constraints
@@ -566,6 +605,9 @@ class _GBTModel(BaseEstimator):
         if isinstance(spec, dict):
             items = spec.items()
         elif isinstance(spec, (list, tuple, np.ndarray)):
+            if isinstance(spec, np.ndarray) and spec.ndim != 1:
+                raise ValueError(f"monotone_constraints must be 1-D, got an array of shape "
+                                 f"{spec.shape}")
             if len(spec) != n_features:
                 raise ValueError(f"monotone_constraints must have one entry per feature "
                                  f"({n_features}), got {len(spec)}")
@@ -580,7 +622,7 @@ class _GBTModel(BaseEstimator):
             if not (isinstance(key, numbers.Integral) and 0 <= key < n_features):
                 raise ValueError(f"monotone_constraints: {key!r} is not a feature index in "
                                  f"[0, {n_features}) or a feature name")
-            if isinstance(c, bool) or c not in (-1, 0, 1):
+            if isinstance(c, bool) or not isinstance(c, numbers.Real) or c not in (-1, 0, 1):
                 raise ValueError(f"monotone_constraints values must be -1, 0 or 1, got {c!r}")
             out[key] = int(c)
         return out if np.any(out) else None
@@ -836,6 +878,9 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         obj = self.objective
         if callable(obj):
             return _obj.Custom(obj)
+        if not _is_str(obj, *_obj.REGRESSION_OBJECTIVES):
+            raise ValueError(f"objective must be a callable or one of "
+                             f"{_obj.REGRESSION_OBJECTIVES}, got {obj!r}")
         if obj == "huber":
             return _obj.Huber(self.huber_delta)
         if obj == "quantile":
@@ -844,9 +889,6 @@ class GBTRegressor(RegressorMixin, _GBTModel):
             return _obj.Tweedie(self.tweedie_variance_power)
         simple = {"squared_error": _obj.SquaredError, "absolute_error": _obj.AbsoluteError,
                   "poisson": _obj.Poisson, "gamma": _obj.Gamma}
-        if obj not in simple:
-            raise ValueError(f"objective must be a callable or one of "
-                             f"{_obj.REGRESSION_OBJECTIVES}, got {obj!r}")
         return simple[obj]()
 
     @_all_or_nothing
@@ -944,7 +986,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         sample_weight_eval_set : list of array-like or None, default=None
             Weights of each eval set.
         """
-        if not (callable(self.objective) or self.objective == "log_loss"):
+        if not (callable(self.objective) or _is_str(self.objective, "log_loss")):
             raise ValueError(f"objective must be 'log_loss' or a callable, got {self.objective!r}")
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=False)
         try:
@@ -968,7 +1010,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         if n_classes < 2:
             raise ValueError(f"y must contain at least two classes; got 1 class: {self.classes_[0]!r}")
         if self.class_weight is not None:
-            if not (self.class_weight == "balanced" or isinstance(self.class_weight, dict)):
+            if not (_is_str(self.class_weight, "balanced") or isinstance(self.class_weight, dict)):
                 raise ValueError(f"class_weight must be 'balanced', a dict or None, "
                                  f"got {self.class_weight!r}")
             if isinstance(self.class_weight, dict):
@@ -990,7 +1032,11 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
             objective = _obj.Logistic() if n_classes == 2 else _obj.Softmax(n_classes)
 
         def encode(y_val, name):
-            codes = np.searchsorted(self.classes_, y_val)
+            try:
+                codes = np.searchsorted(self.classes_, y_val)
+            except TypeError:   # labels that do not compare with the classes
+                raise ValueError(f"{name}: y has labels not seen in training, of another "
+                                 f"type than the classes {self.classes_[:5]!r}") from None
             codes = np.clip(codes, 0, n_classes - 1)
             unknown = self.classes_[codes] != y_val
             if np.any(unknown):
@@ -1113,7 +1159,8 @@ def _pop_qid_column(X, column, where, required=True):
     if X.shape[1] == 1:
         raise ValueError(f"{where}: X has no column besides its query ids {column!r}: no "
                          f"feature to rank by")
-    return X.drop(columns=[column]), np.asarray(X[column])
+    # (a selection, not drop: pandas' and polars' drop take different arguments)
+    return X[[c for c in X.columns if c != column]], np.asarray(X[column])
 
 
 _RANKER_PARAMS_DOC = """
@@ -1189,7 +1236,7 @@ class GBTRanker(_GBTModel):
         return tags
 
     def _make_objective(self, seed):
-        if self.objective not in _obj.RANKING_OBJECTIVES:
+        if not _is_str(self.objective, *_obj.RANKING_OBJECTIVES):
             raise ValueError(f"objective must be one of {_obj.RANKING_OBJECTIVES}, "
                              f"got {self.objective!r}")
         _check_number("lambdarank_truncation_level", self.lambdarank_truncation_level, "int", 1,
@@ -1269,6 +1316,8 @@ class GBTRanker(_GBTModel):
                                  f"these {n_groups} queries: {exc}") from exc
             train_rows = np.flatnonzero(np.isin(gid, train))
             val_rows = np.flatnonzero(np.isin(gid, val))
+            _check_split(objective, y, sample_weight, train_rows, val_rows,
+                         self.validation_fraction)
             sizes = np.diff(group_ptr)
             val_ptr = np.r_[0, np.cumsum(sizes[np.sort(val)])].astype(np.intp)
             group_ptr = np.r_[0, np.cumsum(sizes[np.sort(train)])].astype(np.intp)
@@ -1374,6 +1423,8 @@ def ndcg_at_k(y_true, y_score, *, qid=None, group=None, sample_weight=None, k=10
         raise ValueError("ndcg_at_k: y_true is empty")
     if not np.all(np.isfinite(y_true)):
         raise ValueError("ndcg_at_k: y_true (relevance) must be finite")
+    if np.any(y_true < 0):   # a negative gain can give NDCG > 1 (or 1 for a wrong order)
+        raise ValueError(f"ndcg_at_k: y_true (relevance) must be >= 0, got {y_true.min():g}")
     if exp_gain and np.any(y_true > 1023):
         raise ValueError(f"ndcg_at_k: with exp_gain=True the gain 2**y - 1 overflows for y > "
                          f"1023 (the largest y is {y_true.max():g}); pass exp_gain=False "

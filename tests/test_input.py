@@ -130,3 +130,12 @@ def test_nan_at_predict_time_follows_the_heavier_child():
     model = GBTRegressor(n_estimators=1, max_depth=1, learning_rate=1.0).fit(1 - x[:, None], y)
     nan, zero, one = model.predict(np.array([[np.nan], [0.0], [1.0]]))
     assert nan == one != zero
+
+
+def test_a_datetime_column_names_x():
+    # numpy's DTypePromotionError (a TypeError) named no argument
+    pd = pytest.importorskip("pandas")
+    X, y = _data(n=20)
+    df = pd.DataFrame(X, columns=["a", "b", "c"]).assign(a=pd.date_range("2020", periods=20))
+    with pytest.raises(TypeError, match="^X: "):
+        GBTRegressor(n_estimators=2).fit(df, y)

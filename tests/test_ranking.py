@@ -333,6 +333,19 @@ def test_grid_search_with_group_kfold_and_metadata_routing():
 
 
 @pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_query_id_column_of_a_polars_frame():
+    # the column was dropped with pandas' drop(columns=...): polars' drop has no such
+    # keyword, and fit raised a TypeError about it
+    pl = pytest.importorskip("polars")
+    X, y, qid = _toy(n_queries=10)
+    names = [f"f{i}" for i in range(X.shape[1])]
+    frame = pl.DataFrame(X, schema=names).with_columns(pl.Series("q", qid))
+    model = GBTRanker(n_estimators=5).fit(frame, y, qid="q")
+    assert list(model.feature_names_in_) == names
+    np.testing.assert_array_equal(model.predict(frame),
+                                  GBTRanker(n_estimators=5).fit(X, y, qid=qid).predict(X))
+
+
 def test_grid_search_with_the_query_id_as_a_dataframe_column():
     pd = pytest.importorskip("pandas")
     X, y, qid = _toy(n_queries=30)
@@ -497,15 +510,18 @@ def test_ndcg_at_k_refuses_what_it_cannot_score():
     with pytest.raises(ValueError, match="ndcg_at_k: y_true is empty"):
         ndcg_at_k([], [], qid=[])
     assert 0 < ndcg_at_k(y * 1000, s, qid=q, exp_gain=False) < 1
-    # rank:pairwise takes any finite labels, and so does its score (GridSearchCV's default)
+    # rank:pairwise takes any finite labels; its score (GridSearchCV's default) any
+    # labels >= 0 (a negative gain scored a reversed order 1.0)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))
     qid = np.repeat(np.arange(10), 20)
     y_any = X[:, 0] + 0.1 * rng.normal(size=200)
     pairwise = GBTRanker(objective="rank:pairwise", n_estimators=5).fit(X, y_any, qid=qid)
-    assert 0 < pairwise.score(X, y_any, qid=qid) <= 1
+    assert 0 < pairwise.score(X, y_any - y_any.min(), qid=qid) <= 1
+    with pytest.raises(ValueError, match=r"^ndcg_at_k: y_true \(relevance\) must be >= 0"):
+        pairwise.score(X, y_any, qid=qid)
     with pytest.raises(ValueError, match="GBTRanker.score: set ndcg_exp_gain=False"):
-        pairwise.score(X, y_any * 5000, qid=qid)
+        pairwise.score(X, (y_any - y_any.min()) * 5000, qid=qid)
     # the ranker's score is ndcg_at_k: the same checks
     X = np.column_stack([s, y])
     r = GBTRanker(n_estimators=2).fit(X, y, qid=q)
@@ -518,3 +534,32 @@ def test_a_frame_of_query_ids_only_has_nothing_to_rank_by():
     X, y, qid = _toy(n_queries=4)
     with pytest.raises(ValueError, match="fit: X has no column besides its query ids 'q'"):
         GBTRanker(n_estimators=2).fit(pd.DataFrame({"q": qid}), y, qid="q")
+
+
+def test_ndcg_refuses_negative_relevance():
+    # a negative gain gave NDCG 1.0 for a wrong order (and fit refused the same labels)
+    with pytest.raises(ValueError, match=r"^ndcg_at_k: y_true \(relevance\) must be >= 0"):
+        ndcg_at_k([-3, 0], [0.5, 0.2], group=[2])
+    X, y, qid = _toy()
+    model = GBTRanker(n_estimators=3).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="must be >= 0"):
+        model.score(X, -y - 1, qid=qid)
+
+
+def test_logged_ranknet_loss_of_a_large_query_takes_blocks_of_rows():
+    # the loss that verbosity logs built dense (query size)^2 matrices: 1.85 GB for
+    # one query of 10,000 rows
+    import tracemalloc
+    from gbtree.objectives import Ranking
+    rng = np.random.RandomState(0)
+    n = 3000
+    y, raw = rng.randint(0, 4, n).astype(float), rng.normal(size=(n, 1))
+    objective = Ranking(np.array([0, n]), kind="pairwise")
+    tracemalloc.start()
+    value = objective.loss(y, raw)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    better = y[:, None] > y[None, :]
+    expected = np.logaddexp(0.0, raw[None, :, 0] - raw[:, None, 0])[better].mean()
+    assert value == pytest.approx(expected, rel=1e-12)
+    assert peak < 40e6   # the whole matrices: 3000^2 x (8 + 8 + 1) bytes = 153 MB

@@ -221,3 +221,15 @@ def test_monotone_constraints_by_name_and_errors():
             GBTRegressor(n_estimators=2, monotone_constraints=bad).fit(df, y)
     with pytest.raises(ValueError, match="monotone_constraints cannot be used"):
         GBTRegressor(objective="absolute_error", monotone_constraints=[1, 0, 0]).fit(X, y)
+
+
+def test_feature_weights_draw_the_same_at_any_scale():
+    # subnormal weights made the sampling keys log(u) / w overflow: every such feature
+    # tied at -inf and the first one always won (f4 was never drawn)
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 5))
+    y = X[:, 0] + X[:, 4]
+    fits = [GBTRegressor(n_estimators=20, colsample_bytree=0.4, feature_weights=np.array(w) * s)
+            .fit(X, y).get_score() for w in ([1, 0, 0, 0, 1],) for s in (1.0, 1e-320, 1e300)]
+    assert set(fits[0]) == {"f0", "f4"}
+    assert fits[1] == fits[0] and fits[2] == fits[0]

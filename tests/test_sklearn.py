@@ -242,6 +242,12 @@ def test_bad_shapes_and_weights_are_rejected(Est):
         est.fit(X, y[:-1])
     with pytest.raises(ValueError, match=r"^eval_set\[0\]: X: Expected 2D array"):
         est.fit(X, y, eval_set=[(X[:, 0], y)])
+    with pytest.raises(ValueError, match="^y: Complex data not supported"):
+        est.fit(X, y + 1j)
+    # messages that name their argument are left as they are
+    warm = Est(n_estimators=2, warm_start=True).fit(X, y)
+    with pytest.raises(ValueError, match="^X has 2 features, but .* is expecting 3"):
+        warm.fit(X[:, :2], y)
     with pytest.raises(ValueError, match="sample_weight"):
         est.fit(X, y, sample_weight=np.ones(19))
     with pytest.raises(ValueError, match="Negative values in data passed to `sample_weight`"):
@@ -366,3 +372,47 @@ def test_a_fit_that_fails_leaves_the_fitted_model_as_it_was():
         m._ensemble.predict_raw(np.ascontiguousarray(X[:, :1]))
     with pytest.raises(ValueError, match="X has 1 features, but the model has 40"):
         m._ensemble.apply(np.ascontiguousarray(X[:, :1]))
+
+
+@pytest.mark.parametrize("Est,params,error,match", [
+    # each was a numpy or Python error that named nothing ("unhashable type: 'list'",
+    # "The truth value of an array ... is ambiguous", "len() of unsized object", ...)
+    (GBTRegressor, dict(objective=["huber"]), ValueError, "^objective must be"),
+    (GBTRegressor, dict(objective=np.array(["huber"])), ValueError, "^objective must be"),
+    (GBTClassifier, dict(objective=np.array(["log_loss"] * 2)), ValueError, "^objective must be"),
+    (GBTRanker, dict(objective=["rank:ndcg"]), ValueError, "^objective must be"),
+    (GBTClassifier, dict(class_weight=np.array([1, 2])), ValueError, "^class_weight must be"),
+    (GBTRegressor, dict(monotone_constraints=np.ones((3, 1))), ValueError,
+     r"^monotone_constraints must be 1-D, got an array of shape \(3, 1\)"),
+    (GBTRegressor, dict(monotone_constraints=np.array(1)), ValueError,
+     "^monotone_constraints must be 1-D"),
+    (GBTRegressor, dict(monotone_constraints=[np.array([1, 1]), 0, 0]), ValueError,
+     "^monotone_constraints values must be -1, 0 or 1"),
+    (GBTRegressor, dict(eval_metric=[["rmse"]]), ValueError, "^eval_metric must be"),
+    (GBTRanker, dict(eval_metric="ndcg@\u00b2"), ValueError,
+     "^eval_metric 'ndcg@\u00b2': the cut-off after '@' must be a positive integer"),
+])
+def test_parameters_of_the_wrong_kind_name_themselves(Est, params, error, match):
+    X, y = make_classification(60, 3, n_informative=2, n_redundant=0, random_state=0)
+    fit = dict(group=[60]) if Est is GBTRanker else {}
+    if "eval_metric" in params:
+        fit.update(eval_set=[(X, y)], **(dict(eval_group=[[60]]) if Est is GBTRanker else {}))
+    with pytest.raises(error, match=match):
+        Est(n_estimators=2, **params).fit(X, y, **fit)
+
+
+def test_callback_classes_and_eval_labels_name_the_argument():
+    from gbtree.callback import Callback
+    X, y = make_classification(60, 3, n_informative=2, n_redundant=0, random_state=0)
+    # the class itself, not an instance: was "before_training() missing 1 required
+    # positional argument"
+    with pytest.raises(TypeError, match="^callbacks must be gbtree.callback.Callback instances"):
+        GBTRegressor(n_estimators=2, callbacks=[Callback]).fit(X, y)
+    # a ragged eval y: numpy's "inhomogeneous shape", naming no eval set
+    with pytest.raises(ValueError, match=r"^eval_set\[0\]: y must be 1-D"):
+        GBTRegressor(n_estimators=2).fit(X, y, eval_set=[(X, [1, [2]] * 30)])
+    # eval labels that do not compare with the classes: "'<' not supported between ..."
+    labels = np.array(["a", "b"], dtype=object)[y]
+    with pytest.raises(ValueError, match=r"^eval_set\[0\]: y has labels not seen in training"):
+        GBTClassifier(n_estimators=2).fit(X, labels,
+                                          eval_set=[(X, np.ones(60, dtype=object))])

@@ -392,6 +392,29 @@ def test_malformed_sparse_input_is_an_error_not_a_crash(case):
         np.testing.assert_array_equal(a, b)
 
 
+def _malformed_other_formats():
+    bsr = sp.bsr_matrix(np.eye(3, 2))
+    bsr.indices = np.array([0, 5, 1], dtype=bsr.indices.dtype)   # block column 5 of 2
+    lil = sp.lil_matrix((3, 2))
+    lil[0, 0] = 1.0
+    lil.rows[1], lil.data[1] = [9], [2.0]                        # column 9 of 2
+    return {"bsr": bsr, "lil": lil}
+
+
+@pytest.mark.parametrize("fmt", ["bsr", "lil"])
+def test_malformed_bsr_and_lil_input_is_an_error_not_a_crash(fmt):
+    # scikit-learn converts them to CSR, and scipy's conversion keeps the bad
+    # column index: fit segfaulted (exit 139) before the converted matrix was checked
+    X = _malformed_other_formats()[fmt]
+    y = np.arange(3.0)
+    fitted = GBTRegressor(n_estimators=2).fit(np.eye(3, 2), y)
+    message = rf"^X \(converted from {fmt.upper()}\) is a malformed CSR sparse matrix: "
+    with pytest.raises(ValueError, match=message):
+        GBTRegressor(n_estimators=2).fit(X, y)
+    with pytest.raises(ValueError, match=message):
+        fitted.predict(X)
+
+
 def test_one_dimensional_sparse_arrays_get_scikit_learns_message():
     X = sp.csr_array(np.ones(5)) if hasattr(sp, "csr_array") else None
     if X is None or X.ndim != 1:
@@ -413,3 +436,16 @@ def test_wide_sparse_fit_never_densifies(rng):
     finally:
         tracemalloc.stop()
     assert peak < 200 * 2 ** 20, peak
+
+
+def test_a_csr_matrix_of_strided_arrays_is_accepted():
+    # a valid CSR whose data is a column of a 2-D array: "ndarray is not C-contiguous"
+    rng = np.random.RandomState(0)
+    A = rng.normal(size=(60, 2))
+    indptr = np.arange(0, 61, 2)
+    S = sp.csr_matrix((A[:, 0], np.tile([0, 1], 30), indptr), shape=(30, 2))
+    assert not S.data.flags.c_contiguous
+    y = rng.normal(size=30)
+    dense = GBTRegressor(n_estimators=3).fit(S.toarray(), y)
+    sparse = GBTRegressor(n_estimators=3).fit(S, y)
+    np.testing.assert_array_equal(sparse.predict(S), dense.predict(S.toarray()))

@@ -720,3 +720,48 @@ def test_the_internal_train_checks_its_arguments():
             train(params=params, **kw)
     ensemble, info = train(X, codes, Softmax(3), params)
     assert ensemble.n_trees == 6 and info["n_rounds"] == 2
+
+
+@pytest.mark.parametrize("objective", ["absolute_error", "squared_error", "huber"])
+def test_a_split_that_leaves_one_side_without_weight_is_an_error(objective):
+    # absolute_error fitted a model whose predictions were all NaN; squared_error
+    # raised ZeroDivisionError, huber a NumPy reduction error
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(200, 5))
+    y = np.abs(X[:, 0]) + 0.5
+    w = np.zeros(200)
+    w[0] = 1.0
+    for random_state in range(5):   # the one weighted row lands on either side
+        with pytest.raises(ValueError, match=r"^validation_fraction=0.5 left the "
+                                             r"(training|held-out) rows with sample_weight all 0"):
+            GBTRegressor(objective=objective, n_estimators=3, validation_fraction=0.5,
+                         random_state=random_state).fit(X, y, sample_weight=w)
+
+
+def test_a_split_that_holds_out_every_positive_target_says_so():
+    X = np.random.RandomState(0).normal(size=(100, 3))
+    y = np.r_[np.zeros(99), 3.0]
+    with pytest.raises(ValueError, match=r"^validation_fraction=0.2 held out rows that the "
+                                         r"training rows need: on the rows left, objective="):
+        for seed in range(20):   # some split holds out the one y > 0
+            GBTRegressor(objective="poisson", n_estimators=2, validation_fraction=0.2,
+                         random_state=seed).fit(X, y)
+
+
+@pytest.mark.parametrize("objective", ["poisson", "tweedie"])
+def test_log_link_needs_a_weighted_positive_mean(objective):
+    # every y > 0 with weight 0: poisson started at log(0) = -inf (all predictions 0),
+    # tweedie blamed float32 overflow
+    X = np.random.RandomState(0).normal(size=(200, 3))
+    y = np.r_[np.zeros(100), np.ones(100)]
+    w = np.r_[np.ones(100), np.zeros(100)]
+    with pytest.raises(ValueError, match=f"^objective='{objective}' needs a y > 0 with a "
+                                         f"sample_weight > 0"):
+        GBTRegressor(objective=objective, n_estimators=3).fit(X, y, sample_weight=w)
+
+
+def test_a_custom_objective_returning_text_names_itself():
+    X, y = make_regression(50, 3, random_state=0)
+    with pytest.raises(TypeError, match="^a custom objective must return arrays of numbers"):
+        GBTRegressor(n_estimators=2, objective=lambda t, p: (["x"] * len(t), ["y"] * len(t))
+                     ).fit(X, y)
