@@ -555,12 +555,12 @@ class _GBTModel(BaseEstimator):
             self.oob_improvement_ = info["oob_improvement"]
             self.oob_scores_ = info["oob_scores"]
         if done:
-            self._continue_histories(previous, metrics)
+            self._continue_histories(previous, metrics, info["n_rounds"])
         if "oob_scores" in info and len(self.oob_scores_) > 0:
             self.oob_score_ = float(self.oob_scores_[-1])
         return self
 
-    def _continue_histories(self, previous, metrics):
+    def _continue_histories(self, previous, metrics, n_new):
         """Warm start: the histories cover every round, and early stopping keeps the best
         round of all fits."""
         old = previous.get("evals_result_")
@@ -568,10 +568,14 @@ class _GBTModel(BaseEstimator):
                 old.get(d, {}).keys() == ms.keys() for d, ms in self.evals_result_.items()):
             self.evals_result_ = {d: {m: old[d][m] + v for m, v in ms.items()}
                                   for d, ms in self.evals_result_.items()}
-        if "oob_scores_" in previous and hasattr(self, "oob_scores_"):
-            self.oob_improvement_ = np.concatenate([previous["oob_improvement_"],
-                                                    self.oob_improvement_])
-            self.oob_scores_ = np.concatenate([previous["oob_scores_"], self.oob_scores_])
+        if "oob_scores_" in previous or hasattr(self, "oob_scores_"):
+            # NaN for the rounds of a fit without row sampling (no rows left out)
+            n_old = (len(previous["oob_scores_"]) if "oob_scores_" in previous
+                     else self.n_estimators_ - n_new)
+            for name in ("oob_improvement_", "oob_scores_"):
+                old_part = previous.get(name, np.full(n_old, np.nan))
+                new_part = getattr(self, name, np.full(n_new, np.nan))
+                setattr(self, name, np.concatenate([old_part, new_part]))
         if (self.early_stopping_rounds is not None and previous.get("best_score_") is not None
                 and getattr(self, "best_score_", None) is not None):
             sign = 1.0 if metrics[-1].greater_is_better else -1.0

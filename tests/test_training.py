@@ -434,6 +434,22 @@ def test_warm_start_keeps_the_histories_and_the_best_round(noisy_regression):
     assert warm.best_iteration_ == first_best == once.best_iteration_
 
 
+def test_warm_start_oob_histories_cover_every_round_when_sampling_changes():
+    # turning subsample on (or off) between fits left oob_* with the last fit's rounds
+    # only: 5 entries for a model of 10
+    X, y = make_regression(300, 4, noise=5.0, random_state=0)
+    on = GBTRegressor(n_estimators=5, warm_start=True).fit(X, y)
+    on.set_params(n_estimators=10, subsample=0.5).fit(X, y)
+    off = GBTRegressor(n_estimators=5, warm_start=True, subsample=0.5).fit(X, y)
+    first = off.oob_scores_.copy()
+    off.set_params(n_estimators=10, subsample=1.0).fit(X, y)
+    for model in (on, off):
+        assert len(model.oob_scores_) == len(model.oob_improvement_) == model.n_estimators_ == 10
+    assert np.all(np.isnan(on.oob_scores_[:5])) and np.all(np.isfinite(on.oob_scores_[5:]))
+    np.testing.assert_array_equal(off.oob_scores_[:5], first)
+    assert np.all(np.isnan(off.oob_scores_[5:]))
+
+
 def test_eval_metric_must_fit_the_task():
     X, y = make_classification(300, 4, random_state=0)
     with pytest.raises(ValueError, match="eval_metric 'logloss' does not apply to a regression"):
