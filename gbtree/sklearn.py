@@ -64,6 +64,11 @@ def _text_columns(X):
     return [str(name) for name, dtype in X.dtypes.items() if not numbers(dtype)]
 
 
+def _same_kind(exc):
+    """TypeError or ValueError, as ``exc`` is (a subclass's constructor may want more)."""
+    return TypeError if isinstance(exc, TypeError) else ValueError
+
+
 def _conversion_error(msg):
     """numpy's message for a value that is not a number; pandas' when it casts a
     categorical column of text."""
@@ -83,7 +88,7 @@ def _naming_the_argument(exc, X, x_alone_fails):
         return exc   # "X has 3 features, but ...", "Input y contains NaN": named already
     name = "X" if x_alone_fails() else "y"
     if not _conversion_error(msg):
-        return type(exc)(f"{name}: {msg}")
+        return _same_kind(exc)(f"{name}: {msg}")
     if name == "y":
         return ValueError(f"y must hold numbers: {msg}")
     columns = _text_columns(X)
@@ -456,8 +461,8 @@ class _GBTModel(BaseEstimator):
                 raise TypeError(f"eval_set[{i}] must be an (X, y) pair")
             try:
                 X_val = self._check_x(pair[0], reset=False)
-            except ValueError as exc:
-                raise ValueError(f"eval_set[{i}]: {exc}") from None
+            except (TypeError, ValueError) as exc:
+                raise _same_kind(exc)(f"eval_set[{i}]: {exc}") from None
             try:
                 y_val = np.asarray(pair[1])
             except ValueError as exc:   # (a ragged list)
