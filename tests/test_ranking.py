@@ -332,7 +332,6 @@ def test_grid_search_with_group_kfold_and_metadata_routing():
         np.testing.assert_allclose(scorer_scores, scores)
 
 
-@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
 def test_query_id_column_of_a_polars_frame():
     # the column was dropped with pandas' drop(columns=...): polars' drop has no such
     # keyword, and fit raised a TypeError about it
@@ -346,6 +345,7 @@ def test_query_id_column_of_a_polars_frame():
                                   GBTRanker(n_estimators=5).fit(X, y, qid=qid).predict(X))
 
 
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
 def test_grid_search_with_the_query_id_as_a_dataframe_column():
     pd = pytest.importorskip("pandas")
     X, y, qid = _toy(n_queries=30)
