@@ -349,3 +349,22 @@ def ranknet_loss(y, raw, group_ptr):
         better = yy[:, None] > yy[None, :]
         total += float(np.sum(np.logaddexp(0.0, -(s[:, None] - s[None, :]))[better]))
     return total
+
+
+def ordered_statistics(codes, target, weight, prior, smooth, perm):
+    """Ordered target statistic of every row, one row at a time in ``perm``'s order
+    (``categorical.ordered_statistics``): each row's value uses the rows of its
+    category met before it, then adds its own label to the sums."""
+    out = np.full(len(codes), np.nan)
+    sum_wy, sum_w = {}, {}
+    for i in perm:
+        c = codes[i]
+        if np.isnan(c):
+            continue
+        if c == -1:   # a category not in the fitted table
+            out[i] = prior
+            continue
+        out[i] = (sum_wy.get(c, 0.0) + smooth * prior) / (sum_w.get(c, 0.0) + smooth)
+        sum_wy[c] = sum_wy.get(c, 0.0) + weight[i] * target[i]
+        sum_w[c] = sum_w.get(c, 0.0) + weight[i]
+    return out

@@ -21,6 +21,7 @@ from ._threads import effective_n_threads
 from .callback import EarlyStopping
 from .metrics import get_metric, ndcg_per_query
 from .binning import canonical_csr, check_sparse_structure
+from .categorical import CategoricalEncoder, resolve_columns
 from .tree import IMPORTANCE_TYPES, add_trees_to_raw
 
 _INPUT_DTYPES = [np.float64, np.float32]
@@ -94,8 +95,8 @@ def _naming_the_argument(exc, X, x_alone_fails):
     columns = _text_columns(X)
     where = (f" (column{'s' * (len(columns) > 1)} {', '.join(map(repr, columns))})"
              if columns else "")
-    return ValueError(f"X must hold numbers{where}; encode text or categorical columns "
-                      f"first: {msg}")
+    return ValueError(f"X must hold numbers{where}; name text or categorical columns in "
+                      f"categorical_features, or encode them first: {msg}")
 
 
 def _check_split(objective, y, sample_weight, train, val, fraction):
@@ -196,8 +197,9 @@ _SHARED_PARAMS_DOC = """
     random_state : int, RandomState instance or None, default=0
         Seeds everything random: the row subsample used to compute the bin
         edges (on data with more than 200,000 rows), the ``validation_fraction``
-        split, row sampling (``subsample``, GOSS), column sampling and the
-        ranker's pair sampling. Each round's draws depend only on it and the
+        split, row sampling (``subsample``, GOSS), column sampling, the
+        ranker's pair sampling and the row order of categorical target
+        statistics. Each round's draws depend only on it and the
         round number.
     verbosity : int, default=0
         0 silent, 1 a summary per fit and a log every ``log_period`` rounds,
@@ -261,6 +263,32 @@ _SHARED_PARAMS_DOC = """
         MiB less memory and about 15 % less CPU work (two-thread fit times
         from 3 % slower to 9 % faster in its runs).
         ``n_samples * (k + 1)`` must stay below 2**31.
+    categorical_features : "from_dtype", list of indices or names, boolean mask or None, \
+            default=None
+        Columns that hold categories (numbers or text, any number of distinct
+        values). A column of more than ``max_cat_to_ordinal`` distinct values
+        is replaced by CatBoost's ordered target statistic before binning: at
+        ``fit`` a row gets the smoothed mean target of the rows of its category
+        that come before it in a random order (drawn with ``random_state``), so
+        its own label never enters its value; at ``predict`` and for eval sets,
+        of all training rows of its category; a category not seen at ``fit``
+        gets the mean target. A missing value stays missing. ``"from_dtype"``:
+        the columns of pandas ``category``, polars ``Categorical`` / ``Enum`` or
+        pyarrow dictionary type. For regressors, binary classifiers and rankers
+        (not 3+ classes) and dense X. None: no column is categorical. See
+        docs/index.md.
+    cat_smooth : float, default=1.0
+        The prior's weight ``a`` in the statistic ``(sum w*y + a*p) / (sum w +
+        a)``, ``p`` the weighted mean target: larger values pull rare
+        categories towards ``p``.
+    max_cat_to_ordinal : int, default=32
+        A categorical column of at most this many distinct values at ``fit``
+        gets ordinal codes instead (each category's position among the sorted
+        values, a value not seen at ``fit`` missing): every category keeps a
+        bin of its own, so trees can split off any group of categories, which
+        target statistics blur when categories of similar mean target
+        interact differently with other features. 0: statistics for every
+        categorical column.
 """
 
 _SHARED_DEFAULTS = dict(
@@ -272,6 +300,7 @@ _SHARED_DEFAULTS = dict(
     top_rate=0.2, other_rate=0.1, colsample_bytree=1.0, colsample_bylevel=1.0,
     colsample_bynode=1.0, feature_weights=None, interaction_constraints=None,
     monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
+    categorical_features=None, cat_smooth=1.0, max_cat_to_ordinal=32,
 )
 
 
@@ -347,6 +376,11 @@ class _GBTModel(BaseEstimator):
         returns X, or (X, y) when y is given (fit)."""
         with_y = not (isinstance(y, str) and y == "no_validation")
         extra = dict(y_numeric=y_numeric) if with_y else {}
+        if reset:
+            self._cat_encoder = self._categorical_encoder(X)
+        encoder = getattr(self, "_cat_encoder", None)
+        if encoder is not None:
+            X = encoder.codes(X)   # a new X: the categorical columns as float codes
         fmt = X.format if sp.issparse(X) else None
         if fmt in _SPARSE_FORMATS:
             check_sparse_structure(X)   # before scipy touches its indices
@@ -379,9 +413,27 @@ class _GBTModel(BaseEstimator):
             X = canonical_csr(X)
         return (X, out[1]) if with_y else X
 
+    def _categorical_encoder(self, X):
+        """The encoder of the columns ``categorical_features`` names in X, fitted on
+        their values, or None (no categorical feature); sets ``is_categorical_``."""
+        self.is_categorical_ = None
+        if self.categorical_features is None:
+            return None
+        _check_number("cat_smooth", self.cat_smooth, "real", 0, low_open=True)
+        _check_number("max_cat_to_ordinal", self.max_cat_to_ordinal, "int", 0)
+        columns = resolve_columns(self.categorical_features, X)
+        if not columns:
+            return None
+        encoder = CategoricalEncoder(columns, self.cat_smooth,
+                                     self.max_cat_to_ordinal).fit_categories(X)
+        self.is_categorical_ = np.isin(np.arange(np.shape(X)[1]), columns)
+        return encoder
+
     def _validate_fit_data(self, X, y, sample_weight, y_numeric):
         # continuing a model: X must have the fitted model's columns
         continuing = self.warm_start is True and hasattr(self, "_ensemble")
+        if continuing:
+            self._check_same_categorical(X)
         X, y = self._check_x(X, not continuing, y, y_numeric)
         if y_numeric:   # scikit-learn converts only an object y
             try:
@@ -394,8 +446,22 @@ class _GBTModel(BaseEstimator):
                                                  ensure_non_negative=True)
         return X, y, sample_weight
 
+    def _check_same_categorical(self, X):
+        encoder = getattr(self, "_cat_encoder", None)
+        columns = (None if self.categorical_features is None
+                   else resolve_columns(self.categorical_features, X))
+        if (encoder.columns if encoder is not None else []) != (columns or []) or (
+                encoder is not None and (encoder.smooth, encoder.max_ordinal)
+                != (self.cat_smooth, self.max_cat_to_ordinal)):
+            raise ValueError("warm_start=True continues the fitted model, but "
+                             "categorical_features, cat_smooth or max_cat_to_ordinal changed; "
+                             "set warm_start=False to refit")
+
     def _validate_predict_data(self, X):
         check_is_fitted(self, "_ensemble")
+        encoder = getattr(self, "_cat_encoder", None)
+        if encoder is not None:
+            return encoder.transform(self._check_x(X, reset=False))
         # Fast path for the common case, same outcome as validate_data: a non-empty 2-D
         # float ndarray with the fitted width, for a model fitted without feature names
         # (one-row latency is dominated by validation otherwise).
@@ -537,6 +603,8 @@ class _GBTModel(BaseEstimator):
             eval_sets.append(booster.EvalSet("validation", X[val], y[val], w_val))
             X, y = X[train], y[train]
             sample_weight = None if sample_weight is None else sample_weight[train]
+        X = self._target_statistics(X, y, sample_weight, objective, params.seed, eval_sets,
+                                    continuing=init_model is not None)
         self._ensemble, info = booster.train(
             X, y, objective, params, sample_weight=sample_weight, n_threads=n_threads,
             random_state=rng, eval_sets=eval_sets, metrics=metrics, callbacks=callbacks,
@@ -564,6 +632,26 @@ class _GBTModel(BaseEstimator):
         if "oob_scores" in info and len(self.oob_scores_) > 0:
             self.oob_score_ = float(self.oob_scores_[-1])
         return self
+
+    def _target_statistics(self, X, y, sample_weight, objective, seed, eval_sets, continuing):
+        """The training X with the categorical columns' ordered target statistics, and
+        the eval sets' X with the statistics of all training rows (docs/index.md)."""
+        encoder = getattr(self, "_cat_encoder", None)
+        if encoder is None:
+            return X
+        if objective.n_outputs > 1 and encoder.statistics_columns():
+            raise ValueError("categorical_features: the target statistics of a column of more "
+                             "than max_cat_to_ordinal values need one target: a regressor, a "
+                             "binary classifier or a ranker, not a classifier of "
+                             f"{objective.n_outputs} classes; encode those columns first "
+                             "(sklearn.preprocessing.TargetEncoder handles several classes)")
+        if continuing:
+            X = encoder.ordered(X, y, sample_weight)
+        else:
+            X = encoder.fit_ordered(X, y, sample_weight, seed)
+        for ev in eval_sets:
+            ev.X = encoder.transform(ev.X)
+        return X
 
     def _continue_histories(self, previous, metrics, n_new):
         """Warm start: the histories cover every round, and early stopping keeps the best
@@ -870,7 +958,8 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  sampling_method="uniform", top_rate=0.2, other_rate=0.1, colsample_bytree=1.0,
                  colsample_bylevel=1.0, colsample_bynode=1.0, feature_weights=None,
                  interaction_constraints=None, monotone_constraints=None,
-                 absent_as_missing=False, grad_quant_bins=None):
+                 absent_as_missing=False, grad_quant_bins=None, categorical_features=None,
+                 cat_smooth=1.0, max_cat_to_ordinal=32):
         self.objective = objective
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
@@ -972,7 +1061,8 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  subsample=1.0, sampling_method="uniform", top_rate=0.2, other_rate=0.1,
                  colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0,
                  feature_weights=None, interaction_constraints=None,
-                 monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None):
+                 monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
+                 categorical_features=None, cat_smooth=1.0, max_cat_to_ordinal=32):
         self.objective = objective
         self.class_weight = class_weight
         _set_shared(self, locals())
@@ -1231,7 +1321,8 @@ class GBTRanker(_GBTModel):
                  sampling_method="uniform", top_rate=0.2, other_rate=0.1, colsample_bytree=1.0,
                  colsample_bylevel=1.0, colsample_bynode=1.0, feature_weights=None,
                  interaction_constraints=None, monotone_constraints=None,
-                 absent_as_missing=False, grad_quant_bins=None):
+                 absent_as_missing=False, grad_quant_bins=None, categorical_features=None,
+                 cat_smooth=1.0, max_cat_to_ordinal=32):
         self.objective = objective
         self.lambdarank_truncation_level = lambdarank_truncation_level
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample

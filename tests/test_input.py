@@ -51,7 +51,8 @@ def test_text_columns_of_a_data_frame_are_named_in_the_error():
                        "color": pd.Categorical(np.where(X[:, 1] > 0, "red", "green")),
                        "city": np.where(X[:, 0] > 0, "Oslo", "Rome").astype(object)})
     with pytest.raises(ValueError, match=r"^X must hold numbers \(columns 'color', 'city'\); "
-                                         r"encode text or categorical columns first: "):
+                                         r"name text or categorical columns in categorical_features, "
+                                         r"or encode them first: "):
         GBTRegressor(n_estimators=2).fit(df, y)
     # a categorical of numbers converts: not named
     with pytest.raises(ValueError, match=r"^X must hold numbers \(column 'city'\)"):

@@ -1,0 +1,350 @@
+"""Categorical features: ordinal codes, or CatBoost's ordered target statistics
+(Prokhorenkova et al., 2018).
+
+This stage runs before binning, in the estimators. A categorical column is replaced by
+numbers, and the rest of the engine sees an ordinary numeric feature. A column of at most
+``max_cat_to_ordinal`` distinct values gets its ordinal codes (the category's position
+among the sorted values; a value not seen at fit is missing): each category keeps a bin
+of its own, so trees can split off any group of categories, and no label is used. A
+column of more values gets its ordered target statistic:
+
+- at ``fit``, the rows are put in a random order (the permutation sigma) and row i gets
+  ``(sum of w*y over the rows before it with its category + a*p) / (sum of w over those
+  rows + a)``: ``p`` is the weighted mean of y, ``a`` is ``cat_smooth``. A row's own
+  label never enters its value, so a category seen once looks like the prior, not like
+  its label (the "greedy" statistic over all rows leaks y into X and overfits);
+- at ``predict`` (and for eval sets), a row gets the same formula over all training rows
+  of its category; a category not seen at fit gets ``p``; a missing value stays NaN and
+  follows each split's learned default direction.
+
+The work has two steps: ``CategoricalEncoder.codes`` turns the categorical columns of
+any input (a pandas, polars or pyarrow frame, a NumPy array, a list) into float codes
+before scikit-learn's validation, so that the names and the width of X are checked as
+for any other input; ``fit_ordered`` / ``transform`` then turn the validated codes into
+statistics.
+"""
+import numbers
+
+import numpy as np
+
+# a code of a value not seen at fit
+UNSEEN = -1.0
+
+
+def _float_copy(X):
+    """A copy of the validated X (float64 or float32, kept), as floats."""
+    return np.array(X, dtype=X.dtype if X.dtype.kind == "f" else np.float64)
+
+
+def ordered_statistics(codes, target, weight, prior, smooth, perm):
+    """Ordered target statistic of every row (NaN where ``codes`` is NaN).
+
+    ``codes``: float category codes (NaN: missing, -1: a category not in the
+    fitted table, which gets ``prior`` as its statistics); ``perm``: the order in
+    which the rows are seen. The plain loop is ``_reference.ordered_statistics``.
+    """
+    n = codes.shape[0]
+    out = np.full(n, np.nan)
+    c = codes[perm]
+    keep = ~np.isnan(c)
+    rows = perm[keep]
+    c = c[keep]
+    wy = (weight * target)[rows]
+    w = weight[rows]
+    # group the rows by category, each group in the permutation's order
+    order = np.argsort(c, kind="stable")
+    c, wy, w, rows = c[order], wy[order], w[order], rows[order]
+    if c.size == 0:
+        return out
+    start = np.r_[0, np.flatnonzero(c[1:] != c[:-1]) + 1]
+    size = np.diff(np.r_[start, c.size])
+    # sums over the rows before each row in its group: a cumulative sum, restarted per
+    # group (exclusive of the row itself)
+    before_wy = np.cumsum(wy) - wy
+    before_w = np.cumsum(w) - w
+    before_wy -= np.repeat(before_wy[start], size)
+    before_w -= np.repeat(before_w[start], size)
+    values = (before_wy + smooth * prior) / (before_w + smooth)
+    values[c == UNSEEN] = prior
+    out[rows] = values
+    return out
+
+
+def _is_missing_object(v):
+    return (v is None or (isinstance(v, (float, np.floating)) and v != v)
+            or type(v).__name__ in ("NAType", "NaTType"))
+
+
+def _as_float(col):
+    """The column as float64 (missing values NaN), or None if it holds other things."""
+    if col.dtype.kind in "fiub":
+        return col.astype(np.float64)
+    try:
+        return np.array([np.nan if _is_missing_object(v) else v for v in col],
+                        dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+
+
+def _factorize(col, j, use_pandas=True):
+    """(distinct values, index of each row's value in them or -1 for a missing value)
+    of an object column; pandas' hash table when pandas is there, else a dict."""
+    if use_pandas:
+        try:
+            import pandas as pd
+        except ImportError:
+            pass
+        else:
+            try:
+                inverse, uniques = pd.factorize(col, use_na_sentinel=True)
+            except TypeError as exc:
+                raise TypeError(f"categorical feature {j}: its values must be hashable "
+                                f"(numbers or text): {exc}") from None
+            return list(uniques), inverse.astype(np.intp, copy=False)
+    index = {}
+    inverse = np.empty(col.shape[0], dtype=np.intp)
+    try:
+        for i, v in enumerate(col):
+            inverse[i] = -1 if _is_missing_object(v) else index.setdefault(v, len(index))
+    except TypeError as exc:
+        raise TypeError(f"categorical feature {j}: its values must be hashable "
+                        f"(numbers or text): {exc}") from None
+    return list(index), inverse
+
+
+def _frame_kind(X):
+    module = type(X).__module__.split(".")[0]
+    if module in ("pandas", "polars") and hasattr(X, "columns"):
+        return module
+    if module == "pyarrow" and hasattr(X, "column_names"):
+        return module
+    return None
+
+
+def _frame_names(X, kind):
+    return list(X.column_names) if kind == "pyarrow" else list(X.columns)
+
+
+def _frame_column(X, kind, j):
+    """Column j of a frame as a 1-D NumPy array (object for text; missing as None/NaN),
+    or a pandas categorical column as ``_factorize`` gives it."""
+    if kind == "pandas":
+        col = X.iloc[:, j]
+        if str(col.dtype) == "category":   # factorized already: (values, codes)
+            return list(col.cat.categories), col.cat.codes.to_numpy().astype(np.intp)
+        if col.dtype.kind in "fiub":
+            return col.to_numpy(dtype=np.float64, na_value=np.nan)
+        return col.to_numpy(dtype=object)
+    if kind == "polars":
+        return X.to_series(j).to_numpy()
+    return X.column(j).to_numpy(zero_copy_only=False)
+
+
+def _frame_with(X, kind, columns):
+    """A new frame: X with the columns ``{j: float array}`` replaced (X is not changed)."""
+    if kind == "pandas":
+        X = X.copy(deep=False)
+        for j, values in columns.items():
+            X.isetitem(j, values)
+        return X
+    names = _frame_names(X, kind)
+    if kind == "polars":
+        import polars as pl
+        return X.with_columns([pl.Series(names[j], values) for j, values in columns.items()])
+    import pyarrow as pa
+    for j, values in columns.items():
+        X = X.set_column(j, names[j], pa.array(values))
+    return X
+
+
+def _from_dtype(X, kind):
+    """Which columns of a frame have a categorical dtype."""
+    if kind == "pandas":
+        return [str(dt) == "category" for dt in X.dtypes]
+    if kind == "polars":
+        return [type(dt).__name__ in ("Categorical", "Enum") for dt in X.dtypes]
+    if kind == "pyarrow":
+        return [str(t).startswith("dictionary") for t in X.schema.types]
+    return None
+
+
+def resolve_columns(spec, X):
+    """Indices of the categorical columns named by ``categorical_features``."""
+    kind = _frame_kind(X)
+    if kind is not None:
+        names = _frame_names(X, kind)
+        n = len(names)
+    else:
+        shape = np.shape(X)
+        if len(shape) != 2:
+            return None   # scikit-learn's validation says what is wrong with X
+        names, n = None, shape[1]
+    if isinstance(spec, str):
+        if spec != "from_dtype":
+            raise ValueError(f"categorical_features must be None, 'from_dtype', or a list of "
+                             f"feature indices, names or a boolean mask, got {spec!r}")
+        mask = _from_dtype(X, kind)
+        return [] if mask is None else [j for j, m in enumerate(mask) if m]
+    try:
+        items = list(spec)
+    except TypeError:
+        raise TypeError(f"categorical_features must be None, 'from_dtype', or a list of "
+                        f"feature indices, names or a boolean mask, got {spec!r}") from None
+    if items and all(isinstance(v, (bool, np.bool_)) for v in items):
+        if len(items) != n:
+            raise ValueError(f"categorical_features as a boolean mask must have one entry per "
+                             f"feature ({n}), got {len(items)}")
+        return [j for j, m in enumerate(items) if m]
+    out = []
+    for v in items:
+        if isinstance(v, str):
+            if names is None:
+                raise ValueError(f"categorical_features names a feature {v!r}, but X has no "
+                                 f"column names (pass a DataFrame, or indices)")
+            if v not in [str(name) for name in names]:
+                raise ValueError(f"categorical_features names an unknown feature {v!r}")
+            out.append([str(name) for name in names].index(v))
+        elif (isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+              and 0 <= v < n):
+            out.append(int(v))
+        else:
+            raise ValueError(f"categorical_features: {v!r} is not a feature index in [0, {n}), "
+                             f"a feature name or a boolean")
+    if len(set(out)) != len(out):
+        raise ValueError(f"categorical_features lists a feature twice: {spec!r}")
+    return sorted(out)
+
+
+class CategoricalEncoder:
+    """Ordered target statistics for the columns ``columns`` of X (see the module).
+
+    Fitted in two steps: ``fit_categories`` on the raw X (the values each column
+    holds), then ``fit_ordered`` on the validated codes and the target.
+    """
+
+    def __init__(self, columns, smooth, max_ordinal=0):
+        self.columns = list(columns)
+        self.smooth = float(smooth)
+        self.max_ordinal = int(max_ordinal)
+
+    # ------------------------------------------------------------------ raw values -> codes
+    def _values(self, X):
+        if hasattr(X, "format") and hasattr(X, "tocsr"):
+            raise ValueError("categorical_features cannot be used with a scipy.sparse X; "
+                             "pass a dense array or a DataFrame")
+        kind = _frame_kind(X)
+        if kind is not None:
+            return kind, {j: _frame_column(X, kind, j) for j in self.columns}
+        A = np.asarray(X) if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+        return None, {j: A[:, j] for j in self.columns}
+
+    def fit_categories(self, X):
+        """Learn each categorical column's values."""
+        _, values = self._values(X)
+        self.categories = {}
+        for j, col in values.items():
+            if not isinstance(col, tuple) and col.dtype.kind in "fiub":
+                col = col.astype(np.float64)
+                self.categories[j] = np.unique(col[~np.isnan(col)])
+                continue
+            uniques, inverse = col if isinstance(col, tuple) else _factorize(col, j)
+            if isinstance(col, tuple):   # a pandas categorical: the values that occur
+                uniques = [uniques[i] for i in np.unique(inverse[inverse >= 0])]
+            try:   # ordinal codes follow the sorted values when they compare
+                uniques = sorted(uniques)
+            except TypeError:
+                pass
+            self.categories[j] = {v: i for i, v in enumerate(uniques)}
+        self.ordinal = [j for j in self.columns if len(self.categories[j]) <= self.max_ordinal]
+        return self
+
+    def codes(self, X):
+        """X with each categorical column replaced by float codes (NaN for a missing
+        value, ``UNSEEN`` for a value not seen at fit); X is not changed."""
+        kind, values = self._values(X)
+        out = {}
+        for j, col in values.items():
+            cats = self.categories[j]
+            if isinstance(cats, np.ndarray):
+                col = _as_float(np.array(col[0], dtype=object)[col[1]] if isinstance(col, tuple)
+                                else col)
+                if col is None:
+                    raise ValueError(f"categorical feature {j} held numbers at fit, and now "
+                                     f"holds values that are not numbers")
+                code = np.full(col.shape, UNSEEN)
+                if cats.size:
+                    pos = np.minimum(np.searchsorted(cats, col), cats.size - 1)
+                    found = cats[pos] == col
+                    code[found] = pos[found]
+                code[np.isnan(col)] = np.nan
+            else:
+                uniques, inverse = col if isinstance(col, tuple) else _factorize(col, j)
+                lookup = np.array([cats.get(v, UNSEEN) for v in uniques] + [np.nan])
+                code = lookup[inverse]   # (inverse -1, a missing value: the last entry)
+            # float32 holds every code exactly below 2**24 categories, and keeps a
+            # float32 X float32
+            out[j] = code.astype(np.float32 if len(cats) < 2 ** 24 else np.float64)
+        if kind is not None:
+            return _frame_with(X, kind, out)
+        A = np.asarray(X) if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+        kind = A.dtype.kind
+        wide = any(c.dtype == np.float64 for c in out.values())
+        A = A.astype(object if kind not in "fiub" else
+                     np.float32 if A.dtype == np.float32 and not wide else np.float64)   # a copy
+        for j, code in out.items():
+            A[:, j] = code
+        return A
+
+    # ------------------------------------------------------------------ codes -> statistics
+    def statistics_columns(self):
+        return [j for j in self.columns if j not in self.ordinal]
+
+    def _ordinal(self, X):
+        """The ordinal columns of X (in place): their codes, a value not seen at fit
+        made missing."""
+        for j in self.ordinal:
+            X[:, j][X[:, j] == UNSEEN] = np.nan
+        return X
+
+    def fit_ordered(self, X, y, sample_weight, seed):
+        """Fit the statistics on the training rows' codes and return X with the
+        ordered statistics (a copy; ``seed`` draws the permutation)."""
+        X = _float_copy(X)
+        w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        y = np.asarray(y, dtype=np.float64)
+        self.prior = float(np.sum(w * y) / np.sum(w))
+        self.seed = int(seed)
+        self.tables = {}
+        for j in self.statistics_columns():
+            code = X[:, j]
+            seen = code >= 0   # (NaN compares False)
+            n_cats = len(self.categories[j])
+            sum_wy = np.bincount(code[seen].astype(np.intp), (w * y)[seen], minlength=n_cats)
+            sum_w = np.bincount(code[seen].astype(np.intp), w[seen], minlength=n_cats)
+            self.tables[j] = (sum_wy + self.smooth * self.prior) / (sum_w + self.smooth)
+        return self.ordered(X, y, sample_weight)
+
+    def ordered(self, X, y, sample_weight):
+        """X with the ordered statistics of these rows (a copy), in the permutation
+        drawn from the fitted seed: a warm-started fit on the same rows gets the same."""
+        w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        y = np.asarray(y, dtype=np.float64)
+        perm = np.random.default_rng(self.seed).permutation(X.shape[0])
+        X = self._ordinal(_float_copy(X))
+        for j in self.statistics_columns():
+            X[:, j] = ordered_statistics(X[:, j].astype(np.float64), y, w, self.prior,
+                                         self.smooth, perm)
+        return X
+
+    def transform(self, X):
+        """X with the statistics over all training rows (a copy)."""
+        X = self._ordinal(_float_copy(X))
+        for j in self.statistics_columns():
+            code = X[:, j].astype(np.float64)
+            table = self.tables[j]
+            out = np.full(code.shape, self.prior)
+            seen = code >= 0
+            out[seen] = table[code[seen].astype(np.intp)]
+            out[np.isnan(code)] = np.nan
+            X[:, j] = out
+        return X

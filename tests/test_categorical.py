@@ -1,0 +1,380 @@
+"""Categorical features: ordered target statistics (gbtree/categorical.py)."""
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GridSearchCV
+
+from gbtree import GBTClassifier, GBTRanker, GBTRegressor, ndcg_at_k
+from gbtree import _reference as ref
+from gbtree.categorical import CategoricalEncoder, ordered_statistics
+
+
+def _rmse(a, b):
+    return float(np.sqrt(np.mean((a - b) ** 2)))
+
+
+def _category_data(n, n_cats, seed=0, noise=0.5):
+    """A high-cardinality category with an effect per category, and a numeric feature."""
+    rng = np.random.RandomState(seed)
+    effect = np.random.RandomState(99).normal(0, 1, n_cats)
+    cat = rng.randint(0, n_cats, n)
+    x = rng.normal(size=n)
+    y = effect[cat] + 0.5 * x + rng.normal(0, noise, n)
+    return np.c_[cat, x].astype(np.float64), y
+
+
+# ---------------------------------------------------------------------- the statistics
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 300), n_cats=st.integers(1, 20), seed=st.integers(0, 2 ** 31 - 1),
+       smooth=st.floats(0.01, 100.0))
+def test_ordered_statistics_match_the_reference_loop(n, n_cats, seed, smooth):
+    rng = np.random.RandomState(seed)
+    codes = rng.randint(-1, n_cats, n).astype(np.float64)   # -1: a category not seen at fit
+    codes[rng.uniform(size=n) < 0.1] = np.nan
+    target = rng.normal(size=n) * 10 ** rng.uniform(-3, 3)
+    weight = rng.uniform(0, 2, n) * (rng.uniform(size=n) < 0.9)
+    prior = float(rng.normal())
+    perm = rng.permutation(n)
+    np.testing.assert_allclose(ordered_statistics(codes, target, weight, prior, smooth, perm),
+                               ref.ordered_statistics(codes, target, weight, prior, smooth, perm),
+                               rtol=1e-9, atol=1e-9 * np.abs(target).max())
+
+
+def test_a_rows_own_label_never_enters_its_statistic():
+    # every category seen once: every training row gets the prior, whatever its label
+    rng = np.random.RandomState(0)
+    y = rng.normal(size=50)
+    X = np.c_[np.arange(50.0)]
+    enc = CategoricalEncoder([0], smooth=2.0).fit_categories(X)
+    out = enc.fit_ordered(enc.codes(X), y, None, seed=1)
+    np.testing.assert_array_equal(out[:, 0], np.full(50, y.mean()))
+    # at predict the statistic is over all training rows of the category
+    np.testing.assert_allclose(enc.transform(enc.codes(X))[:, 0], (y + 2 * y.mean()) / 3)
+
+
+def test_predict_statistics_by_hand():
+    X = np.array([["a"], ["b"], ["a"], [None], ["a"]], dtype=object)
+    y = np.array([1.0, 0.0, 0.0, 5.0, 1.0])
+    w = np.array([1.0, 2.0, 1.0, 1.0, 3.0])
+    enc = CategoricalEncoder([0], smooth=1.0).fit_categories(X)
+    enc.fit_ordered(enc.codes(X), y, w, seed=0)
+    p = np.sum(w * y) / np.sum(w)
+    new = np.array([["a"], ["b"], ["z"], [np.nan]], dtype=object)
+    np.testing.assert_allclose(enc.transform(enc.codes(new))[:, 0],
+                               [(1 + 0 + 3 + p) / (1 + 1 + 3 + 1), (0 + p) / (2 + 1), p, np.nan])
+
+
+# ---------------------------------------------------------------------- the effect
+def test_a_high_cardinality_category_is_learned():
+    X, y = _category_data(6000, 400)
+    Xt, yt = _category_data(6000, 400, seed=1)
+    params = dict(n_estimators=100, random_state=0)
+    as_numbers = _rmse(GBTRegressor(**params).fit(X, y).predict(Xt), yt)
+    ordered = _rmse(GBTRegressor(categorical_features=[0], **params).fit(X, y).predict(Xt), yt)
+    assert ordered < 0.75 * as_numbers, (ordered, as_numbers)
+    # as good as scikit-learn's cross-fitted target encoding in front of the same model
+    from sklearn.preprocessing import TargetEncoder
+    te = TargetEncoder(target_type="continuous", cv=5)
+    Z, Zt = X.copy(), Xt.copy()
+    Z[:, 0] = te.fit_transform(X[:, [0]], y)[:, 0]
+    Zt[:, 0] = te.transform(Xt[:, [0]])[:, 0]
+    cross_fitted = _rmse(GBTRegressor(**params).fit(Z, y).predict(Zt), yt)
+    assert ordered < 1.05 * cross_fitted, (ordered, cross_fitted)
+
+
+def test_ordered_statistics_do_not_leak_the_label_as_greedy_ones_do():
+    # an id shared by pairs of rows, unrelated to y: the mean label of a row's id over
+    # all rows (greedy) holds the row's own label, and the model learns it; the ordered
+    # statistic does not, and the model is about as good as without the id
+    rng = np.random.RandomState(0)
+    n = 4000
+    x = rng.normal(size=(2 * n, 2))
+    y = x[:, 0] + np.sin(3 * x[:, 1]) + rng.normal(0, 1.0, 2 * n)
+    ids = rng.permutation(np.repeat(np.arange(n), 2)).astype(np.float64)
+    train, test = np.arange(n), np.arange(n, 2 * n)
+    params = dict(n_estimators=100, random_state=0)
+    without = _rmse(GBTRegressor(**params).fit(x[train], y[train]).predict(x[test]), y[test])
+    X = np.c_[ids, x]
+    ordered = _rmse(GBTRegressor(categorical_features=[0], **params)
+                    .fit(X[train], y[train]).predict(X[test]), y[test])
+    sums = np.bincount(ids[train].astype(int), y[train], minlength=n)
+    counts = np.bincount(ids[train].astype(int), minlength=n)
+    prior = y[train].mean()
+    greedy = (sums + prior) / (counts + 1)
+    G = X.copy()
+    G[:, 0] = greedy[ids.astype(int)]
+    G[test, 0] = np.where(counts[ids[test].astype(int)] > 0, G[test, 0], prior)
+    leaky = _rmse(GBTRegressor(**params).fit(G[train], y[train]).predict(G[test]), y[test])
+    assert ordered < 1.03 * without, (ordered, without)
+    assert leaky > 1.1 * without, (leaky, without)
+
+
+def test_binary_classifier_and_ranker_learn_a_category():
+    X, y = _category_data(6000, 300)
+    Xt, yt = _category_data(6000, 300, seed=1)
+    label, label_t = (y > 0).astype(int), (yt > 0).astype(int)
+    params = dict(n_estimators=60, random_state=0)
+    auc_numbers = roc_auc_score(label_t, GBTClassifier(**params).fit(X, label)
+                                .predict_proba(Xt)[:, 1])
+    auc_ordered = roc_auc_score(label_t, GBTClassifier(categorical_features=[0], **params)
+                                .fit(X, label).predict_proba(Xt)[:, 1])
+    assert auc_ordered > auc_numbers + 0.03, (auc_ordered, auc_numbers)
+    rel = np.digitize(y, [-1, 0, 1])
+    rel_t = np.digitize(yt, [-1, 0, 1])
+    group = [30] * 200
+    ndcg_numbers = ndcg_at_k(rel_t, GBTRanker(**params).fit(X, rel, group=group).predict(Xt),
+                             group=group)
+    ndcg_ordered = ndcg_at_k(rel_t, GBTRanker(categorical_features=[0], **params)
+                             .fit(X, rel, group=group).predict(Xt), group=group)
+    assert ndcg_ordered > ndcg_numbers + 0.02, (ndcg_ordered, ndcg_numbers)
+
+
+def test_a_missing_category_follows_the_learned_default_direction():
+    rng = np.random.RandomState(0)
+    cat = rng.randint(0, 20, 3000).astype(np.float64)
+    y = cat % 2 + rng.normal(0, 0.1, 3000)
+    cat[:300] = np.nan
+    y[:300] = 5.0
+    model = GBTRegressor(n_estimators=50, categorical_features=[0]).fit(cat[:, None], y)
+    pred = model.predict(np.array([[np.nan], [2.0], [3.0]]))
+    assert pred[0] == pytest.approx(5.0, abs=0.1)
+    assert pred[1] == pytest.approx(0.0, abs=0.1) and pred[2] == pytest.approx(1.0, abs=0.1)
+
+
+def test_few_categories_keep_a_bin_each_and_their_interactions():
+    # a category's effect that flips with x0 for every other category: statistics give
+    # categories of similar mean the same values, ordinal codes keep them apart
+    def data(n, seed):
+        rng = np.random.default_rng(seed)
+        effect = np.random.default_rng(5).normal(0, 1, 20)
+        cat = rng.integers(0, 20, n)
+        x = rng.normal(size=(n, 2))
+        y = effect[cat] + x[:, 1] + np.where(cat % 2 == 0, 1, -1) * x[:, 0] + rng.normal(0, 1, n)
+        return np.c_[cat, x], y
+    X, y = data(8000, 0)
+    Xt, yt = data(8000, 1)
+    params = dict(n_estimators=100, categorical_features=[0], random_state=0)
+    ordinal = GBTRegressor(**params).fit(X, y)
+    statistics = GBTRegressor(max_cat_to_ordinal=0, **params).fit(X, y)
+    assert ordinal._cat_encoder.ordinal == [0] and statistics._cat_encoder.ordinal == []
+    assert _rmse(ordinal.predict(Xt), yt) < 0.95 * _rmse(statistics.predict(Xt), yt)
+    # the codes are the categories' sorted positions; an unseen one is missing
+    enc = ordinal._cat_encoder
+    np.testing.assert_array_equal(enc.transform(enc.codes(np.array([[19.0, 0, 0], [0.0, 0, 0],
+                                                                    [25.0, 0, 0]])))[:, 0],
+                                  [19.0, 0.0, np.nan])
+    # no target is read: a classifier of several classes takes them
+    labels = np.digitize(y, [-1, 1])
+    model = GBTClassifier(n_estimators=20, categorical_features=[0]).fit(X, labels)
+    assert model.score(Xt, np.digitize(yt, [-1, 1])) > 0.6
+
+
+def test_ordinal_codes_of_text_follow_the_sorted_values():
+    X = np.array([["b"], ["c"], ["a"], [None]], dtype=object)
+    enc = CategoricalEncoder([0], smooth=1.0, max_ordinal=3).fit_categories(X)
+    out = enc.transform(enc.codes(np.array([["a"], ["b"], ["c"], ["d"], [None]], dtype=object)))
+    np.testing.assert_array_equal(out[:, 0], [0.0, 1.0, 2.0, np.nan, np.nan])
+
+
+# ---------------------------------------------------------------------- inputs
+def _frames(cat_text, x):
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    pa = pytest.importorskip("pyarrow")
+    as_list = [[c, v] for c, v in zip(cat_text, x)]
+    return {
+        "pandas category": pd.DataFrame({"c": pd.Categorical(cat_text), "x": x}),
+        "pandas object": pd.DataFrame({"c": np.array(cat_text, dtype=object), "x": x}),
+        "polars": pl.DataFrame({"c": pl.Series(list(cat_text), dtype=pl.Categorical), "x": x}),
+        "pyarrow": pa.table({"c": pa.array(list(cat_text)).dictionary_encode(), "x": x}),
+        "numpy object": np.array(as_list, dtype=object),
+        "list": as_list,
+    }
+
+
+def test_every_input_type_gives_the_same_model():
+    # the statistics depend only on which rows share a value: text, codes, frames alike
+    X, y = _category_data(1500, 40)
+    text = np.array([f"city{int(c)}" for c in X[:, 0]])
+    params = dict(n_estimators=20, categorical_features=[0])
+    expected = GBTRegressor(**params).fit(X, y).predict(X)
+    for name, frame in _frames(text, X[:, 1]).items():
+        model = GBTRegressor(**params).fit(frame, y)
+        np.testing.assert_array_equal(model.predict(frame), expected, err_msg=name)
+        np.testing.assert_array_equal(model.is_categorical_, [True, False])
+
+
+def test_from_dtype_and_names_select_the_columns():
+    pd = pytest.importorskip("pandas")
+    X, y = _category_data(1000, 30)
+    df = pd.DataFrame({"c": pd.Categorical(X[:, 0].astype(int)), "x": X[:, 1]})
+    by_dtype = GBTRegressor(n_estimators=10, categorical_features="from_dtype").fit(df, y)
+    by_name = GBTRegressor(n_estimators=10, categorical_features=["c"]).fit(df, y)
+    by_mask = GBTRegressor(n_estimators=10, categorical_features=[True, False]).fit(df, y)
+    expected = GBTRegressor(n_estimators=10, categorical_features=[0]).fit(X, y).predict(X)
+    for model in (by_dtype, by_name, by_mask):
+        np.testing.assert_array_equal(model.predict(df), expected)
+    # a numeric array has no dtypes to read: no categorical column, as without the option
+    plain = GBTRegressor(n_estimators=10, categorical_features="from_dtype").fit(X, y)
+    assert plain.is_categorical_ is None
+    np.testing.assert_array_equal(plain.predict(X),
+                                  GBTRegressor(n_estimators=10).fit(X, y).predict(X))
+
+
+def test_the_input_is_not_changed():
+    pd = pytest.importorskip("pandas")
+    X, y = _category_data(500, 10)
+    df = pd.DataFrame({"c": pd.Categorical(X[:, 0].astype(int).astype(str)), "x": X[:, 1]})
+    before_df, before_X = df.copy(), X.copy()
+    GBTRegressor(n_estimators=5, categorical_features=["c"]).fit(df, y).predict(df)
+    GBTRegressor(n_estimators=5, categorical_features=[0]).fit(X, y).predict(X)
+    pd.testing.assert_frame_equal(df, before_df)
+    np.testing.assert_array_equal(X, before_X)
+
+
+def test_unseen_categories_get_the_prior_at_predict():
+    X = np.array([[0.0], [0.0], [1.0], [1.0]] * 10)
+    y = np.array([0.0, 0.0, 10.0, 10.0] * 10)
+    model = GBTRegressor(n_estimators=30, categorical_features=[0], max_cat_to_ordinal=0,
+                         min_child_weight=0).fit(X, y)
+    enc = model._cat_encoder
+    assert enc.transform(enc.codes(np.array([[7.0]])))[0, 0] == pytest.approx(5.0)
+    seen0, seen1, unseen = model.predict(np.array([[0.0], [1.0], [7.0]]))
+    assert seen0 < unseen < seen1
+
+
+# ---------------------------------------------------------------------- the estimator's contract
+def test_eval_sets_and_the_hold_out_use_the_statistics_of_the_training_rows():
+    X, y = _category_data(3000, 100)
+    Xv, yv = _category_data(1000, 100, seed=1)
+    model = GBTRegressor(n_estimators=20, categorical_features=[0], validation_fraction=0.2,
+                         eval_metric="rmse").fit(X, y, eval_set=[(Xv, yv)])
+    assert model.evals_result_["validation_0"]["rmse"][-1] == pytest.approx(
+        _rmse(model.predict(Xv), yv), rel=1e-6)
+    assert "validation" in model.evals_result_
+
+
+def test_warm_start_equals_one_fit():
+    X, y = _category_data(2000, 50)
+    one = GBTRegressor(n_estimators=10, categorical_features=[0]).fit(X, y)
+    two = GBTRegressor(n_estimators=5, categorical_features=[0], warm_start=True).fit(X, y)
+    two.set_params(n_estimators=10).fit(X, y)
+    np.testing.assert_array_equal(two.predict(X), one.predict(X))
+    for change in (dict(categorical_features=None), dict(cat_smooth=3.0),
+                   dict(max_cat_to_ordinal=100)):
+        with pytest.raises(ValueError, match="categorical_features, cat_smooth or "
+                                             "max_cat_to_ordinal changed"):
+            two_changed = pickle.loads(pickle.dumps(two)).set_params(n_estimators=12, **change)
+            two_changed.fit(X, y)
+
+
+def test_threads_pickle_clone_and_grid_search():
+    X, y = _category_data(2000, 50)
+    one = GBTRegressor(n_estimators=10, categorical_features=[0], n_jobs=1).fit(X, y)
+    two = GBTRegressor(n_estimators=10, categorical_features=[0], n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(one.predict(X), two.predict(X))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(one)).predict(X), one.predict(X))
+    assert clone(one).get_params()["categorical_features"] == [0]
+    search = GridSearchCV(GBTRegressor(n_estimators=10, categorical_features=[0]),
+                          {"cat_smooth": [0.5, 20.0]}, cv=2).fit(X, y)
+    assert search.best_params_["cat_smooth"] in (0.5, 20.0)
+
+
+def test_cat_smooth_pulls_rare_categories_to_the_prior():
+    X, y = _category_data(2000, 50)
+    low = GBTRegressor(n_estimators=5, categorical_features=[0], cat_smooth=0.1).fit(X, y)
+    high = GBTRegressor(n_estimators=5, categorical_features=[0], cat_smooth=1000.0).fit(X, y)
+    spread = [np.std(m._cat_encoder.tables[0]) for m in (low, high)]
+    assert spread[1] < 0.2 * spread[0]
+
+
+@pytest.mark.parametrize("spec, error, match", [
+    ([5], ValueError, r"categorical_features: 5 is not a feature index in \[0, 2\)"),
+    ([-1], ValueError, "is not a feature index"),
+    ([0, 0], ValueError, "lists a feature twice"),
+    ([True], ValueError, r"boolean mask must have one entry per feature \(2\), got 1"),
+    (["city"], ValueError, "X has no column names"),
+    ("auto", ValueError, "categorical_features must be None, 'from_dtype'"),
+    (3, TypeError, "categorical_features must be None, 'from_dtype'"),
+    ([1.5], ValueError, "1.5 is not a feature index"),
+])
+def test_bad_categorical_features_name_themselves(spec, error, match):
+    X, y = _category_data(100, 5)
+    with pytest.raises(error, match=match):
+        GBTRegressor(n_estimators=2, categorical_features=spec).fit(X, y)
+
+
+@pytest.mark.parametrize("param, value, error", [
+    ("cat_smooth", 0, ValueError), ("cat_smooth", -1.0, ValueError),
+    ("cat_smooth", np.inf, ValueError), ("cat_smooth", "1", TypeError),
+    ("max_cat_to_ordinal", -1, ValueError), ("max_cat_to_ordinal", 2.5, TypeError),
+])
+def test_bad_categorical_numbers_name_themselves(param, value, error):
+    X, y = _category_data(100, 5)
+    with pytest.raises(error, match=f"{param} must"):
+        GBTRegressor(n_estimators=2, categorical_features=[0], **{param: value}).fit(X, y)
+
+
+def test_what_categorical_features_cannot_take_is_refused_clearly():
+    X, y = _category_data(300, 5)
+    with pytest.raises(ValueError, match="not a classifier of 3 classes"):
+        GBTClassifier(n_estimators=2, categorical_features=[0], max_cat_to_ordinal=4).fit(
+            X, np.arange(300) % 3)
+    with pytest.raises(ValueError, match="cannot be used with a scipy.sparse X"):
+        GBTRegressor(n_estimators=2, categorical_features=[0]).fit(sp.csr_matrix(X), y)
+    model = GBTRegressor(n_estimators=2, categorical_features=[0]).fit(X, y)
+    with pytest.raises(ValueError, match="categorical feature 0 held numbers at fit"):
+        model.predict(np.array([["a", 1.0]], dtype=object))
+    with pytest.raises(TypeError, match="categorical feature 0: its values must be hashable"):
+        GBTRegressor(n_estimators=2, categorical_features=[0]).fit(
+            np.array([[[1], 1.0], [[2], 2.0]] * 5, dtype=object), np.arange(10.0))
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"c": ["a", "b"] * 5, "x": np.arange(10.0)})
+    with pytest.raises(ValueError, match="unknown feature 'd'"):
+        GBTRegressor(n_estimators=2, categorical_features=["d"]).fit(df, np.arange(10.0))
+    # a text column not named categorical: the error says how to name it
+    with pytest.raises(ValueError, match=r"column 'c'.*categorical_features"):
+        GBTRegressor(n_estimators=2).fit(df, np.arange(10.0))
+
+
+def test_factorize_without_pandas_matches_pandas():
+    # pandas' hash table when it is installed, a dict otherwise: the same groups
+    pytest.importorskip("pandas")
+    from gbtree.categorical import _factorize
+    rng = np.random.RandomState(0)
+    pool = np.array(["a", "b", 3, 3.0, None, np.nan, "c", 7], dtype=object)
+    col = pool[rng.randint(0, len(pool), 500)]
+    u_pd, inv_pd = _factorize(col, 0)
+    u_py, inv_py = _factorize(col, 0, use_pandas=False)
+    assert len(u_pd) == len(u_py) == 5   # a, b, 3 (= 3.0), c, 7
+    as_values = lambda u, inv: [None if i < 0 else u[i] for i in inv]  # noqa: E731
+    assert as_values(u_pd, inv_pd) == as_values(u_py, inv_py)
+    assert np.array_equal(inv_pd < 0, inv_py < 0)
+
+
+def test_declared_but_absent_pandas_categories_do_not_count():
+    pd = pytest.importorskip("pandas")
+    values = np.arange(100) % 3
+    df = pd.DataFrame({"c": pd.Categorical(values, categories=range(50))})
+    model = GBTRegressor(n_estimators=5, categorical_features="from_dtype").fit(df, values * 1.0)
+    assert len(model._cat_encoder.categories[0]) == 3 and model._cat_encoder.ordinal == [0]
+
+
+def test_ranker_with_a_query_column_and_a_named_category():
+    # the query-id column is taken out first; the categorical names refer to the rest
+    pd = pytest.importorskip("pandas")
+    X, y = _category_data(3000, 200)
+    rel = np.digitize(y, [-1, 0, 1])
+    df = pd.DataFrame({"q": np.repeat(np.arange(100), 30), "shop": X[:, 0].astype(int),
+                       "x": X[:, 1]})
+    model = GBTRanker(n_estimators=20, categorical_features=["shop"]).fit(df, rel, qid="q")
+    np.testing.assert_array_equal(model.is_categorical_, [True, False])
+    expected = GBTRanker(n_estimators=20, categorical_features=[0]).fit(
+        X, rel, group=[30] * 100).predict(X)
+    np.testing.assert_array_equal(model.predict(df), expected)
