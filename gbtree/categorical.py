@@ -24,6 +24,7 @@ for any other input; ``fit_ordered`` / ``transform`` then turn the validated cod
 statistics.
 """
 import numbers
+import sys
 
 import numpy as np
 
@@ -58,12 +59,20 @@ def ordered_statistics(codes, target, weight, prior, smooth, perm):
         return out
     start = np.r_[0, np.flatnonzero(c[1:] != c[:-1]) + 1]
     size = np.diff(np.r_[start, c.size])
-    # sums over the rows before each row in its group: a cumulative sum, restarted per
-    # group (exclusive of the row itself)
-    before_wy = np.cumsum(wy) - wy
+    # sums over the rows before each row in its group: a cumulative sum over all rows,
+    # less its value at the group's start (exclusive of the row itself). The sum runs
+    # over each row's deviation from its group's mean, so that it comes back to about 0
+    # at every group's end: a group of targets near 1 after one near 1e12 keeps its
+    # precision.
+    group_w = np.add.reduceat(w, start)
+    group_mean = np.repeat(np.divide(np.add.reduceat(wy, start), group_w,
+                                     out=np.zeros(start.size), where=group_w > 0), size)
+    dev = wy - w * group_mean
+    before_dev = np.cumsum(dev) - dev
     before_w = np.cumsum(w) - w
-    before_wy -= np.repeat(before_wy[start], size)
+    before_dev -= np.repeat(before_dev[start], size)
     before_w -= np.repeat(before_w[start], size)
+    before_wy = before_dev + group_mean * before_w
     values = (before_wy + smooth * prior) / (before_w + smooth)
     values[c == UNSEEN] = prior
     out[rows] = values
@@ -86,9 +95,10 @@ def _as_float(col):
         return None
 
 
-def _factorize(col, j, use_pandas=True):
+def _factorize(col, label, use_pandas=True):
     """(distinct values, index of each row's value in them or -1 for a missing value)
-    of an object column; pandas' hash table when pandas is there, else a dict."""
+    of an object or integer column; pandas' hash table when pandas is there, else a
+    dict. ``label`` names the column in errors."""
     if use_pandas:
         try:
             import pandas as pd
@@ -98,8 +108,8 @@ def _factorize(col, j, use_pandas=True):
             try:
                 inverse, uniques = pd.factorize(col, use_na_sentinel=True)
             except TypeError as exc:
-                raise TypeError(f"categorical feature {j}: its values must be hashable "
-                                f"(numbers or text): {exc}") from None
+                raise TypeError(f"{label}: its values must be hashable (numbers or text): "
+                                f"{exc}") from None
             return list(uniques), inverse.astype(np.intp, copy=False)
     index = {}
     inverse = np.empty(col.shape[0], dtype=np.intp)
@@ -107,17 +117,30 @@ def _factorize(col, j, use_pandas=True):
         for i, v in enumerate(col):
             inverse[i] = -1 if _is_missing_object(v) else index.setdefault(v, len(index))
     except TypeError as exc:
-        raise TypeError(f"categorical feature {j}: its values must be hashable "
-                        f"(numbers or text): {exc}") from None
+        raise TypeError(f"{label}: its values must be hashable (numbers or text): "
+                        f"{exc}") from None
     return list(index), inverse
 
 
+def _sorted(values):
+    """The values sorted; values of several types that do not compare (numbers and
+    text) by type name, then value; else in their order of appearance."""
+    for key in (None, lambda v: (type(v).__name__, v)):
+        try:
+            return sorted(values, key=key)
+        except TypeError:
+            pass
+    return list(values)
+
+
 def _frame_kind(X):
-    module = type(X).__module__.split(".")[0]
-    if module in ("pandas", "polars") and hasattr(X, "columns"):
-        return module
-    if module == "pyarrow" and hasattr(X, "column_names"):
-        return module
+    """"pandas", "polars" or "pyarrow" for a data frame of theirs (or a subclass), else
+    None. (A library that is not imported made no frame.)"""
+    for kind, names in (("pandas", ("DataFrame",)), ("polars", ("DataFrame",)),
+                        ("pyarrow", ("Table", "RecordBatch"))):
+        module = sys.modules.get(kind)
+        if module is not None and isinstance(X, tuple(getattr(module, n) for n in names)):
+            return kind
     return None
 
 
@@ -132,12 +155,19 @@ def _frame_column(X, kind, j):
         col = X.iloc[:, j]
         if str(col.dtype) == "category":   # factorized already: (values, codes)
             return list(col.cat.categories), col.cat.codes.to_numpy().astype(np.intp)
-        if col.dtype.kind in "fiub":
+        if col.dtype.kind in "fb":
             return col.to_numpy(dtype=np.float64, na_value=np.nan)
-        return col.to_numpy(dtype=object)
+        if col.dtype.kind in "iu" and not col.hasnans:
+            return col.to_numpy(dtype=col.dtype.numpy_dtype
+                                if hasattr(col.dtype, "numpy_dtype") else col.dtype)
+        return col.to_numpy(dtype=object, na_value=None)
     if kind == "polars":
         return X.to_series(j).to_numpy()
-    return X.column(j).to_numpy(zero_copy_only=False)
+    col = X.column(j)
+    if str(col.type).startswith("dictionary"):
+        # (to_numpy of a dictionary column reads its nulls as values)
+        col = col.cast(col.type.value_type)
+    return col.to_numpy(zero_copy_only=False)
 
 
 def _frame_with(X, kind, columns):
@@ -168,6 +198,28 @@ def _from_dtype(X, kind):
     return None
 
 
+def _shape(X):
+    """The shape of a 2-D array-like X, or None (scikit-learn's validation then says
+    what is wrong with it)."""
+    try:
+        shape = np.shape(X)
+    except ValueError:   # a ragged list
+        return None
+    return shape if len(shape) == 2 else None
+
+
+def _width_and_names(X):
+    """(number of columns, column names or None) of a 2-D X, or None."""
+    kind = _frame_kind(X)
+    if kind is not None:
+        names = [str(name) for name in _frame_names(X, kind)]
+        return len(names), names
+    if hasattr(X, "format") and hasattr(X, "tocsr"):
+        return X.shape[1], None
+    shape = _shape(X)
+    return None if shape is None else (shape[1], None)
+
+
 def resolve_columns(spec, X):
     """Indices of the categorical columns named by ``categorical_features``."""
     kind = _frame_kind(X)
@@ -175,8 +227,8 @@ def resolve_columns(spec, X):
         names = _frame_names(X, kind)
         n = len(names)
     else:
-        shape = np.shape(X)
-        if len(shape) != 2:
+        shape = _shape(X)
+        if shape is None:
             return None   # scikit-learn's validation says what is wrong with X
         names, n = None, shape[1]
     if isinstance(spec, str):
@@ -227,6 +279,18 @@ class CategoricalEncoder:
         self.smooth = float(smooth)
         self.max_ordinal = int(max_ordinal)
 
+    def _label(self, j):
+        name = "" if self.names is None else f" {self.names[j]!r}"
+        return f"X: categorical feature{name} (column {j})"
+
+    def applies_to(self, X):
+        """Whether X has the fitted columns (their number, and their names when both
+        have names); if not, scikit-learn's validation of X says what differs."""
+        found = _width_and_names(X)
+        if found is None or found[0] != self.width:
+            return False
+        return self.names is None or found[1] is None or found[1] == self.names
+
     # ------------------------------------------------------------------ raw values -> codes
     def _values(self, X):
         if hasattr(X, "format") and hasattr(X, "tocsr"):
@@ -239,22 +303,20 @@ class CategoricalEncoder:
         return None, {j: A[:, j] for j in self.columns}
 
     def fit_categories(self, X):
-        """Learn each categorical column's values."""
+        """Learn each categorical column's values (and X's width and column names)."""
+        self.width, self.names = _width_and_names(X)
         _, values = self._values(X)
         self.categories = {}
         for j, col in values.items():
-            if not isinstance(col, tuple) and col.dtype.kind in "fiub":
+            if not isinstance(col, tuple) and col.dtype.kind in "fb":
                 col = col.astype(np.float64)
                 self.categories[j] = np.unique(col[~np.isnan(col)])
                 continue
-            uniques, inverse = col if isinstance(col, tuple) else _factorize(col, j)
+            # integers by value (float64 would merge those above 2**53), text, objects
+            uniques, inverse = col if isinstance(col, tuple) else _factorize(col, self._label(j))
             if isinstance(col, tuple):   # a pandas categorical: the values that occur
                 uniques = [uniques[i] for i in np.unique(inverse[inverse >= 0])]
-            try:   # ordinal codes follow the sorted values when they compare
-                uniques = sorted(uniques)
-            except TypeError:
-                pass
-            self.categories[j] = {v: i for i, v in enumerate(uniques)}
+            self.categories[j] = {v: i for i, v in enumerate(_sorted(uniques))}
         self.ordinal = [j for j in self.columns if len(self.categories[j]) <= self.max_ordinal]
         return self
 
@@ -266,11 +328,12 @@ class CategoricalEncoder:
         for j, col in values.items():
             cats = self.categories[j]
             if isinstance(cats, np.ndarray):
-                col = _as_float(np.array(col[0], dtype=object)[col[1]] if isinstance(col, tuple)
-                                else col)
+                if isinstance(col, tuple):   # (index -1, a missing value: the None)
+                    col = np.array(list(col[0]) + [None], dtype=object)[col[1]]
+                col = _as_float(col)
                 if col is None:
-                    raise ValueError(f"categorical feature {j} held numbers at fit, and now "
-                                     f"holds values that are not numbers")
+                    raise ValueError(f"{self._label(j)} held numbers at fit, and now holds "
+                                     f"values that are not numbers")
                 code = np.full(col.shape, UNSEEN)
                 if cats.size:
                     pos = np.minimum(np.searchsorted(cats, col), cats.size - 1)
@@ -278,7 +341,7 @@ class CategoricalEncoder:
                     code[found] = pos[found]
                 code[np.isnan(col)] = np.nan
             else:
-                uniques, inverse = col if isinstance(col, tuple) else _factorize(col, j)
+                uniques, inverse = col if isinstance(col, tuple) else _factorize(col, self._label(j))
                 lookup = np.array([cats.get(v, UNSEEN) for v in uniques] + [np.nan])
                 code = lookup[inverse]   # (inverse -1, a missing value: the last entry)
             # float32 holds every code exactly below 2**24 categories, and keeps a
@@ -300,10 +363,14 @@ class CategoricalEncoder:
         return [j for j in self.columns if j not in self.ordinal]
 
     def _ordinal(self, X):
-        """The ordinal columns of X (in place): their codes, a value not seen at fit
-        made missing."""
+        """The ordinal columns of X (in place): their codes, a value not among the
+        training rows made missing (one seen only in a ``validation_fraction``
+        hold-out too)."""
         for j in self.ordinal:
-            X[:, j][X[:, j] == UNSEEN] = np.nan
+            code = X[:, j]
+            known = code >= 0   # (NaN compares False)
+            known[known] = self.observed[j][code[known].astype(np.intp)]
+            X[:, j] = np.where(known, code, np.nan)
         return X
 
     def fit_ordered(self, X, y, sample_weight, seed):
@@ -314,6 +381,12 @@ class CategoricalEncoder:
         y = np.asarray(y, dtype=np.float64)
         self.prior = float(np.sum(w * y) / np.sum(w))
         self.seed = int(seed)
+        self.observed = {}
+        for j in self.ordinal:
+            code = X[:, j]
+            seen = code >= 0
+            self.observed[j] = np.bincount(code[seen].astype(np.intp),
+                                           minlength=len(self.categories[j])) > 0
         self.tables = {}
         for j in self.statistics_columns():
             code = X[:, j]

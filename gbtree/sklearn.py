@@ -274,9 +274,9 @@ _SHARED_PARAMS_DOC = """
         of all training rows of its category; a category not seen at ``fit``
         gets the mean target. A missing value stays missing. ``"from_dtype"``:
         the columns of pandas ``category``, polars ``Categorical`` / ``Enum`` or
-        pyarrow dictionary type. For regressors, binary classifiers and rankers
-        (not 3+ classes) and dense X. None: no column is categorical. See
-        docs/index.md.
+        pyarrow dictionary type. Dense X only; a classifier of 3+ classes takes
+        only columns of at most ``max_cat_to_ordinal`` values (a statistic
+        needs one target). None: no column is categorical. See docs/index.md.
     cat_smooth : float, default=1.0
         The prior's weight ``a`` in the statistic ``(sum w*y + a*p) / (sum w +
         a)``, ``p`` the weighted mean target: larger values pull rare
@@ -284,11 +284,11 @@ _SHARED_PARAMS_DOC = """
     max_cat_to_ordinal : int, default=32
         A categorical column of at most this many distinct values at ``fit``
         gets ordinal codes instead (each category's position among the sorted
-        values, a value not seen at ``fit`` missing): every category keeps a
-        bin of its own, so trees can split off any group of categories, which
-        target statistics blur when categories of similar mean target
-        interact differently with other features. 0: statistics for every
-        categorical column.
+        values, a value not among the training rows missing): every category
+        keeps a bin of its own (while ``max_bin`` allows), so trees can split
+        off any group of categories, which target statistics blur when
+        categories of similar mean target interact differently with other
+        features. 0: statistics for every categorical column.
 """
 
 _SHARED_DEFAULTS = dict(
@@ -379,7 +379,9 @@ class _GBTModel(BaseEstimator):
         if reset:
             self._cat_encoder = self._categorical_encoder(X)
         encoder = getattr(self, "_cat_encoder", None)
-        if encoder is not None:
+        # X without the fitted columns: left to the validation below, which says why
+        unmatched = encoder is not None and not encoder.applies_to(X)
+        if encoder is not None and not unmatched:
             X = encoder.codes(X)   # a new X: the categorical columns as float codes
         fmt = X.format if sp.issparse(X) else None
         if fmt in _SPARSE_FORMATS:
@@ -406,6 +408,10 @@ class _GBTModel(BaseEstimator):
                 raise
             raise named from exc
         X = out[0] if with_y else out
+        if unmatched:   # (in case the validation let it through)
+            raise ValueError(f"X has other columns than at fit: {encoder.width} columns"
+                             + (f" named {encoder.names}" if encoder.names else "")
+                             + " with categorical features among them")
         if sp.issparse(X):
             if fmt not in _SPARSE_FORMATS:
                 # BSR, LIL, DIA, DOK: scipy converted them to CSR without checking
@@ -417,10 +423,11 @@ class _GBTModel(BaseEstimator):
         """The encoder of the columns ``categorical_features`` names in X, fitted on
         their values, or None (no categorical feature); sets ``is_categorical_``."""
         self.is_categorical_ = None
-        if self.categorical_features is None:
-            return None
+        # (checked whether or not a column is categorical, as every parameter is)
         _check_number("cat_smooth", self.cat_smooth, "real", 0, low_open=True)
         _check_number("max_cat_to_ordinal", self.max_cat_to_ordinal, "int", 0)
+        if self.categorical_features is None:
+            return None
         columns = resolve_columns(self.categorical_features, X)
         if not columns:
             return None

@@ -178,6 +178,7 @@ def test_few_categories_keep_a_bin_each_and_their_interactions():
 def test_ordinal_codes_of_text_follow_the_sorted_values():
     X = np.array([["b"], ["c"], ["a"], [None]], dtype=object)
     enc = CategoricalEncoder([0], smooth=1.0, max_ordinal=3).fit_categories(X)
+    enc.fit_ordered(enc.codes(X), np.zeros(4), None, seed=0)
     out = enc.transform(enc.codes(np.array([["a"], ["b"], ["c"], ["d"], [None]], dtype=object)))
     np.testing.assert_array_equal(out[:, 0], [0.0, 1.0, 2.0, np.nan, np.nan])
 
@@ -329,9 +330,10 @@ def test_what_categorical_features_cannot_take_is_refused_clearly():
     with pytest.raises(ValueError, match="cannot be used with a scipy.sparse X"):
         GBTRegressor(n_estimators=2, categorical_features=[0]).fit(sp.csr_matrix(X), y)
     model = GBTRegressor(n_estimators=2, categorical_features=[0]).fit(X, y)
-    with pytest.raises(ValueError, match="categorical feature 0 held numbers at fit"):
+    with pytest.raises(ValueError, match=r"X: categorical feature \(column 0\) held numbers at fit"):
         model.predict(np.array([["a", 1.0]], dtype=object))
-    with pytest.raises(TypeError, match="categorical feature 0: its values must be hashable"):
+    with pytest.raises(TypeError, match=r"X: categorical feature \(column 0\): its values must be "
+                                        r"hashable"):
         GBTRegressor(n_estimators=2, categorical_features=[0]).fit(
             np.array([[[1], 1.0], [[2], 2.0]] * 5, dtype=object), np.arange(10.0))
     pd = pytest.importorskip("pandas")
@@ -350,8 +352,8 @@ def test_factorize_without_pandas_matches_pandas():
     rng = np.random.RandomState(0)
     pool = np.array(["a", "b", 3, 3.0, None, np.nan, "c", 7], dtype=object)
     col = pool[rng.randint(0, len(pool), 500)]
-    u_pd, inv_pd = _factorize(col, 0)
-    u_py, inv_py = _factorize(col, 0, use_pandas=False)
+    u_pd, inv_pd = _factorize(col, "X: c")
+    u_py, inv_py = _factorize(col, "X: c", use_pandas=False)
     assert len(u_pd) == len(u_py) == 5   # a, b, 3 (= 3.0), c, 7
     as_values = lambda u, inv: [None if i < 0 else u[i] for i in inv]  # noqa: E731
     assert as_values(u_pd, inv_pd) == as_values(u_py, inv_py)
@@ -378,3 +380,111 @@ def test_ranker_with_a_query_column_and_a_named_category():
     expected = GBTRanker(n_estimators=20, categorical_features=[0]).fit(
         X, rel, group=[30] * 100).predict(X)
     np.testing.assert_array_equal(model.predict(df), expected)
+
+
+# ---------------------------------------------------------------------- found by a review
+def test_missing_values_stay_missing_in_every_frame():
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    y = np.array([0.0, 10.0, 20.0] * 20)
+    text = np.array(["a", None, "b"] * 20, dtype=object)
+    as_objects = GBTRegressor(n_estimators=20, categorical_features=[0]).fit(text[:, None], y)
+    expected = as_objects.predict(text[:3, None])
+    # a pyarrow dictionary column read its nulls as values
+    table = pa.table({"c": pa.array(list(text)).dictionary_encode()})
+    model = GBTRegressor(n_estimators=20, categorical_features="from_dtype").fit(table, y)
+    np.testing.assert_array_equal(model.predict(table)[:3], expected)
+    # a pandas categorical NaN, for a column fitted as numbers, was read as the last
+    # category (or raised IndexError when every value was missing)
+    numbers = GBTRegressor(n_estimators=20, categorical_features=["c"]).fit(
+        pd.DataFrame({"c": [0.0, 1.0, 2.0] * 20}), y)
+    np.testing.assert_array_equal(
+        numbers.predict(pd.DataFrame({"c": pd.Categorical([np.nan, 2.0])})),
+        numbers.predict(pd.DataFrame({"c": [np.nan, 2.0]})))
+    empty = GBTRegressor(n_estimators=2, categorical_features=[0]).fit(
+        pd.DataFrame({"c": [np.nan] * 60}), y)
+    assert empty.predict(pd.DataFrame({"c": pd.Categorical([np.nan])})).shape == (1,)
+
+
+def test_integer_categories_beyond_float_precision_stay_apart():
+    ids = np.array([2 ** 53, 2 ** 53 + 1] * 30, dtype=np.int64)
+    y = np.array([0.0, 10.0] * 30)
+    model = GBTRegressor(n_estimators=50, categorical_features=[0], min_child_weight=0).fit(
+        ids[:, None], y)
+    assert len(model._cat_encoder.categories[0]) == 2
+    np.testing.assert_allclose(model.predict(ids[:2, None]), [0.0, 10.0], atol=0.1)
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_other_columns_at_predict_get_the_usual_messages():
+    pd = pytest.importorskip("pandas")
+    y = np.array([0.0, 10.0, 20.0] * 20)
+    df = pd.DataFrame({"x": y, "c": ["a", "b", "c"] * 20})
+    model = GBTRegressor(n_estimators=2, categorical_features=["c"]).fit(df, y)
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(pd.DataFrame({"x": [1.0]}))
+    with pytest.raises(ValueError, match="X has 1 features, but GBTRegressor is expecting 2"):
+        model.predict(np.ones((1, 1)))
+    with pytest.raises(ValueError, match="^X: Expected 2D array"):
+        model.predict(np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(df[["c", "x"]])
+    with pytest.raises(ValueError, match=r"^eval_set\[0\]: X: The feature names should match"):
+        GBTRegressor(n_estimators=2, categorical_features=[1]).fit(
+            df, y, eval_set=[(pd.DataFrame({"x": y}), y)])
+    with pytest.raises(ValueError, match="^X: "):
+        GBTRegressor(categorical_features=[0]).fit([["a", 0.5], ["b"]], [1.0, 2.0])
+
+
+def test_a_data_frame_subclass_is_a_frame():
+    pd = pytest.importorskip("pandas")
+
+    class Frame(pd.DataFrame):
+        @property
+        def _constructor(self):
+            return Frame
+
+    y = np.array([0.0, 10.0] * 30)
+    df = Frame({"c": pd.Categorical(list("ab") * 30), "x": y})
+    for spec in (["c"], "from_dtype"):
+        model = GBTRegressor(n_estimators=5, categorical_features=spec).fit(df, y)
+        np.testing.assert_array_equal(model.is_categorical_, [True, False])
+
+
+def test_categorical_numbers_are_checked_without_categorical_features():
+    X, y = _category_data(100, 5)
+    with pytest.raises(ValueError, match="cat_smooth must be > 0"):
+        GBTRegressor(n_estimators=2, cat_smooth=-1).fit(X, y)
+    with pytest.raises(TypeError, match="max_cat_to_ordinal must be an integer"):
+        GBTRegressor(n_estimators=2, max_cat_to_ordinal="x").fit(X, y)
+
+
+def test_a_category_only_in_the_hold_out_is_unseen():
+    # its ordinal code was binned and predicted like its neighbour in sorted order
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    c = rng.choice(["a", "c", "e"], 400).astype(object)
+    c[0] = "d"
+    y = np.select([c == "a", c == "c", c == "e"], [0.0, 10.0, 20.0], 5.0)
+    model = GBTRegressor(n_estimators=50, categorical_features=["c"], validation_fraction=0.5,
+                         random_state=1, min_child_weight=0).fit(pd.DataFrame({"c": c}), y)
+    assert not model._cat_encoder.observed[0][model._cat_encoder.categories[0]["d"]]
+    d, missing, unseen = model.predict(pd.DataFrame({"c": ["d", None, "zzz"]}))
+    assert d == missing == unseen
+
+
+def test_mixed_types_sort_by_type_then_value_whatever_the_row_order():
+    values = np.array(["b", 1, "a", 2, 1.5], dtype=object)[:, None]
+    one = CategoricalEncoder([0], 1.0, 32).fit_categories(values)
+    other = CategoricalEncoder([0], 1.0, 32).fit_categories(values[::-1])
+    assert one.categories[0] == other.categories[0] == {1.5: 0, 1: 1, 2: 2, "a": 3, "b": 4}
+
+
+def test_statistics_keep_their_precision_next_to_large_targets():
+    rng = np.random.default_rng(0)
+    codes = np.repeat([0.0, 1.0, 2.0], 1000)
+    y = np.r_[np.full(1000, 1e12), rng.normal(1, 1, 1000), np.full(1000, -1e12)]
+    w, perm = np.ones(3000), rng.permutation(3000)
+    fast = ordered_statistics(codes, y, w, 0.3, 1.0, perm)
+    slow = ref.ordered_statistics(codes, y, w, 0.3, 1.0, perm)
+    np.testing.assert_allclose(fast[codes == 1], slow[codes == 1], rtol=1e-12, atol=1e-12)
