@@ -108,6 +108,30 @@ def test_float_input_reaches_the_engine_without_a_copy(monkeypatch, dtype, order
     assert model.predict(X).shape == (len(y),)
 
 
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_memory_mapped_file_is_read_in_place(monkeypatch, tmp_path, order):
+    # data larger than memory: the engine bins the mapped file itself, no copy in memory
+    # (docs/index.md, "Data larger than memory"); with more rows than the bin-edge sample
+    X, y = _data(n=250_000)
+    X = np.asarray(X, dtype=np.float32, order=order)
+    np.save(tmp_path / "X.npy", X)
+    mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
+    assert isinstance(mapped, np.memmap) and np.array_equal(mapped, X, equal_nan=True)
+    seen = {}
+    real_train = booster.train
+
+    def spy(X_engine, *args, **kwargs):
+        seen["X"] = X_engine
+        return real_train(X_engine, *args, **kwargs)
+
+    monkeypatch.setattr(booster, "train", spy)
+    params = dict(n_estimators=3, max_depth=3)
+    model = GBTRegressor(**params).fit(mapped, y)
+    assert np.shares_memory(seen["X"], mapped)
+    np.testing.assert_array_equal(model.predict(mapped[:1000]),
+                                  GBTRegressor(**params).fit(X, y).predict(X[:1000]))
+
+
 def test_infinities_are_ordinary_extreme_values():
     rng = np.random.RandomState(0)
     x = rng.uniform(0, 1, size=400)
