@@ -87,11 +87,9 @@ def test_arrow_and_polars_frames(library):
                                   GBTRegressor(n_estimators=10).fit(X, y).predict(X))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("order", ["C", "F"])
-def test_float_input_reaches_the_engine_without_a_copy(monkeypatch, dtype, order):
-    X, y = _data()
-    X = np.asarray(X, dtype=dtype, order=order)
+@pytest.fixture
+def engine_input(monkeypatch):
+    """What ``booster.train`` is given: ``seen["X"]`` after a fit."""
     seen = {}
     real_train = booster.train
 
@@ -100,8 +98,16 @@ def test_float_input_reaches_the_engine_without_a_copy(monkeypatch, dtype, order
         return real_train(X_engine, *args, **kwargs)
 
     monkeypatch.setattr(booster, "train", spy)
+    return seen
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_float_input_reaches_the_engine_without_a_copy(engine_input, dtype, order):
+    X, y = _data()
+    X = np.asarray(X, dtype=dtype, order=order)
     model = GBTRegressor(n_estimators=3).fit(X, y)
-    assert seen["X"] is X or np.shares_memory(seen["X"], X)
+    assert engine_input["X"] is X or np.shares_memory(engine_input["X"], X)
     ints = np.round(np.nan_to_num(X) * 10).astype(np.int64)
     np.testing.assert_array_equal(GBTRegressor(n_estimators=3).fit(ints, y).predict(ints),
                                   GBTRegressor(n_estimators=3).fit(ints.astype(float), y).predict(ints))
@@ -109,7 +115,7 @@ def test_float_input_reaches_the_engine_without_a_copy(monkeypatch, dtype, order
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
-def test_a_memory_mapped_file_is_read_in_place(monkeypatch, tmp_path, order):
+def test_a_memory_mapped_file_is_read_in_place(engine_input, tmp_path, order):
     # data larger than memory: the engine bins the mapped file itself, no copy in memory
     # (docs/index.md, "Data larger than memory"); with more rows than the bin-edge sample
     X, y = _data(n=250_000)
@@ -117,17 +123,9 @@ def test_a_memory_mapped_file_is_read_in_place(monkeypatch, tmp_path, order):
     np.save(tmp_path / "X.npy", X)
     mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
     assert isinstance(mapped, np.memmap) and np.array_equal(mapped, X, equal_nan=True)
-    seen = {}
-    real_train = booster.train
-
-    def spy(X_engine, *args, **kwargs):
-        seen["X"] = X_engine
-        return real_train(X_engine, *args, **kwargs)
-
-    monkeypatch.setattr(booster, "train", spy)
     params = dict(n_estimators=3, max_depth=3)
     model = GBTRegressor(**params).fit(mapped, y)
-    assert np.shares_memory(seen["X"], mapped)
+    assert np.shares_memory(engine_input["X"], mapped)
     np.testing.assert_array_equal(model.predict(mapped[:1000]),
                                   GBTRegressor(**params).fit(X, y).predict(X[:1000]))
 
