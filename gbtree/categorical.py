@@ -222,15 +222,11 @@ def _width_and_names(X):
 
 def resolve_columns(spec, X):
     """Indices of the categorical columns named by ``categorical_features``."""
+    found = _width_and_names(X)
+    if found is None:
+        return None   # scikit-learn's validation says what is wrong with X
+    n, names = found
     kind = _frame_kind(X)
-    if kind is not None:
-        names = _frame_names(X, kind)
-        n = len(names)
-    else:
-        shape = _shape(X)
-        if shape is None:
-            return None   # scikit-learn's validation says what is wrong with X
-        names, n = None, shape[1]
     if isinstance(spec, str):
         if spec != "from_dtype":
             raise ValueError(f"categorical_features must be None, 'from_dtype', or a list of "
@@ -253,9 +249,9 @@ def resolve_columns(spec, X):
             if names is None:
                 raise ValueError(f"categorical_features names a feature {v!r}, but X has no "
                                  f"column names (pass a DataFrame, or indices)")
-            if v not in [str(name) for name in names]:
+            if v not in names:
                 raise ValueError(f"categorical_features names an unknown feature {v!r}")
-            out.append([str(name) for name in names].index(v))
+            out.append(names.index(v))
         elif (isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
               and 0 <= v < n):
             out.append(int(v))
@@ -376,7 +372,7 @@ class CategoricalEncoder:
     def fit_ordered(self, X, y, sample_weight, seed):
         """Fit the statistics on the training rows' codes and return X with the
         ordered statistics (a copy; ``seed`` draws the permutation)."""
-        X = _float_copy(X)
+        X = np.asarray(X, dtype=X.dtype if X.dtype.kind == "f" else np.float64)
         w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
         y = np.asarray(y, dtype=np.float64)
         self.prior = float(np.sum(w * y) / np.sum(w))
