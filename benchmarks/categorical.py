@@ -15,8 +15,9 @@ L2, with trees of about the same size (63 leaves best-first; CatBoost's
 symmetric trees: depth 6), each with its way of handling the categorical columns:
 
 - ``gbtree``: ``categorical_features`` (the small column ordinal codes, the two
-  others CatBoost's ordered target statistics); ``gbtree cat_smooth=10`` the same
-  with a heavier prior; ``gbtree statistics only`` with ``max_cat_to_ordinal=0``
+  others CatBoost's ordered target statistics, their prior weights estimated,
+  ``cat_smooth="auto"``); ``gbtree cat_smooth=1`` / ``=10`` the same with a
+  fixed prior weight; ``gbtree statistics only`` with ``max_cat_to_ordinal=0``
   (statistics for the small column too);
 - ``gbtree codes``: the category codes read as numbers (what gbtree did before);
 - ``gbtree + TargetEncoder``: scikit-learn's cross-fitted target encoding in front;
@@ -88,7 +89,8 @@ def _codes(df):
     return out
 
 
-GBTREE_CATEGORICAL = ("gbtree", "gbtree cat_smooth=10", "gbtree statistics only")
+GBTREE_CATEGORICAL = ("gbtree", "gbtree cat_smooth=1", "gbtree cat_smooth=10",
+                      "gbtree statistics only")
 
 
 def _target_encoder(reg):
@@ -108,7 +110,7 @@ def make_model(lib, task, a):
             n_estimators=a.rounds, learning_rate=a.lr, grow_policy="lossguide", max_depth=0,
             max_leaves=63, reg_lambda=1.0, n_jobs=a.threads,
             categorical_features=CAT if lib in GBTREE_CATEGORICAL else None,
-            cat_smooth=10.0 if lib == "gbtree cat_smooth=10" else 1.0,
+            cat_smooth=float(lib.split("=")[1]) if "cat_smooth=" in lib else "auto",
             max_cat_to_ordinal=0 if lib == "gbtree statistics only" else 32)
         if lib in GBTREE_CATEGORICAL:
             return est, same
@@ -191,7 +193,8 @@ def run_one(lib, task, a, data, queue):
         queue.put(dict(lib=lib, error=f"{type(exc).__name__}: {exc}"[:200]))
 
 
-LIBS = ["gbtree", "gbtree cat_smooth=10", "gbtree statistics only", "gbtree codes",
+LIBS = ["gbtree", "gbtree cat_smooth=1", "gbtree cat_smooth=10", "gbtree statistics only",
+        "gbtree codes",
         "gbtree + TargetEncoder", "catboost", "lightgbm", "xgboost", "sklearn"]
 
 

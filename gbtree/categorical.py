@@ -10,7 +10,8 @@ column of more values gets its ordered target statistic:
 
 - at ``fit``, the rows are put in a random order (the permutation sigma) and row i gets
   ``(sum of w*y over the rows before it with its category + a*p) / (sum of w over those
-  rows + a)``: ``p`` is the weighted mean of y, ``a`` is ``cat_smooth``. A row's own
+  rows + a)``: ``p`` is the weighted mean of y, ``a`` is ``cat_smooth`` (by default
+  estimated per column, ``empirical_bayes_smooth``). A row's own
   label never enters its value, so a category seen once looks like the prior, not like
   its label (the "greedy" statistic over all rows leaks y into X and overfits);
 - at ``predict`` (and for eval sets), a row gets the same formula over all training rows
@@ -77,6 +78,34 @@ def ordered_statistics(codes, target, weight, prior, smooth, perm):
     values[c == UNSEEN] = prior
     out[rows] = values
     return out
+
+
+def empirical_bayes_smooth(sum_wy, sum_w, codes, y, w):
+    """``cat_smooth="auto"``: the prior weight ``a`` that makes a category's statistic
+    the best linear estimate of its mean (Buhlmann-Straub credibility), ``a =
+    sigma^2 / tau^2``: the variance of y within a category (per unit of weight) over
+    the variance of the categories' means, both estimated from the training rows of
+    the column (``codes``, ``y``, ``w``; ``sum_wy``, ``sum_w`` per category). A column
+    whose categories differ no more than chance says gets ``a`` = its total weight, so
+    that every statistic sits near the prior; one without two rows in a category to
+    measure the variance within gets 1."""
+    used = sum_w > 0
+    n = sum_w[used]
+    k, total = n.size, n.sum()
+    rows = np.count_nonzero(w > 0)
+    if k < 2 or rows <= k:
+        return 1.0
+    mean = sum_wy[used] / n
+    overall = np.sum(n * mean) / total
+    resid = y - (sum_wy / np.where(used, sum_w, 1.0))[codes.astype(np.intp)]
+    within = np.sum(w * resid ** 2) / (rows - k)
+    between = (np.sum(n * (mean - overall) ** 2) - (k - 1) * within) / (
+        total - np.sum(n ** 2) / total)
+    if not between > 0:
+        return float(total)
+    # (> 0: categories whose y never varies would give a = 0, and 0/0 for a row
+    # with no earlier row of its category)
+    return float(max(within / between, 1e-9 * total / rows))
 
 
 def _is_missing_object(v):
@@ -272,7 +301,7 @@ class CategoricalEncoder:
 
     def __init__(self, columns, smooth, max_ordinal=0):
         self.columns = list(columns)
-        self.smooth = float(smooth)
+        self.smooth = smooth if isinstance(smooth, str) else float(smooth)   # or "auto"
         self.max_ordinal = int(max_ordinal)
 
     def _label(self, j):
@@ -383,14 +412,17 @@ class CategoricalEncoder:
             seen = code >= 0
             self.observed[j] = np.bincount(code[seen].astype(np.intp),
                                            minlength=len(self.categories[j])) > 0
-        self.tables = {}
+        self.tables, self.smooths = {}, {}
         for j in self.statistics_columns():
             code = X[:, j]
             seen = code >= 0   # (NaN compares False)
             n_cats = len(self.categories[j])
             sum_wy = np.bincount(code[seen].astype(np.intp), (w * y)[seen], minlength=n_cats)
             sum_w = np.bincount(code[seen].astype(np.intp), w[seen], minlength=n_cats)
-            self.tables[j] = (sum_wy + self.smooth * self.prior) / (sum_w + self.smooth)
+            a = self.smooths[j] = (empirical_bayes_smooth(sum_wy, sum_w, code[seen], y[seen],
+                                                          w[seen])
+                                   if self.smooth == "auto" else self.smooth)
+            self.tables[j] = (sum_wy + a * self.prior) / (sum_w + a)
         return self.ordered(X, y, sample_weight)
 
     def ordered(self, X, y, sample_weight):
@@ -402,7 +434,7 @@ class CategoricalEncoder:
         X = self._ordinal(_float_copy(X))
         for j in self.statistics_columns():
             X[:, j] = ordered_statistics(X[:, j].astype(np.float64), y, w, self.prior,
-                                         self.smooth, perm)
+                                         self.smooths[j], perm)
         return X
 
     def transform(self, X):

@@ -277,10 +277,14 @@ _SHARED_PARAMS_DOC = """
         pyarrow dictionary type. Dense X only; a classifier of 3+ classes takes
         only columns of at most ``max_cat_to_ordinal`` values (a statistic
         needs one target). None: no column is categorical. See docs/index.md.
-    cat_smooth : float, default=1.0
+    cat_smooth : "auto" or float, default="auto"
         The prior's weight ``a`` in the statistic ``(sum w*y + a*p) / (sum w +
         a)``, ``p`` the weighted mean target: larger values pull rare
-        categories towards ``p``.
+        categories towards ``p``. ``"auto"``: per column, the variance of y
+        within a category over the variance of the categories' means,
+        estimated on the training rows (empirical Bayes, Buhlmann-Straub): the
+        weight that makes each statistic the best linear estimate of its
+        category's mean.
     max_cat_to_ordinal : int, default=32
         A categorical column of at most this many distinct values at ``fit``
         gets ordinal codes instead (each category's position among the sorted
@@ -300,7 +304,7 @@ _SHARED_DEFAULTS = dict(
     top_rate=0.2, other_rate=0.1, colsample_bytree=1.0, colsample_bylevel=1.0,
     colsample_bynode=1.0, feature_weights=None, interaction_constraints=None,
     monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
-    categorical_features=None, cat_smooth=1.0, max_cat_to_ordinal=32,
+    categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32,
 )
 
 
@@ -424,7 +428,11 @@ class _GBTModel(BaseEstimator):
         their values, or None (no categorical feature); sets ``is_categorical_``."""
         self.is_categorical_ = None
         # (checked whether or not a column is categorical, as every parameter is)
-        _check_number("cat_smooth", self.cat_smooth, "real", 0, low_open=True)
+        if isinstance(self.cat_smooth, str) and self.cat_smooth != "auto":
+            raise ValueError(f"cat_smooth must be 'auto' or a real number > 0, got "
+                             f"{self.cat_smooth!r}")
+        if not _is_str(self.cat_smooth, "auto"):
+            _check_number("cat_smooth", self.cat_smooth, "real", 0, low_open=True)
         _check_number("max_cat_to_ordinal", self.max_cat_to_ordinal, "int", 0)
         if self.categorical_features is None:
             return None
@@ -966,7 +974,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  colsample_bylevel=1.0, colsample_bynode=1.0, feature_weights=None,
                  interaction_constraints=None, monotone_constraints=None,
                  absent_as_missing=False, grad_quant_bins=None, categorical_features=None,
-                 cat_smooth=1.0, max_cat_to_ordinal=32):
+                 cat_smooth="auto", max_cat_to_ordinal=32):
         self.objective = objective
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
@@ -1069,7 +1077,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0,
                  feature_weights=None, interaction_constraints=None,
                  monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
-                 categorical_features=None, cat_smooth=1.0, max_cat_to_ordinal=32):
+                 categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32):
         self.objective = objective
         self.class_weight = class_weight
         _set_shared(self, locals())
@@ -1329,7 +1337,7 @@ class GBTRanker(_GBTModel):
                  colsample_bylevel=1.0, colsample_bynode=1.0, feature_weights=None,
                  interaction_constraints=None, monotone_constraints=None,
                  absent_as_missing=False, grad_quant_bins=None, categorical_features=None,
-                 cat_smooth=1.0, max_cat_to_ordinal=32):
+                 cat_smooth="auto", max_cat_to_ordinal=32):
         self.objective = objective
         self.lambdarank_truncation_level = lambdarank_truncation_level
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample

@@ -12,7 +12,7 @@ from sklearn.model_selection import GridSearchCV
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor, ndcg_at_k
 from gbtree import _reference as ref
-from gbtree.categorical import CategoricalEncoder, ordered_statistics
+from gbtree.categorical import CategoricalEncoder, empirical_bayes_smooth, ordered_statistics
 
 
 def _rmse(a, b):
@@ -313,7 +313,8 @@ def test_bad_categorical_features_name_themselves(spec, error, match):
 
 @pytest.mark.parametrize("param, value, error", [
     ("cat_smooth", 0, ValueError), ("cat_smooth", -1.0, ValueError),
-    ("cat_smooth", np.inf, ValueError), ("cat_smooth", "1", TypeError),
+    ("cat_smooth", np.inf, ValueError), ("cat_smooth", "1", ValueError),
+    ("cat_smooth", None, TypeError),
     ("max_cat_to_ordinal", -1, ValueError), ("max_cat_to_ordinal", 2.5, TypeError),
 ])
 def test_bad_categorical_numbers_name_themselves(param, value, error):
@@ -488,3 +489,49 @@ def test_statistics_keep_their_precision_next_to_large_targets():
     fast = ordered_statistics(codes, y, w, 0.3, 1.0, perm)
     slow = ref.ordered_statistics(codes, y, w, 0.3, 1.0, perm)
     np.testing.assert_allclose(fast[codes == 1], slow[codes == 1], rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------- cat_smooth="auto"
+def _auto(codes, y, w):
+    n_cats = int(codes.max()) + 1
+    sum_wy = np.bincount(codes, w * y, minlength=n_cats)
+    sum_w = np.bincount(codes, w, minlength=n_cats)
+    return empirical_bayes_smooth(sum_wy, sum_w, codes.astype(np.float64), y, w)
+
+
+def test_auto_smoothing_recovers_the_variance_ratio_at_any_weight_scale():
+    # category means of variance 1, y within a category of variance 0.25: a = 0.25
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 500, 50_000)
+    y = rng.normal(0, 1, 500)[codes] + rng.normal(0, 0.5, codes.size)
+    a = _auto(codes, y, np.ones(codes.size))
+    assert a == pytest.approx(0.25, rel=0.2)
+    # weights in other units: a in those units, the same statistics
+    assert _auto(codes, y, np.full(codes.size, 1000.0)) == pytest.approx(1000 * a, rel=1e-9)
+
+
+def test_auto_smoothing_of_a_column_without_signal_keeps_the_prior():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 300, (6000, 1)).astype(np.float64)
+    y = rng.normal(size=6000)
+    model = GBTRegressor(n_estimators=5, categorical_features=[0]).fit(X, y)
+    enc = model._cat_encoder
+    assert enc.smooths[0] == pytest.approx(6000.0)
+    assert np.ptp(enc.tables[0]) < 0.05 * np.std(y)
+    # (a fixed weight of 1 spreads the same column's statistics over the noise)
+    loose = GBTRegressor(n_estimators=5, categorical_features=[0], cat_smooth=1.0).fit(X, y)
+    assert np.ptp(loose._cat_encoder.tables[0]) > 10 * np.ptp(enc.tables[0])
+
+
+def test_auto_smoothing_at_the_edges_gives_a_positive_weight():
+    ones = np.ones(6)
+    # one category; every category a single row: nothing to measure, a = 1
+    assert _auto(np.zeros(6, dtype=np.intp), np.arange(6.0), ones) == 1.0
+    assert _auto(np.arange(6), np.arange(6.0), ones) == 1.0
+    # y constant within each category: a > 0, and no 0/0 in the statistics
+    codes = np.array([0, 0, 1, 1, 2, 2])
+    a = _auto(codes, np.array([1.0, 1.0, 5.0, 5.0, 9.0, 9.0]), ones)
+    assert 0 < a < 1e-6
+    values = ordered_statistics(codes.astype(np.float64), np.array([1.0, 1, 5, 5, 9, 9]), ones,
+                                5.0, a, np.arange(6))
+    np.testing.assert_allclose(values, [5.0, 1.0, 5.0, 5.0, 5.0, 9.0])
