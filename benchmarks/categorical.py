@@ -1,6 +1,6 @@
 """Categorical features: gbtree's ordered target statistics against the peers' own handling.
 
-    python benchmarks/categorical.py [--task regression|binary] [--rows 200000]
+    python benchmarks/categorical.py [--task regression|binary|even] [--rows 200000]
                                      [--rounds 200] [--threads 2] [--json PATH]
 
 The data (fixed seed): three categorical columns of 20, 2,000 and 50,000 distinct
@@ -9,6 +9,10 @@ distribution, the largest column's effect the weakest), one interaction between
 the small column and a numeric feature, and 8 numeric features of which 4 carry
 signal. ``--rows`` training rows and half as many test rows; the test rows hold
 categories the training rows never saw (the large column's rarest values).
+
+``--task even``: a regression on one categorical column of 2,000 evenly spread
+values (about 10 rows each at ``--rows 20000``), with an effect of variance 1
+per category, plus one numeric feature and noise of variance 0.25.
 
 Every library fits the same frame, at the same learning rate, rounds, threads and
 L2, with trees of about the same size (63 leaves best-first; CatBoost's
@@ -82,9 +86,26 @@ def make_data(rows, task, seed=0):
 CAT = [f"c{k}" for k in range(len(CARDINALITIES))]
 
 
+def make_even(rows, seed=0):
+    """``--task even``: (train frame, y, test frame, y) with one column c0."""
+    import pandas as pd
+    effect = np.random.default_rng(99).normal(0, 1, 2000)
+
+    def part(n, seed):
+        rng = np.random.default_rng(seed)
+        codes = rng.integers(0, 2000, n)
+        x = rng.normal(size=n).astype(np.float32)
+        y = effect[codes] + 0.5 * x + rng.normal(0, 0.5, n)
+        return pd.DataFrame({"c0": pd.Categorical(codes, categories=np.arange(2000)),
+                             "x0": x}), y
+
+    (X, y), (Xt, yt) = part(rows, seed), part(rows, seed + 1)
+    return X, y, Xt, yt
+
+
 def _codes(df):
     out = df.copy()
-    for c in CAT:
+    for c in [c for c in CAT if c in df.columns]:
         out[c] = out[c].cat.codes.astype(np.float32)
     return out
 
@@ -102,14 +123,15 @@ def _target_encoder(reg):
 
 def make_model(lib, task, a):
     """(estimator, function that turns the frame into what it fits on)."""
-    reg = task == "regression"
+    reg = task != "binary"
+    cat = CAT if task != "even" else CAT[:1]
     same = lambda df: df  # noqa: E731
     if lib.startswith("gbtree"):
         from gbtree import GBTClassifier, GBTRegressor
         est = (GBTRegressor if reg else GBTClassifier)(
             n_estimators=a.rounds, learning_rate=a.lr, grow_policy="lossguide", max_depth=0,
             max_leaves=63, reg_lambda=1.0, n_jobs=a.threads,
-            categorical_features=CAT if lib in GBTREE_CATEGORICAL else None,
+            categorical_features=cat if lib in GBTREE_CATEGORICAL else None,
             cat_smooth=float(lib.split("=")[1]) if "cat_smooth=" in lib else "auto",
             max_cat_to_ordinal=0 if lib == "gbtree statistics only" else 32)
         if lib in GBTREE_CATEGORICAL:
@@ -119,16 +141,16 @@ def make_model(lib, task, a):
         from sklearn.compose import make_column_transformer
         from sklearn.pipeline import make_pipeline
         enc = make_column_transformer(
-            (_target_encoder(reg), CAT),
+            (_target_encoder(reg), cat),
             remainder="passthrough")
         return make_pipeline(enc, est), _codes
     if lib == "catboost":
         import catboost
         cls = catboost.CatBoostRegressor if reg else catboost.CatBoostClassifier
         est = cls(iterations=a.rounds, learning_rate=a.lr, depth=6, l2_leaf_reg=1.0,
-                  thread_count=a.threads, verbose=0, cat_features=CAT, random_seed=0,
+                  thread_count=a.threads, verbose=0, cat_features=cat, random_seed=0,
                   allow_writing_files=False)
-        return est, lambda df: df.astype({c: np.int64 for c in CAT})
+        return est, lambda df: df.astype({c: np.int64 for c in cat})
     if lib == "lightgbm":
         import lightgbm as lgb
         cls = lgb.LGBMRegressor if reg else lgb.LGBMClassifier
@@ -146,11 +168,12 @@ def make_model(lib, task, a):
         from sklearn.pipeline import make_pipeline
         cls = HistGradientBoostingRegressor if reg else HistGradientBoostingClassifier
         enc = make_column_transformer(
-            (_target_encoder(reg), CAT[1:]),
+            (_target_encoder(reg), cat[1:] if task != "even" else cat),
             remainder="passthrough", verbose_feature_names_out=False).set_output(
                 transform="pandas")
         est = cls(max_iter=a.rounds, learning_rate=a.lr, max_leaf_nodes=63, max_depth=None,
-                  l2_regularization=1.0, early_stopping=False, categorical_features=["c0"])
+                  l2_regularization=1.0, early_stopping=False,
+                  categorical_features=["c0"] if task != "even" else None)
         return make_pipeline(enc, est), same
     raise ValueError(lib)
 
@@ -175,14 +198,14 @@ def run_one(lib, task, a, data, queue):
         fit_s = time.perf_counter() - t0
         Xtf = prep(Xt)
         t0 = time.perf_counter()
-        if task == "regression":
+        if task != "binary":
             pred = est.predict(Xtf)
         else:
             pred = est.predict_proba(Xtf)[:, 1]
         predict_s = time.perf_counter() - t0
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss   # KiB on Linux
         from sklearn.metrics import log_loss, roc_auc_score
-        if task == "regression":
+        if task != "binary":
             metric = {"rmse": float(np.sqrt(np.mean((pred - yt) ** 2)))}
         else:
             metric = {"auc": float(roc_auc_score(yt, pred)),
@@ -200,7 +223,7 @@ LIBS = ["gbtree", "gbtree cat_smooth=1", "gbtree cat_smooth=10", "gbtree statist
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--task", choices=["regression", "binary"], default="regression")
+    ap.add_argument("--task", choices=["regression", "binary", "even"], default="regression")
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--lr", type=float, default=0.1)
@@ -208,9 +231,11 @@ def main():
     ap.add_argument("--libs", default=",".join(LIBS))
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
-    data = make_data(a.rows, a.task)
-    print(f"{a.task}: {a.rows} train + {len(data[3])} test rows, categorical columns of "
-          f"{', '.join(map(str, CARDINALITIES))} values + 8 numeric; {a.rounds} rounds, "
+    data = make_even(a.rows) if a.task == "even" else make_data(a.rows, a.task)
+    what = ("one categorical column of 2000 evenly spread values + 1 numeric"
+            if a.task == "even" else f"categorical columns of "
+            f"{', '.join(map(str, CARDINALITIES))} values + 8 numeric")
+    print(f"{a.task}: {a.rows} train + {len(data[3])} test rows, {what}; {a.rounds} rounds, "
           f"lr {a.lr}, {a.threads} threads", flush=True)
     # imported here, before the children fork, so that their peak RSS is the fit's
     for module in ("gbtree", "sklearn.ensemble", "sklearn.preprocessing", "catboost",
@@ -229,7 +254,7 @@ def main():
         p.join()
         results.append(res)
         print(f"  {lib}: {res}", flush=True)
-    key = "rmse" if a.task == "regression" else "auc"
+    key = "auc" if a.task == "binary" else "rmse"
     base = next((r for r in results if r["lib"] == "gbtree" and "error" not in r), None)
     head = ["library", "fit s", "predict s", "Δ peak RSS MiB", key.upper()]
     if a.task == "binary":

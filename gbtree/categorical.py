@@ -86,15 +86,18 @@ def empirical_bayes_smooth(sum_wy, sum_w, codes, y, w):
     sigma^2 / tau^2``: the variance of y within a category (per unit of weight) over
     the variance of the categories' means, both estimated from the training rows of
     the column (``codes``, ``y``, ``w``; ``sum_wy``, ``sum_w`` per category). A column
-    whose categories differ no more than chance says gets ``a`` = its total weight, so
-    that every statistic sits near the prior; one without two rows in a category to
-    measure the variance within gets 1."""
+    whose categories differ no more than chance says (or that has one category) gets
+    ``a`` = its total weight, so that every statistic sits near the prior; one without
+    two rows in a category to measure the variance within gets one row's mean weight
+    (``a`` = 1 for unit weights)."""
     used = sum_w > 0
     n = sum_w[used]
     k, total = n.size, n.sum()
     rows = np.count_nonzero(w > 0)
-    if k < 2 or rows <= k:
-        return 1.0
+    if k < 2:
+        return float(total) if total > 0 else 1.0
+    if rows <= k:
+        return float(total / rows)
     mean = sum_wy[used] / n
     overall = np.sum(n * mean) / total
     resid = y - (sum_wy / np.where(used, sum_w, 1.0))[codes.astype(np.intp)]
@@ -114,14 +117,18 @@ def _is_missing_object(v):
 
 
 def _as_float(col):
-    """The column as float64 (missing values NaN), or None if it holds other things."""
+    """(the column as float64 with missing values NaN, mask of the values that are not
+    numbers): text such as "2" is another value than 2.0, as in a dict."""
     if col.dtype.kind in "fiub":
-        return col.astype(np.float64)
-    try:
-        return np.array([np.nan if _is_missing_object(v) else v for v in col],
-                        dtype=np.float64)
-    except (TypeError, ValueError):
-        return None
+        return col.astype(np.float64), np.zeros(col.shape, dtype=bool)
+    out = np.full(col.shape, np.nan)
+    other = np.zeros(col.shape, dtype=bool)
+    for i, v in enumerate(col):
+        if isinstance(v, (numbers.Real, np.number)) and not isinstance(v, np.datetime64):
+            out[i] = v
+        elif not _is_missing_object(v):
+            other[i] = True
+    return out, other
 
 
 def _factorize(col, label, use_pandas=True):
@@ -191,11 +198,16 @@ def _frame_column(X, kind, j):
                                 if hasattr(col.dtype, "numpy_dtype") else col.dtype)
         return col.to_numpy(dtype=object, na_value=None)
     if kind == "polars":
-        return X.to_series(j).to_numpy()
+        col = X.to_series(j)
+        if col.dtype.is_integer() and col.null_count():   # (to_numpy: float64)
+            return np.array(col.to_list(), dtype=object)
+        return col.to_numpy()
     col = X.column(j)
     if str(col.type).startswith("dictionary"):
         # (to_numpy of a dictionary column reads its nulls as values)
         col = col.cast(col.type.value_type)
+    if str(col.type).startswith(("int", "uint")) and col.null_count:   # (to_numpy: float64)
+        return np.array(col.to_pylist(), dtype=object)
     return col.to_numpy(zero_copy_only=False)
 
 
@@ -308,13 +320,25 @@ class CategoricalEncoder:
         name = "" if self.names is None else f" {self.names[j]!r}"
         return f"X: categorical feature{name} (column {j})"
 
-    def applies_to(self, X):
-        """Whether X has the fitted columns (their number, and their names when both
-        have names); if not, scikit-learn's validation of X says what differs."""
+    def check_columns(self, X, estimator):
+        """ValueError unless X has the fitted columns: their names when both have names
+        (as scikit-learn says it), else their number. (Before the columns are encoded:
+        scikit-learn's own check would first stumble on a column of text.)"""
         found = _width_and_names(X)
-        if found is None or found[0] != self.width:
-            return False
-        return self.names is None or found[1] is None or found[1] == self.names
+        if found is None:
+            try:
+                shape = f"an array of shape {np.shape(X)}"
+            except ValueError:
+                shape = "rows of different lengths"
+            raise ValueError(f"X: Expected a 2D array or data frame with {self.width} columns, "
+                             f"got {shape}")
+        width, names = found
+        if self.names is not None and names is not None and names != self.names:
+            raise ValueError(f"X: The feature names should match those that were passed "
+                             f"during fit: got {names}, expected {self.names}")
+        if width != self.width:
+            raise ValueError(f"X has {width} features, but {type(estimator).__name__} is "
+                             f"expecting {self.width} features as input")
 
     # ------------------------------------------------------------------ raw values -> codes
     def _values(self, X):
@@ -355,16 +379,13 @@ class CategoricalEncoder:
             if isinstance(cats, np.ndarray):
                 if isinstance(col, tuple):   # (index -1, a missing value: the None)
                     col = np.array(list(col[0]) + [None], dtype=object)[col[1]]
-                col = _as_float(col)
-                if col is None:
-                    raise ValueError(f"{self._label(j)} held numbers at fit, and now holds "
-                                     f"values that are not numbers")
+                col, other = _as_float(col)
                 code = np.full(col.shape, UNSEEN)
                 if cats.size:
                     pos = np.minimum(np.searchsorted(cats, col), cats.size - 1)
                     found = cats[pos] == col
                     code[found] = pos[found]
-                code[np.isnan(col)] = np.nan
+                code[np.isnan(col) & ~other] = np.nan
             else:
                 uniques, inverse = col if isinstance(col, tuple) else _factorize(col, self._label(j))
                 lookup = np.array([cats.get(v, UNSEEN) for v in uniques] + [np.nan])

@@ -383,9 +383,8 @@ class _GBTModel(BaseEstimator):
         if reset:
             self._cat_encoder = self._categorical_encoder(X)
         encoder = getattr(self, "_cat_encoder", None)
-        # X without the fitted columns: left to the validation below, which says why
-        unmatched = encoder is not None and not encoder.applies_to(X)
-        if encoder is not None and not unmatched:
+        if encoder is not None:
+            encoder.check_columns(X, self)
             X = encoder.codes(X)   # a new X: the categorical columns as float codes
         fmt = X.format if sp.issparse(X) else None
         if fmt in _SPARSE_FORMATS:
@@ -412,10 +411,6 @@ class _GBTModel(BaseEstimator):
                 raise
             raise named from exc
         X = out[0] if with_y else out
-        if unmatched:   # (in case the validation let it through)
-            raise ValueError(f"X has other columns than at fit: {encoder.width} columns"
-                             + (f" named {encoder.names}" if encoder.names else "")
-                             + " with categorical features among them")
         if sp.issparse(X):
             if fmt not in _SPARSE_FORMATS:
                 # BSR, LIL, DIA, DOK: scipy converted them to CSR without checking
@@ -463,14 +458,17 @@ class _GBTModel(BaseEstimator):
 
     def _check_same_categorical(self, X):
         encoder = getattr(self, "_cat_encoder", None)
+        if encoder is not None:
+            encoder.check_columns(X, self)   # other columns: that is what to say
         columns = (None if self.categorical_features is None
                    else resolve_columns(self.categorical_features, X))
-        if (encoder.columns if encoder is not None else []) != (columns or []) or (
-                encoder is not None and (encoder.smooth, encoder.max_ordinal)
-                != (self.cat_smooth, self.max_cat_to_ordinal)):
-            raise ValueError("warm_start=True continues the fitted model, but "
-                             "categorical_features, cat_smooth or max_cat_to_ordinal changed; "
-                             "set warm_start=False to refit")
+        before = ((encoder.columns, encoder.smooth, encoder.max_ordinal) if encoder is not None
+                  else ([], self.cat_smooth, self.max_cat_to_ordinal))
+        now = (columns or [], self.cat_smooth, self.max_cat_to_ordinal)
+        if before != now:
+            raise ValueError(f"warm_start=True continues the fitted model, whose categorical "
+                             f"columns, cat_smooth and max_cat_to_ordinal are {before}; these "
+                             f"parameters on this X give {now}. Set warm_start=False to refit")
 
     def _validate_predict_data(self, X):
         check_is_fitted(self, "_ensemble")

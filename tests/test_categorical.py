@@ -269,8 +269,8 @@ def test_warm_start_equals_one_fit():
     np.testing.assert_array_equal(two.predict(X), one.predict(X))
     for change in (dict(categorical_features=None), dict(cat_smooth=3.0),
                    dict(max_cat_to_ordinal=100)):
-        with pytest.raises(ValueError, match="categorical_features, cat_smooth or "
-                                             "max_cat_to_ordinal changed"):
+        with pytest.raises(ValueError, match="warm_start=True continues the fitted model, "
+                                             "whose categorical columns"):
             two_changed = pickle.loads(pickle.dumps(two)).set_params(n_estimators=12, **change)
             two_changed.fit(X, y)
 
@@ -331,8 +331,9 @@ def test_what_categorical_features_cannot_take_is_refused_clearly():
     with pytest.raises(ValueError, match="cannot be used with a scipy.sparse X"):
         GBTRegressor(n_estimators=2, categorical_features=[0]).fit(sp.csr_matrix(X), y)
     model = GBTRegressor(n_estimators=2, categorical_features=[0]).fit(X, y)
-    with pytest.raises(ValueError, match=r"X: categorical feature \(column 0\) held numbers at fit"):
-        model.predict(np.array([["a", 1.0]], dtype=object))
+    # text in a column of numbers: another value (as in a dict), so an unseen category
+    np.testing.assert_array_equal(model.predict(np.array([["2", 1.0], ["a", 1.0]], dtype=object)),
+                                  model.predict(np.array([[1e9, 1.0], [1e9, 1.0]])))
     with pytest.raises(TypeError, match=r"X: categorical feature \(column 0\): its values must be "
                                         r"hashable"):
         GBTRegressor(n_estimators=2, categorical_features=[0]).fit(
@@ -426,7 +427,7 @@ def test_other_columns_at_predict_get_the_usual_messages():
         model.predict(pd.DataFrame({"x": [1.0]}))
     with pytest.raises(ValueError, match="X has 1 features, but GBTRegressor is expecting 2"):
         model.predict(np.ones((1, 1)))
-    with pytest.raises(ValueError, match="^X: Expected 2D array"):
+    with pytest.raises(ValueError, match="^X: Expected a 2D array"):
         model.predict(np.array([1.0, 2.0]))
     with pytest.raises(ValueError, match="feature names should match"):
         model.predict(df[["c", "x"]])
@@ -525,9 +526,11 @@ def test_auto_smoothing_of_a_column_without_signal_keeps_the_prior():
 
 def test_auto_smoothing_at_the_edges_gives_a_positive_weight():
     ones = np.ones(6)
-    # one category; every category a single row: nothing to measure, a = 1
-    assert _auto(np.zeros(6, dtype=np.intp), np.arange(6.0), ones) == 1.0
-    assert _auto(np.arange(6), np.arange(6.0), ones) == 1.0
+    # one category: the total weight; every category a single row: one row's weight
+    # (both in the weights' units, so that scaling the weights changes nothing)
+    for scale in (1.0, 100.0):
+        assert _auto(np.zeros(6, dtype=np.intp), np.arange(6.0), scale * ones) == 6 * scale
+        assert _auto(np.arange(6), np.arange(6.0), scale * ones) == scale
     # y constant within each category: a > 0, and no 0/0 in the statistics
     codes = np.array([0, 0, 1, 1, 2, 2])
     a = _auto(codes, np.array([1.0, 1.0, 5.0, 5.0, 9.0, 9.0]), ones)
@@ -535,3 +538,47 @@ def test_auto_smoothing_at_the_edges_gives_a_positive_weight():
     values = ordered_statistics(codes.astype(np.float64), np.array([1.0, 1, 5, 5, 9, 9]), ones,
                                 5.0, a, np.arange(6))
     np.testing.assert_allclose(values, [5.0, 1.0, 5.0, 5.0, 5.0, 9.0])
+
+
+def test_integer_ids_with_nulls_in_polars_and_pyarrow_stay_apart():
+    pa = pytest.importorskip("pyarrow")
+    pl = pytest.importorskip("polars")
+    big = 2 ** 53
+    ids = [big, big + 1] * 30 + [None]
+    y = np.r_[np.tile([0.0, 10.0], 30), 5.0]
+    for frame in (pa.table({"c": pa.array(ids, pa.int64())}),
+                  pl.DataFrame({"c": pl.Series(ids, dtype=pl.Int64)})):
+        model = GBTRegressor(n_estimators=50, categorical_features=["c"],
+                             min_child_weight=0).fit(frame, y)
+        assert len(model._cat_encoder.categories[0]) == 2
+        np.testing.assert_allclose(model.predict(frame)[:2], [0.0, 10.0], atol=0.5)
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_other_columns_with_text_in_them_get_the_column_message():
+    # scikit-learn's own check first stumbled on the text: "X must hold numbers"
+    pd = pytest.importorskip("pandas")
+    X = np.array([["a", 0.0], ["b", 1.0]] * 20, dtype=object)
+    model = GBTRegressor(n_estimators=2, categorical_features=[0]).fit(X, np.arange(40.0))
+    with pytest.raises(ValueError, match="X has 1 features, but GBTRegressor is expecting 2"):
+        model.predict(X[:, :1])
+    with pytest.raises(ValueError, match="X has 1 features, but GBTRegressor is expecting 2"):
+        model.predict([["a"]])
+    with pytest.raises(ValueError, match=r"^X: Expected a 2D array or data frame with 2 columns"):
+        model.predict(np.array(["a", 1.0], dtype=object))
+    with pytest.raises(ValueError, match=r"^eval_set\[0\]: X has 1 features"):
+        GBTRegressor(n_estimators=2, categorical_features=[0]).fit(
+            X, np.arange(40.0), eval_set=[(X[:, :1], np.arange(40.0))])
+    df = pd.DataFrame(X)   # integer column names, which scikit-learn does not compare
+    named = GBTRegressor(n_estimators=2, categorical_features=[0]).fit(df, np.arange(40.0))
+    with pytest.raises(ValueError, match="feature names should match"):
+        named.predict(df[[1, 0]])
+
+
+def test_warm_start_on_reordered_columns_says_so():
+    pd = pytest.importorskip("pandas")
+    X, y = _category_data(500, 40)
+    df = pd.DataFrame({"c": X[:, 0], "x": X[:, 1]})
+    model = GBTRegressor(n_estimators=3, categorical_features=["c"], warm_start=True).fit(df, y)
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.set_params(n_estimators=6).fit(df[["x", "c"]], y)
