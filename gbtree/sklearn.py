@@ -423,10 +423,11 @@ class _GBTModel(BaseEstimator):
         their values, or None (no categorical feature); sets ``is_categorical_``."""
         self.is_categorical_ = None
         # (checked whether or not a column is categorical, as every parameter is)
-        if isinstance(self.cat_smooth, str) and self.cat_smooth != "auto":
-            raise ValueError(f"cat_smooth must be 'auto' or a real number > 0, got "
-                             f"{self.cat_smooth!r}")
-        if not _is_str(self.cat_smooth, "auto"):
+        if isinstance(self.cat_smooth, str):
+            if self.cat_smooth != "auto":
+                raise ValueError(f"cat_smooth must be 'auto' or a real number > 0, got "
+                                 f"{self.cat_smooth!r}")
+        else:
             _check_number("cat_smooth", self.cat_smooth, "real", 0, low_open=True)
         _check_number("max_cat_to_ordinal", self.max_cat_to_ordinal, "int", 0)
         if self.categorical_features is None:
