@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (_check_sample_weight, check_array, check_is_fitted,
+from sklearn.utils.validation import (_check_sample_weight, check_is_fitted,
                                       validate_data)
 
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
