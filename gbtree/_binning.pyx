@@ -11,7 +11,7 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from ._typedefs cimport X_BINNED_C
+from ._typedefs cimport X_BINNED_C, check_item_strides
 
 cdef enum:
     ROW_BLOCK = 256     # rows binned together, feature by feature
@@ -91,6 +91,7 @@ def map_to_bins(const floating[:, :] X, const double[::1] cuts, const int[::1] c
     cdef Py_ssize_t i, f, blk, lo, hi, n_blocks
     cdef int start, n_cuts
     cdef Py_ssize_t x_step = X.strides[0] // sizeof(floating)
+    check_item_strides(n_rows, X.strides[0], n_features, X.strides[1], sizeof(floating))
     if n_rows == 0:
         return
     if X.strides[0] < X.strides[1]:

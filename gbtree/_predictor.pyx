@@ -31,7 +31,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t, INT32_MI
 
 import numpy as np
 
-from ._typedefs cimport X_BINNED_C, node_struct
+from ._typedefs cimport X_BINNED_C, check_item_strides, node_struct
 
 cdef enum:
     ROW_BLOCK = 64
@@ -499,6 +499,7 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
     cdef const floating* base
     cdef int level
     cdef const uint64_t* packed
+    check_item_strides(n_rows, X.strides[0], X.shape[1], X.strides[1], sizeof(floating))
     if n_rows == 0 or n_trees == 0:
         return
     nodes = <const compact_node*>&compact[0]
@@ -548,6 +549,7 @@ def apply_raw(const floating[:, :] X, const node_struct[::1] nodes,
     cdef Py_ssize_t row_stride = X.strides[0] // sizeof(floating)
     cdef Py_ssize_t col_stride = X.strides[1] // sizeof(floating)
     cdef const floating* base
+    check_item_strides(n_rows, X.strides[0], X.shape[1], X.strides[1], sizeof(floating))
     if n_rows == 0 or n_trees == 0:
         return
     base = &X[0, 0]

@@ -120,3 +120,14 @@ cdef struct node_struct:
     uint16_t bin_threshold  # binned-value threshold: bin <= bin_threshold goes left
     uint8_t default_left  # where missing values go
     uint8_t is_leaf
+
+
+# The dense kernels step through X by element counts (byte strides // item size): a
+# stride that is not a whole number of items would read the wrong values. Callers
+# copy such arrays first (binning.kernel_array); the kernels refuse them.
+cdef inline int check_item_strides(Py_ssize_t n0, Py_ssize_t s0, Py_ssize_t n1,
+                                   Py_ssize_t s1, Py_ssize_t itemsize) except -1:
+    if (n0 > 1 and s0 % itemsize != 0) or (n1 > 1 and s1 % itemsize != 0):
+        raise ValueError(f"X's strides ({s0}, {s1}) are not whole multiples of its item size "
+                         f"{itemsize}: copy it first (binning.kernel_array)")
+    return 0

@@ -193,6 +193,7 @@ class BinMapper:
     def fit(self, X, sample_weight=None, n_threads=1):
         """Learn the edges of every feature of X (dense or scipy.sparse) from at most
         ``subsample`` rows; ``n_threads`` copy and sort the sketch of a dense X."""
+        X = kernel_array(X)
         n_rows, n_features = X.shape
         rng = np.random.RandomState(self.random_state) if not isinstance(
             self.random_state, np.random.RandomState) else self.random_state
@@ -314,7 +315,7 @@ class BinMapper:
         if sp.issparse(X):
             return self._transform_sparse(X, n_threads)
         binned = np.empty(X.shape, dtype=X_BINNED_DTYPE)
-        map_to_bins(X, self.cuts_, self.cut_ptr_, binned, n_threads)
+        map_to_bins(kernel_array(X), self.cuts_, self.cut_ptr_, binned, n_threads)
         return binned
 
     def default_bins(self, absent_as_missing=None):
@@ -385,6 +386,23 @@ def check_sparse_structure(X, name="X"):
             problem = "a row or column index is outside the matrix's shape"
     if problem is not None:
         raise ValueError(f"{name} is a malformed {fmt.upper()} sparse matrix: {problem}")
+
+
+def kernel_array(X):
+    """X as the dense kernels read it: an ndarray whose address and strides are whole
+    multiples of its item size (the kernels step through rows by element counts). A
+    view of record fields, or an array over a byte-offset buffer, is copied in C order;
+    anything else is returned as it is."""
+    if isinstance(X, np.ndarray) and not _whole_items(X):
+        return np.ascontiguousarray(X)
+    return X
+
+
+def _whole_items(X):
+    if not X.flags.aligned:
+        return False
+    # (an axis of length 0 or 1 is never stepped along: its stride does not matter)
+    return all(n <= 1 or s % X.itemsize == 0 for n, s in zip(X.shape, X.strides))
 
 
 def canonical_csr(X):

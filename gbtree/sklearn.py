@@ -65,6 +65,24 @@ def _text_columns(X):
     return [str(name) for name, dtype in X.dtypes.items() if not numbers(dtype)]
 
 
+def _sparse_frame_for_scipy(X):
+    """A pandas DataFrame whose columns are all sparse, with a fill value other than 0
+    or float16 values, as a dense frame; anything else as it is. (scikit-learn turns a
+    frame of sparse columns into a scipy.sparse matrix, which holds neither: absent
+    entries there are 0, and float16 is not one of its types.)"""
+    if not type(X).__module__.startswith("pandas") or not hasattr(X, "dtypes"):
+        return X
+    import pandas as pd
+
+    dtypes = list(X.dtypes)
+    if not dtypes or not all(isinstance(d, pd.SparseDtype) for d in dtypes):
+        return X
+    if all(not pd.isna(d.fill_value) and d.fill_value == 0 and d.subtype != np.float16
+           for d in dtypes):
+        return X
+    return X.sparse.to_dense()
+
+
 def _same_kind(exc):
     """TypeError or ValueError, as ``exc`` is (a subclass's constructor may want more)."""
     return TypeError if isinstance(exc, TypeError) else ValueError
@@ -386,6 +404,7 @@ class _GBTModel(BaseEstimator):
         if encoder is not None:
             encoder.check_columns(X, self)
             X = encoder.codes(X)   # a new X: the categorical columns as float codes
+        X = _sparse_frame_for_scipy(X)
         fmt = X.format if sp.issparse(X) else None
         if fmt in _SPARSE_FORMATS:
             check_sparse_structure(X)   # before scipy touches its indices
@@ -414,7 +433,8 @@ class _GBTModel(BaseEstimator):
         if sp.issparse(X):
             if fmt not in _SPARSE_FORMATS:
                 # BSR, LIL, DIA, DOK: scipy converted them to CSR without checking
-                check_sparse_structure(X, name=f"X (converted from {fmt.upper()})")
+                source = fmt.upper() if fmt else f"a {type(X).__name__} of sparse columns"
+                check_sparse_structure(X, name=f"X (converted from {source})")
             X = canonical_csr(X)
         return (X, out[1]) if with_y else X
 
@@ -1104,7 +1124,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=False)
         try:
             check_classification_targets(y)
-        except ValueError as exc:
+        except (TypeError, ValueError) as exc:   # (which one depends on the labels' order)
             kinds = sorted({type(v).__name__ for v in y}) if y.dtype == object else []
             if len(kinds) > 1:
                 raise ValueError(f"y mixes {' and '.join(kinds)} labels: the class labels "

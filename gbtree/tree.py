@@ -16,7 +16,7 @@ from . import _predictor
 from ._predictor import (apply_raw, apply_raw_csr, compact_nodes, predict_binned, predict_raw,
                          predict_raw_csr)
 from ._typedefs import NODE_DTYPE
-from .binning import csr_arrays
+from .binning import csr_arrays, kernel_array
 
 IMPORTANCE_TYPES = ("weight", "gain", "cover", "total_gain", "total_cover")
 
@@ -172,7 +172,7 @@ class TreeEnsemble:
             apply_raw_csr(data, indices, indptr, n_features, absent, nodes, tree_ptr, out,
                           n_threads)
         else:
-            apply_raw(X, nodes, tree_ptr, out, n_threads)
+            apply_raw(kernel_array(X), nodes, tree_ptr, out, n_threads)
         return out
 
     def feature_importances(self, importance_type="total_gain"):
@@ -346,7 +346,7 @@ def _predict_raw(X, compact, tree_ptr, tree_class, out, n_threads, absent):
         predict_raw_csr(data, indices, indptr, n_features, absent, compact, tree_ptr,
                         tree_class, out, n_threads)
     else:
-        predict_raw(X, compact, tree_ptr, tree_class, out, n_threads)
+        predict_raw(kernel_array(X), compact, tree_ptr, tree_class, out, n_threads)
 
 
 def add_tree_binned_rows(X_binned, missing_bin, tree, rows, out, output, n_threads=1):

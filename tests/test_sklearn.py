@@ -4,6 +4,7 @@ import pickle
 import joblib
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from sklearn.base import clone
 from sklearn.datasets import (load_breast_cancer, load_diabetes, load_iris, make_classification,
                               make_regression)
@@ -279,11 +280,15 @@ def test_continuous_labels_are_rejected_by_the_classifier():
         GBTClassifier().fit(np.zeros((5, 2)), [0.1, 0.2, 0.3, 0.4, 0.5])
 
 
-def test_labels_of_mixed_types_are_named():
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 3), st.sampled_from("ab")), min_size=2, max_size=8)
+       .filter(lambda labels: len({type(v) for v in labels}) == 2))
+def test_labels_of_mixed_types_are_named_in_any_order(labels):
     # scikit-learn's message was "Unknown label type: unknown. Maybe you are trying to
-    # fit a classifier ... on a regression target with continuous values"
+    # fit a classifier ... on a regression target with continuous values", or, with a
+    # string first, NumPy's "'<' not supported between instances of 'int' and 'str'"
     with pytest.raises(ValueError, match="y mixes int and str labels: the class labels must"):
-        GBTClassifier().fit(np.zeros((4, 2)), np.array([1, "a", 2, "b"], dtype=object))
+        GBTClassifier().fit(np.zeros((len(labels), 2)), np.array(labels, dtype=object))
 
 
 @pytest.mark.parametrize("param,value,error", [
