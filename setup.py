@@ -2,6 +2,8 @@
 
 When the compiler cannot build an OpenMP program the extensions are built
 without it (the ``prange`` loops then run serially) and a warning is printed.
+``GBTREE_SANITIZE=address,undefined`` builds them with those sanitizers instead
+of -O3 (``benchmarks/sanitizers.sh`` runs the test suite on such a build).
 """
 import glob
 import os
@@ -50,6 +52,17 @@ def _openmp_flags(compiler):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _sanitizer_flags(compiler):
+    """Flags for GBTREE_SANITIZE (for example ``address,undefined``): the extensions
+    built with those sanitizers, every finding fatal (benchmarks/sanitizers.sh)."""
+    sanitize = os.environ.get("GBTREE_SANITIZE")
+    if not sanitize:
+        return []
+    if compiler.compiler_type == "msvc":
+        raise RuntimeError("GBTREE_SANITIZE needs gcc or clang")
+    return [f"-fsanitize={sanitize}", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+
+
 class BuildExt(build_ext):
     def finalize_options(self):
         super().finalize_options()
@@ -65,9 +78,12 @@ class BuildExt(build_ext):
             )
             print("WARNING: gbtree built without OpenMP", file=sys.stderr)
         opt = ["/O2"] if self.compiler.compiler_type == "msvc" else ["-O3", "-std=c++17"]
+        sanitize = _sanitizer_flags(self.compiler)
+        if sanitize:
+            opt = ["-O1", "-g", "-std=c++17"]
         for ext in self.extensions:
-            ext.extra_compile_args = opt + cflags
-            ext.extra_link_args = lflags
+            ext.extra_compile_args = opt + cflags + sanitize
+            ext.extra_link_args = lflags + sanitize
         super().build_extensions()
 
 

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The test suite on extensions built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (gcc or clang; Linux). The tracked files are copied to a temporary folder and built
+# there in place, so the checkout's own build is untouched; the current Python
+# environment must have the test extras (pip install ".[test]").
+#   bash benchmarks/sanitizers.sh [pytest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+git ls-files -z | xargs -0 cp --parents -t "$work"
+cd "$work"
+GBTREE_SANITIZE=address,undefined python setup.py -q build_ext --inplace -j 2
+# Python itself is not instrumented: the ASan runtime is loaded first, leaks are not
+# reported (the interpreter keeps objects until exit), and every finding aborts.
+asan="$(${CXX:-g++} -print-file-name=libasan.so)"
+export LD_PRELOAD="$asan"
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export PYTHONPATH="$work"
+python -m pytest -q -p no:cacheprovider "$@"
