@@ -11,10 +11,11 @@ trap 'rm -rf "$work"' EXIT
 git ls-files -z | xargs -0 cp --parents -t "$work"
 cd "$work"
 GBTREE_SANITIZE=address,undefined python setup.py -q build_ext --inplace -j 2
-# Python itself is not instrumented: the ASan runtime is loaded first, leaks are not
-# reported (the interpreter keeps objects until exit), and every finding aborts.
-asan="$(${CXX:-g++} -print-file-name=libasan.so)"
-export LD_PRELOAD="$asan"
+# Python itself is not instrumented: the ASan runtime is loaded first (with the C++
+# runtime, whose exceptions it intercepts), leaks are not reported (the interpreter
+# keeps objects until exit), and every finding aborts.
+cxx="${CXX:-g++}"
+export LD_PRELOAD="$($cxx -print-file-name=libasan.so) $($cxx -print-file-name=libstdc++.so)"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export PYTHONPATH="$work"
