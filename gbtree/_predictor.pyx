@@ -29,6 +29,8 @@ from libc.math cimport isnan, nextafterf, INFINITY
 from libc.string cimport memcpy
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t, INT32_MIN
 
+import os
+
 import numpy as np
 
 from ._typedefs cimport X_BINNED_C, check_item_strides, node_struct
@@ -256,12 +258,27 @@ cdef extern from *:
                              Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) noexcept nogil
 
 
-cdef int _SIMD_LEVEL = gbt_simd_level()
+SIMD_NAMES = ("none", "avx2", "avx512")
+
+
+def _simd_cap():
+    """The level GBTREE_SIMD asks for (unset: no cap), so that every walk can be tested
+    and measured on a machine that has a better one."""
+    value = os.environ.get("GBTREE_SIMD", "").strip().lower()
+    if value == "":
+        return len(SIMD_NAMES) - 1
+    if value not in SIMD_NAMES:
+        raise ValueError(f"GBTREE_SIMD must be one of {', '.join(SIMD_NAMES)}, got "
+                         f"{os.environ['GBTREE_SIMD']!r}")
+    return SIMD_NAMES.index(value)
+
+
+cdef int _SIMD_LEVEL = min(gbt_simd_level(), _simd_cap())
 
 
 def simd_level():
-    """The vector walk ``predict_raw`` uses on this machine for C-ordered rows:
-    2 = AVX-512 (float32 and float64 rows), 1 = AVX2 (float32 rows), 0 = none."""
+    """The vector walk ``predict_raw`` uses for C-ordered rows: the best this CPU has,
+    at most what GBTREE_SIMD names: 2 = AVX-512, 1 = AVX2, 0 = the scalar walk."""
     return _SIMD_LEVEL
 
 

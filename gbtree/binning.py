@@ -399,8 +399,11 @@ def kernel_array(X):
 
 
 def _whole_items(X):
-    if not X.flags.aligned:
+    flags = X.flags
+    if not flags.aligned:
         return False
+    if flags.c_contiguous or flags.f_contiguous:
+        return True
     # (an axis of length 0 or 1 is never stepped along: its stride does not matter)
     return all(n <= 1 or s % X.itemsize == 0 for n, s in zip(X.shape, X.strides))
 

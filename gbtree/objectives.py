@@ -162,8 +162,10 @@ class Logistic(Objective):
             raise ValueError("objective='logistic' needs y in [0, 1] (the class codes 0 and 1)")
 
     def transform(self, raw):
-        p = expit(raw[:, 0])
-        return np.column_stack([1 - p, p])
+        proba = np.empty((raw.shape[0], 2))
+        p = expit(raw[:, 0], out=proba[:, 1])
+        np.subtract(1.0, p, out=proba[:, 0])
+        return proba
 
 
 class Softmax(Objective):

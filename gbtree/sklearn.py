@@ -492,7 +492,8 @@ class _GBTModel(BaseEstimator):
                              f"parameters on this X give {now}. Set warm_start=False to refit")
 
     def _validate_predict_data(self, X):
-        check_is_fitted(self, "_ensemble")
+        if not hasattr(self, "_ensemble"):   # (check_is_fitted costs microseconds a call)
+            check_is_fitted(self, "_ensemble")
         encoder = getattr(self, "_cat_encoder", None)
         if encoder is not None:
             return encoder.transform(self._check_x(X, reset=False))

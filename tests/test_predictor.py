@@ -204,3 +204,42 @@ def test_vector_walks_beyond_the_packed_fields(dtype):
     for level in LEVELS:
         np.testing.assert_array_equal(walk(X, nodes, ptr, cls, 1, simd=level),
                                       ref.predict_raw(X, nodes, ptr, cls, [0.0]))
+
+
+_SIMD_CHILD = """
+import numpy as np, sys
+from gbtree import GBTRegressor
+from gbtree._predictor import simd_level
+rng = np.random.RandomState(0)
+X = rng.normal(size=(3000, 6)).astype(sys.argv[1])
+X[rng.rand(*X.shape) < 0.1] = np.nan
+y = np.nan_to_num(X[:, 0]) - np.nan_to_num(X[:, 1]) ** 2
+pred = GBTRegressor(n_estimators=30, max_leaves=63, grow_policy="lossguide").fit(X, y).predict(X)
+np.save(sys.argv[2], pred)
+print(simd_level())
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gbtree_simd_chooses_the_walk_and_every_walk_predicts_the_same(tmp_path, dtype):
+    # GBTREE_SIMD caps the vector walk at a level (never above the CPU's): every
+    # level the CPU has, run in a fresh process, predicts bit for bit the same
+    import os
+    import subprocess
+    import sys
+    preds = {}
+    for name in ("none", "avx2", "avx512"):
+        env = dict(os.environ, GBTREE_SIMD=name)
+        path = tmp_path / f"{name}.npy"
+        done = subprocess.run([sys.executable, "-c", _SIMD_CHILD, dtype, str(path)], env=env,
+                              capture_output=True, text=True, check=True)
+        level = int(done.stdout.split()[-1])
+        assert level == min(("none", "avx2", "avx512").index(name), simd_level())
+        preds[name] = np.load(path)
+    for name in ("avx2", "avx512"):
+        np.testing.assert_array_equal(preds[name], preds["none"], err_msg=name)
+    env = dict(os.environ, GBTREE_SIMD="sse9")
+    bad = subprocess.run([sys.executable, "-c", "import gbtree"], env=env, capture_output=True,
+                         text=True)
+    assert bad.returncode != 0
+    assert "GBTREE_SIMD must be one of none, avx2, avx512, got 'sse9'" in bad.stderr
