@@ -4,16 +4,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-# ../shared/data beside the project root (CI clones the project with shared/ next to it).
-DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+# Small real data sets kept with the tests (tests/data/README.md: origin and licence).
+DATA_DIR = Path(__file__).resolve().parent / "data"
 
 
 def data_file(name):
-    """Path of a shared real data set, or skip the test with the reason."""
-    path = DATA_DIR / name
-    if not path.exists():
-        pytest.skip(f"real data set {path} not found (the ../shared/data folder is absent)")
-    return path
+    """Path of a real data set kept in tests/data."""
+    return DATA_DIR / name
 
 
 @pytest.fixture
