@@ -1,6 +1,8 @@
 """Turn a user's ``n_jobs`` into the number of OpenMP threads for the kernels."""
 import functools
 import numbers
+import os
+import warnings
 
 from joblib import cpu_count
 
@@ -17,6 +19,40 @@ def _cpu_count():
 def max_threads():
     """The most threads ``n_jobs`` may ask for: 4 a core, at least 256."""
     return max(256, 4 * _cpu_count())
+
+
+# OpenMP (GNU libgomp and others) keeps its thread pool across fork(), but only the
+# forking thread lives on in the child: a parallel region there waits for threads that
+# do not exist. A child forked after gbtree ran threads therefore runs on one.
+_threads_started = False
+_forked_after_threads = False
+
+
+def _after_fork_in_child():
+    global _forked_after_threads
+    _forked_after_threads = _forked_after_threads or _threads_started
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _one_thread_after_fork(n):
+    """``n``, or 1 in a process forked after gbtree ran threads (with a warning once)."""
+    global _threads_started, _forked_after_threads
+    if n <= 1:
+        return n
+    if _forked_after_threads:
+        if _forked_after_threads is True:
+            warnings.warn("gbtree: this process was forked after gbtree had run OpenMP "
+                          "threads, which cannot start again in a forked child; gbtree runs "
+                          "on one thread here. Start worker processes with the 'spawn' or "
+                          "'forkserver' method to keep every thread.", RuntimeWarning,
+                          stacklevel=3)
+            _forked_after_threads = "warned"
+        return 1
+    _threads_started = True
+    return n
 
 
 def effective_n_threads(n_jobs):
@@ -40,8 +76,8 @@ def effective_n_threads(n_jobs):
         raise ValueError(f"n_jobs must be at most {max_threads()} (4 threads per core, at "
                          f"least 256), got {n_jobs!r}")
     if n_jobs is not None and n_jobs > 0:
-        return int(n_jobs)
+        return _one_thread_after_fork(int(n_jobs))
     available = max(1, min(_cpu_count(), omp_max_threads()))
     if n_jobs is None:
-        return available
-    return max(1, available + 1 + int(n_jobs))
+        return _one_thread_after_fork(available)
+    return _one_thread_after_fork(max(1, available + 1 + int(n_jobs)))

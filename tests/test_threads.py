@@ -100,3 +100,41 @@ def test_model_is_bit_identical_across_n_jobs(Est, make_y, grow_policy):
     preds = [m._ensemble.predict_raw(X[:5000], n_threads=n) for n, m in zip((1, 2, 3), models)]
     for p in preds[1:]:
         np.testing.assert_array_equal(p, preds[0])
+
+
+@needs_openmp
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork exists on POSIX systems only")
+def test_a_child_forked_after_a_threaded_fit_predicts_and_fits_on_one_thread():
+    # OpenMP's thread pool does not survive fork(): without the fallback the child's
+    # first parallel region waits forever (the alarm ends it, a failure)
+    import signal
+    import warnings
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(20_000, 8))
+    y = X[:, 0] - X[:, 1] ** 2 + rng.normal(scale=0.1, size=20_000)
+    model = GBTRegressor(n_estimators=10, n_jobs=2).fit(X, y)
+    want_pred = model.predict(X)
+    want_refit = GBTRegressor(n_estimators=5, n_jobs=1).fit(X, y).predict(X)
+    pid = os.fork()
+    if pid == 0:   # the child: exit codes say what went wrong
+        code = 1
+        try:
+            signal.alarm(60)
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                same_pred = np.array_equal(model.predict(X), want_pred)
+                refit = GBTRegressor(n_estimators=5, n_jobs=2).fit(X, y).predict(X)
+            warned = any("forked after gbtree had run OpenMP threads" in str(w.message)
+                         for w in seen)
+            code = 0 if same_pred and np.array_equal(refit, want_refit) and warned else \
+                2 + same_pred + 2 * warned
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status), f"the child was ended by signal {os.WTERMSIG(status)}"
+    assert os.WEXITSTATUS(status) == 0, {2: "wrong predictions, no warning",
+                                         3: "no warning", 4: "wrong predictions",
+                                         5: "a different refit"}.get(os.WEXITSTATUS(status))
+    # the parent keeps its threads
+    np.testing.assert_array_equal(GBTRegressor(n_estimators=10, n_jobs=2).fit(X, y).predict(X),
+                                  want_pred)
