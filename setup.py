@@ -31,25 +31,42 @@ OPENMP_TEST = textwrap.dedent(
 )
 
 
+def _openmp_candidates(compiler):
+    """(compile_args, link_args) to try in turn: GCC and LLVM clang take -fopenmp;
+    Apple's clang needs -Xpreprocessor and the libomp runtime (Homebrew's, or the
+    folder named by LIBOMP_PREFIX); MSVC takes /openmp."""
+    if compiler.compiler_type == "msvc":
+        return [(["/openmp"], [])]
+    candidates = [(["-fopenmp"], ["-fopenmp"])]
+    if sys.platform == "darwin":
+        prefixes = [os.environ.get("LIBOMP_PREFIX"), "/opt/homebrew/opt/libomp",
+                    "/usr/local/opt/libomp"]
+        for prefix in filter(None, prefixes):
+            candidates.append((["-Xpreprocessor", "-fopenmp", f"-I{prefix}/include"],
+                               [f"-L{prefix}/lib", "-lomp", f"-Wl,-rpath,{prefix}/lib"]))
+    return candidates
+
+
 def _openmp_flags(compiler):
     """Return (compile_args, link_args) for OpenMP, or ([], []) if unsupported."""
     if os.environ.get("GBTREE_NO_OPENMP"):
         return [], []
     if compiler.compiler_type == "msvc":
-        return ["/openmp"], []
-    flags = ["-fopenmp"]
-    tmp = tempfile.mkdtemp()
-    try:
-        src = os.path.join(tmp, "omp_test.c")
-        with open(src, "w") as f:
-            f.write(OPENMP_TEST)
-        objs = compiler.compile([src], output_dir=tmp, extra_postargs=flags)
-        compiler.link_executable(objs, os.path.join(tmp, "omp_test"), extra_postargs=flags)
-        return flags, flags
-    except Exception:  # any compiler or linker failure means no OpenMP
-        return [], []
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        return _openmp_candidates(compiler)[0]
+    for cflags, lflags in _openmp_candidates(compiler):
+        tmp = tempfile.mkdtemp()
+        try:
+            src = os.path.join(tmp, "omp_test.c")
+            with open(src, "w") as f:
+                f.write(OPENMP_TEST)
+            objs = compiler.compile([src], output_dir=tmp, extra_postargs=cflags)
+            compiler.link_executable(objs, os.path.join(tmp, "omp_test"), extra_postargs=lflags)
+            return cflags, lflags
+        except Exception:  # any compiler or linker failure: try the next, or no OpenMP
+            continue
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return [], []
 
 
 def _sanitizer_flags(compiler):
@@ -77,7 +94,8 @@ class BuildExt(build_ext):
                 "kernels serially (n_jobs will have no effect)."
             )
             print("WARNING: gbtree built without OpenMP", file=sys.stderr)
-        opt = ["/O2"] if self.compiler.compiler_type == "msvc" else ["-O3", "-std=c++17"]
+        opt = (["/O2", "/std:c++17"] if self.compiler.compiler_type == "msvc"
+               else ["-O3", "-std=c++17"])
         sanitize = _sanitizer_flags(self.compiler)
         if sanitize:
             opt = ["-O1", "-g", "-std=c++17"]
