@@ -11,7 +11,8 @@ parameters of ``runners.py`` (best-first trees of ``--leaves`` leaves, ``--round
 rounds; the fit is not timed), then explains ``--explain-rows`` test rows: the
 SHAP values (each library's exact path-dependent TreeSHAP) and, for gbtree and
 XGBoost, the SHAP interaction values of ``--interaction-rows`` rows. Every time
-is the best of ``--repeats`` calls at ``--threads`` threads; XGBoost's ``DMatrix``
+is the best of ``--repeats`` calls at ``--threads`` threads (the libraries take
+turns within each repeat); XGBoost's ``DMatrix``
 is built before its clock starts. gbtree's peak of NumPy allocations during a
 separate call on ``--memory-rows`` rows (tracemalloc) is reported beside the
 size of its output. The values of
@@ -37,14 +38,10 @@ from run import machine_info                                           # noqa: E
 from runners import Config, GbtreeRunner, LightGBMRunner, XGBoostRunner  # noqa: E402
 
 
-def best_of(repeats, call):
-    """(best seconds, last result) of ``repeats`` calls."""
-    best, out = np.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = call()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
+def seconds(call):
+    t0 = time.perf_counter()
+    call()
+    return time.perf_counter() - t0
 
 
 def peak_bytes(call):
@@ -78,16 +75,33 @@ def main(argv=None):
     Xc, Xi = X_test[:args.explain_rows], X_test[:args.interaction_rows]
     results = {}
 
-    print("fitting gbtree", file=sys.stderr)
+    import lightgbm as lgb
+    import xgboost as xgb
+    print("fitting gbtree, xgboost, lightgbm", file=sys.stderr)
     est, _ = GbtreeRunner().fit(cfg, X, y)
-    results["gbtree"] = {
-        "contribs_s": best_of(args.repeats, lambda: est.predict(Xc, pred_contribs=True))[0],
-        "interactions_s": best_of(args.repeats,
-                                  lambda: est.predict(Xi, pred_interactions=True))[0],
-        "leaves_per_tree": float(np.mean([(est._ensemble.tree(t)["is_leaf"] == 1).sum()
-                                          for t in range(est.n_trees_)])),
-        "max_depth": int(est._ensemble.nodes["depth"].max()),
+    booster, _ = XGBoostRunner().fit(cfg, X, y)
+    lgb_model, _ = LightGBMRunner().fit(cfg, X, y)
+    dc, di = xgb.DMatrix(Xc, nthread=args.threads), xgb.DMatrix(Xi, nthread=args.threads)
+    calls = {
+        ("gbtree", "contribs_s"): lambda: est.predict(Xc, pred_contribs=True),
+        ("xgboost", "contribs_s"): lambda: booster.predict(dc, pred_contribs=True),
+        ("lightgbm", "contribs_s"): lambda: lgb_model.predict(Xc, pred_contrib=True,
+                                                              num_threads=args.threads),
+        ("gbtree", "interactions_s"): lambda: est.predict(Xi, pred_interactions=True),
+        ("xgboost", "interactions_s"): lambda: booster.predict(di, pred_interactions=True),
     }
+    results = {"gbtree": {}, "xgboost": {"version": xgb.__version__},
+               "lightgbm": {"version": lgb.__version__}}
+    # the libraries take turns in every repeat, so that a change of the machine's
+    # load between repeats touches them alike
+    for r in range(args.repeats):
+        for (lib, key), call in calls.items():
+            print(f"repeat {r}: {lib} {key}", file=sys.stderr)
+            results[lib][key] = min(results[lib].get(key, np.inf), seconds(call))
+    results["gbtree"].update(
+        leaves_per_tree=float(np.mean([(est._ensemble.tree(t)["is_leaf"] == 1).sum()
+                                       for t in range(est.n_trees_)])),
+        max_depth=int(est._ensemble.nodes["depth"].max()))
     Xm = X_test[:args.memory_rows]
     peak, out = peak_bytes(lambda: est.predict(Xm, pred_contribs=True))
     results["gbtree"].update(contribs_peak_mb=peak / 1e6, contribs_output_mb=out.nbytes / 1e6)
@@ -95,26 +109,6 @@ def main(argv=None):
                                                pred_interactions=True))
     results["gbtree"].update(interactions_peak_mb=peak / 1e6,
                              interactions_output_mb=out.nbytes / 1e6)
-
-    print("fitting xgboost", file=sys.stderr)
-    import xgboost as xgb
-    booster, _ = XGBoostRunner().fit(cfg, X, y)
-    dc, di = xgb.DMatrix(Xc, nthread=args.threads), xgb.DMatrix(Xi, nthread=args.threads)
-    results["xgboost"] = {
-        "version": xgb.__version__,
-        "contribs_s": best_of(args.repeats, lambda: booster.predict(dc, pred_contribs=True))[0],
-        "interactions_s": best_of(args.repeats,
-                                  lambda: booster.predict(di, pred_interactions=True))[0],
-    }
-
-    print("fitting lightgbm", file=sys.stderr)
-    import lightgbm as lgb
-    lgb_model, _ = LightGBMRunner().fit(cfg, X, y)
-    results["lightgbm"] = {
-        "version": lgb.__version__,
-        "contribs_s": best_of(args.repeats, lambda: lgb_model.predict(
-            Xc, pred_contrib=True, num_threads=args.threads))[0],
-    }
 
     g, xg, lg = results["gbtree"], results["xgboost"], results["lightgbm"]
     fastest_peer = min(xg["contribs_s"], lg["contribs_s"])

@@ -29,7 +29,7 @@ conditioned walks are equal and cancel).
 """
 from cython.parallel cimport prange, threadid
 from libc.math cimport isnan
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy
 from libc.stdint cimport int32_t, int64_t
 from cython cimport floating
 
@@ -65,7 +65,7 @@ cdef struct path_elem:
     int32_t feature
 
 
-cdef double _fill(const node_struct* tree, int32_t n, shap_node* out) except? -1.0:
+cdef double _fill(const node_struct* tree, int32_t n, shap_node* out) noexcept nogil:
     """Fill ``out[n]`` and its subtree; returns the node's cover (its leaves' sum)."""
     cdef double cl, cr, c
     out[n].threshold = tree[n].threshold
@@ -86,7 +86,8 @@ cdef double _fill(const node_struct* tree, int32_t n, shap_node* out) except? -1
         out[n].zero_right = cr / c
     else:     # no training row below: weigh both sides equally
         out[n].zero_left = out[n].zero_right = 0.5
-    out[n].mean = out[n].zero_left * out[out[n].left].mean + out[n].zero_right * out[out[n].right].mean
+    out[n].mean = (out[n].zero_left * out[out[n].left].mean
+                   + out[n].zero_right * out[out[n].right].mean)
     return c
 
 
@@ -113,11 +114,12 @@ def shap_means(const unsigned char[::1] snodes, const int64_t[::1] tree_ptr):
     return out
 
 
-cdef double _cover_below(const node_struct* tree, int32_t n, double* cover):
+cdef double _cover_below(const node_struct* tree, int32_t n, double* cover) noexcept nogil:
     if tree[n].is_leaf:
         cover[n] = tree[n].cover
     else:
-        cover[n] = _cover_below(tree, tree[n].left, cover) + _cover_below(tree, tree[n].right, cover)
+        cover[n] = (_cover_below(tree, tree[n].left, cover)
+                    + _cover_below(tree, tree[n].right, cover))
     return cover[n]
 
 
@@ -367,26 +369,56 @@ cdef class _Work:
         self.bufs = np.zeros(n_threads * self.buf_size, dtype=np.float64)
 
 
-def _check(const int64_t[::1] tree_ptr, const int32_t[::1] tree_class,
-           const int64_t[::1] used_ptr, Py_ssize_t n_outputs, Py_ssize_t n_features):
-    if used_ptr.shape[0] != tree_ptr.shape[0]:
-        raise ValueError("used_ptr must have one entry per tree, plus one")
+cdef int _depth(const shap_node* tree, int32_t n) noexcept nogil:
+    if tree[n].feature < 0:
+        return 0
+    return 1 + max(_depth(tree, tree[n].left), _depth(tree, tree[n].right))
+
+
+cdef int _check(const unsigned char[::1] snodes, const int64_t[::1] tree_ptr,
+                const int32_t[::1] tree_class, const int64_t[::1] used_ptr,
+                const int32_t[::1] used, Py_ssize_t n_outputs, Py_ssize_t n_features,
+                int mode) except -1:
+    """The trees' largest depth, once checked: the walks read features, outputs and
+    children without bounds checks."""
+    cdef const shap_node* s = <const shap_node*>&snodes[0]
+    cdef Py_ssize_t t, k, size
+    cdef int depth = 0
+    if mode not in (CONTRIBS, APPROX, INTERACTIONS):
+        raise ValueError(f"mode must be 0 (TreeSHAP), 1 (Saabas) or 2 (interactions), got {mode}")
+    if used_ptr.shape[0] != tree_ptr.shape[0] or tree_class.shape[0] != tree_ptr.shape[0] - 1:
+        raise ValueError("tree_class and used_ptr must have one entry per tree (used_ptr "
+                         "one more)")
+    if (used_ptr[0] != 0 or np.any(np.diff(used_ptr) < 0)
+            or used_ptr[used_ptr.shape[0] - 1] != used.shape[0]
+            or (used.shape[0] > 0 and not 0 <= np.min(used) <= np.max(used) < n_features)):
+        raise ValueError("used_ptr and used must list features < n_features, tree by tree")
+    if snodes.shape[0] < tree_ptr[tree_ptr.shape[0] - 1] * sizeof(shap_node):
+        raise ValueError("snodes has fewer records than tree_ptr says")
     for t in range(tree_class.shape[0]):
         if not 0 <= tree_class[t] < n_outputs:
             raise ValueError(f"tree {t} feeds output {tree_class[t]}; out has {n_outputs}")
+        size = tree_ptr[t + 1] - tree_ptr[t]
+        for k in range(tree_ptr[t], tree_ptr[t + 1]):
+            if s[k].feature >= n_features or (s[k].feature >= 0 and not (
+                    0 <= s[k].left < size and 0 <= s[k].right < size)):
+                raise ValueError(f"tree {t} splits on feature {s[k].feature} of "
+                                 f"{n_features}, or has a child out of the tree")
+        if size > 0:
+            depth = max(depth, _depth(s + tree_ptr[t], 0))
+    return depth
 
 
 def tree_shap(int mode, const floating[:, :] X, const unsigned char[::1] snodes,
               const int64_t[::1] tree_ptr, const int32_t[::1] tree_class,
-              const int64_t[::1] used_ptr, const int32_t[::1] used, int max_depth,
-              double[::1] out, Py_ssize_t n_outputs, int n_threads):
+              const int64_t[::1] used_ptr, const int32_t[::1] used, double[::1] out,
+              Py_ssize_t n_outputs, int n_threads):
     """Add the trees' values of every row of dense X to ``out``: C-ordered, shape
     (n_rows, n_outputs, n_features + 1) for mode 0 (TreeSHAP) and 1 (Saabas),
     (n_rows, n_outputs, n_features + 1, n_features + 1) for mode 2 (interaction
     values). Trees may split only on features < n_features (``shap_nodes``
     records); ``used[used_ptr[t]:used_ptr[t + 1]]`` lists the features tree t
-    splits on; ``max_depth`` bounds the trees' depth. The bias column is left
-    to the caller."""
+    splits on. The bias column is left to the caller."""
     cdef Py_ssize_t n_rows = X.shape[0], n_trees = tree_ptr.shape[0] - 1
     cdef Py_ssize_t m1 = X.shape[1] + 1
     cdef Py_ssize_t out_row = n_outputs * (m1 * m1 if mode == INTERACTIONS else m1)
@@ -396,7 +428,8 @@ def tree_shap(int mode, const floating[:, :] X, const unsigned char[::1] snodes,
     cdef int tid
     if out.shape[0] != n_rows * out_row:
         raise ValueError(f"out has {out.shape[0]} values for {n_rows} rows of {out_row}")
-    _check(tree_ptr, tree_class, used_ptr, n_outputs, X.shape[1])
+    cdef int max_depth = _check(snodes, tree_ptr, tree_class, used_ptr, used, n_outputs,
+                                X.shape[1], mode)
     if n_rows == 0 or n_trees == 0:
         return
     n_threads = max(1, min(n_threads, n_blocks))
@@ -418,8 +451,8 @@ def tree_shap_csr(int mode, const floating[::1] data, const int32_t[::1] indices
                   const int64_t[::1] indptr, Py_ssize_t n_features, double absent,
                   const unsigned char[::1] snodes, const int64_t[::1] tree_ptr,
                   const int32_t[::1] tree_class, const int64_t[::1] used_ptr,
-                  const int32_t[::1] used, int max_depth, double[::1] out,
-                  Py_ssize_t n_outputs, int n_threads):
+                  const int32_t[::1] used, double[::1] out, Py_ssize_t n_outputs,
+                  int n_threads):
     """``tree_shap`` on a canonical CSR matrix whose absent entries have the value
     ``absent``: each thread scatters a block of rows into its own dense block."""
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1, n_trees = tree_ptr.shape[0] - 1
@@ -439,7 +472,8 @@ def tree_shap_csr(int mode, const floating[::1] data, const int32_t[::1] indices
                     or np.any(np.diff(indptr) < 0)):
         raise ValueError("the CSR matrix is malformed: indptr is not non-decreasing "
                          "within bounds, or a column index is out of range")
-    _check(tree_ptr, tree_class, used_ptr, n_outputs, n_features)
+    cdef int max_depth = _check(snodes, tree_ptr, tree_class, used_ptr, used, n_outputs,
+                                n_features, mode)
     if n_rows == 0 or n_trees == 0:
         return
     n_threads = max(1, min(n_threads, n_blocks))

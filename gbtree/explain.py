@@ -84,9 +84,7 @@ def shap_values(ensemble, X, mode="contribs", tree_range=None, n_threads=1, abse
     if n_rows == 0 or tree_class.shape[0] == 0:
         return out
     used_ptr, used = _used_features(nodes, tree_ptr, m)
-    max_depth = int(nodes["depth"].max()) if nodes.shape[0] else 0
-    args = (snodes, tree_ptr, tree_class, used_ptr, used, max_depth, out.reshape(-1), k,
-            n_threads)
+    args = (snodes, tree_ptr, tree_class, used_ptr, used, out.reshape(-1), k, n_threads)
     if sp.issparse(X):
         data, indices, indptr = csr_arrays(X)
         if data.dtype not in (np.float32, np.float64):
