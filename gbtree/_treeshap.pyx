@@ -27,7 +27,9 @@ and the "hot" ones are unwound four at a time (independent chains of
 multiplications that the CPU overlaps: 1.7x faster on workload-1 trees);
 a cold branch of zero cover adds nothing and is not walked; interaction values
 condition only on the features a tree splits on (for the others the
-conditioned walks are equal and cancel).
+conditioned walks are equal and cancel). Fast TreeSHAP v2's precomputation is
+not used: it stores about 2**depth values per leaf, and best-first trees of 255
+leaves reach depth 15 to 20.
 """
 from cython.parallel cimport prange, threadid
 from libc.math cimport isnan

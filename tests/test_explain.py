@@ -203,6 +203,10 @@ def test_iteration_range_and_best_iteration():
     raw = est._raw_predict(X, iteration_range=(5, 12))[:, 0]
     _assert_local_accuracy(part, raw)
     assert not np.allclose(part, est.predict(X, pred_contribs=True))
+    shap = pytest.importorskip("shap")
+    explainer = shap.TreeExplainer(est.to_shap(iteration_range=(5, 12)))
+    np.testing.assert_allclose(explainer.shap_values(X), part[:, :-1], rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(explainer.expected_value, part[0, -1], rtol=1e-9)
     stopped = GBTRegressor(n_estimators=200, max_depth=3, early_stopping_rounds=3,
                            validation_fraction=0.3, learning_rate=0.5).fit(X, y)
     assert stopped.best_iteration_ + 1 < stopped.n_estimators_
