@@ -1,6 +1,7 @@
-"""Draw the images of docs/index.md ("Inspecting a fitted model").
+"""Draw the images of docs/index.md ("Inspecting a fitted model") and docs/explain.md.
 
-    python docs/make_plots.py        # writes docs/plot_importance.png, docs/plot_tree.png
+    python docs/make_plots.py        # writes docs/plot_importance.png, docs/plot_tree.png,
+                                     # docs/plot_shap.png (needs shap)
 
 Uses the diabetes data set that ships with scikit-learn (as a DataFrame, so the
 plots show the column names).
@@ -31,6 +32,24 @@ def main():
     ax = plot_tree(model, tree_index=0, with_stats=True)
     ax.figure.savefig(HERE / "plot_tree.png", dpi=80, bbox_inches="tight")
     print(model.get_dump()[0])
+    plot_shap(X, y)
+
+
+def plot_shap(X, y):
+    """docs/explain.md: SHAP values of every row, beeswarm and mean |value| side by side."""
+    import shap
+
+    model = GBTRegressor(n_estimators=200, learning_rate=0.05, max_depth=3).fit(X, y)
+    explanation = shap.TreeExplainer(model.to_shap(), feature_names=list(X.columns))(X)
+    fig = plt.figure(figsize=(12, 4.5))
+    ax = fig.add_subplot(1, 2, 1)
+    shap.plots.beeswarm(explanation, show=False, plot_size=None, ax=ax)
+    ax.set_title("SHAP value of each row and feature")
+    ax = fig.add_subplot(1, 2, 2)
+    shap.plots.bar(explanation, show=False, ax=ax)
+    ax.set_title("Mean |SHAP value|")
+    fig.tight_layout()
+    fig.savefig(HERE / "plot_shap.png", dpi=80)
 
 
 if __name__ == "__main__":

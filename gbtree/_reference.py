@@ -368,3 +368,104 @@ def ordered_statistics(codes, target, weight, prior, smooth, perm):
         sum_wy[c] = sum_wy.get(c, 0.0) + weight[i] * target[i]
         sum_w[c] = sum_w.get(c, 0.0) + weight[i]
     return out
+
+
+def _tree_expectation(tree, x, present, cover):
+    """E[tree(X) | X_S = x_S] over the training distribution the covers describe:
+    splits on a feature of ``present`` follow x, others average their children
+    weighted by cover (``cover``: each node's leaves' sum; 0 below: halves)."""
+    def walk(n):
+        if tree["is_leaf"][n]:
+            return tree["value"][n]
+        f, left, right = tree["feature"][n], tree["left"][n], tree["right"][n]
+        if present[f]:
+            v = x[f]
+            go_left = bool(tree["default_left"][n]) if np.isnan(v) else v <= tree["threshold"][n]
+            return walk(left if go_left else right)
+        total = cover[left] + cover[right]
+        wl = cover[left] / total if total > 0 else 0.5
+        return wl * walk(left) + (1 - wl) * walk(right)
+    return walk(0)
+
+
+def _leaf_covers(tree):
+    """Each node's cover as the sum of its leaves' covers."""
+    cover = np.zeros(tree.shape[0])
+
+    def walk(n):
+        if tree["is_leaf"][n]:
+            cover[n] = tree["cover"][n]
+        else:
+            cover[n] = walk(tree["left"][n]) + walk(tree["right"][n])
+        return cover[n]
+    walk(0)
+    return cover
+
+
+def shap_values_bruteforce(tree, x, n_features):
+    """Exact Shapley values of one tree at row x, by enumerating every subset S of
+    features: v(S) = E[tree | x_S] (``_tree_expectation``). Returns
+    ``(phi, interactions)``: phi of shape (n_features + 1,) (last: v(empty set)),
+    and the Shapley interaction values of shape (n_features + 1,) * 2 (off the
+    diagonal half the interaction index, on it the rest of phi; bias in the corner)."""
+    from itertools import combinations
+    from math import factorial
+    m = n_features
+    cover = _leaf_covers(tree)
+    cache = {}
+
+    def v(subset):
+        if subset not in cache:
+            present = np.zeros(m, dtype=bool)
+            present[list(subset)] = True
+            cache[subset] = _tree_expectation(tree, x, present, cover)
+        return cache[subset]
+
+    def subsets(others):
+        for size in range(len(others) + 1):
+            for s in combinations(others, size):
+                yield s
+
+    phi = np.zeros(m + 1)
+    inter = np.zeros((m + 1, m + 1))
+    for i in range(m):
+        others = [j for j in range(m) if j != i]
+        for s in subsets(others):
+            w = factorial(len(s)) * factorial(m - len(s) - 1) / factorial(m)
+            phi[i] += w * (v(tuple(sorted(s + (i,)))) - v(s))
+        for j in others:
+            rest = [k for k in others if k != j]
+            for s in subsets(rest):
+                w = factorial(len(s)) * factorial(m - len(s) - 2) / (2 * factorial(m - 1))
+                inter[i, j] += w * (v(tuple(sorted(s + (i, j)))) - v(tuple(sorted(s + (i,))))
+                                    - v(tuple(sorted(s + (j,)))) + v(s))
+        inter[i, i] = phi[i] - inter[i, :m].sum()
+    phi[m] = v(())
+    inter[m, m] = phi[m]
+    return phi, inter
+
+
+def saabas(tree, x, n_features):
+    """Saabas' attributions of one tree at row x: each split on x's path gives its
+    feature the change of the cover-weighted mean from the node to the child x
+    takes; last entry: the root's mean."""
+    cover = _leaf_covers(tree)
+
+    def mean(k):
+        if tree["is_leaf"][k]:
+            return tree["value"][k]
+        left, right = tree["left"][k], tree["right"][k]
+        total = cover[left] + cover[right]
+        wl = cover[left] / total if total > 0 else 0.5
+        return wl * mean(left) + (1 - wl) * mean(right)
+
+    phi = np.zeros(n_features + 1)
+    phi[n_features] = mean(0)
+    n = 0
+    while not tree["is_leaf"][n]:
+        f, v = tree["feature"][n], x[tree["feature"][n]]
+        go_left = bool(tree["default_left"][n]) if np.isnan(v) else v <= tree["threshold"][n]
+        nxt = tree["left"][n] if go_left else tree["right"][n]
+        phi[f] += mean(nxt) - mean(n)
+        n = nxt
+    return phi

@@ -15,7 +15,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted,
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 
-from . import booster
+from . import booster, explain
 from . import objectives as _obj
 from ._threads import effective_n_threads
 from .callback import EarlyStopping
@@ -914,6 +914,24 @@ class _GBTModel(BaseEstimator):
         X = self._validate_predict_data(X)
         return self._ensemble.apply(X, effective_n_threads(self.n_jobs), absent=self._absent())
 
+    def to_shap(self, iteration_range=None):
+        """The trees as the dictionary ``shap.TreeExplainer`` accepts:
+        ``shap.TreeExplainer(est.to_shap())``; with categorical columns, explain
+        ``gbtree.explain.model_input(est, X)``. See ``docs/explain.md``.
+
+        ``predict`` explains too: ``pred_contribs=True`` gives exact SHAP values
+        (path-dependent TreeSHAP) of the raw score, shape (n_samples,
+        n_features + 1), or (n_samples, n_classes, n_features + 1) for 3+
+        classes; the last column is the bias (``base_score_`` plus the trees'
+        expected values) and each row sums to its raw score. With
+        ``approx_contribs=True``: Saabas' path attributions instead.
+        ``pred_interactions=True``: SHAP interaction values, shape (n_samples,
+        [n_classes,] n_features + 1, n_features + 1), whose rows sum to the SHAP
+        values. A categorical column has one value; missing values follow each
+        split's default direction, as in ``predict``.
+        """
+        return explain.to_shap(self, iteration_range)
+
     def _absent(self):
         """The value of an absent entry of a sparse X for this fitted model."""
         return np.nan if getattr(self._bin_mapper, "absent_as_missing", False) else 0.0
@@ -1056,12 +1074,18 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         return self._fit(X, y, sample_weight, objective, eval_set, sample_weight_eval_set,
                          encode)
 
-    def predict(self, X, iteration_range=None):
+    def predict(self, X, iteration_range=None, *, pred_contribs=False, approx_contribs=False,
+                pred_interactions=False):
         """Predicted values, shape (n_samples,).
 
         ``iteration_range=(start, stop)`` uses the trees of rounds
         ``start <= r < stop``; by default all rounds up to the best one.
+        ``pred_contribs``, ``approx_contribs``, ``pred_interactions``: see
+        :meth:`to_shap`.
         """
+        mode = explain.explain_mode(pred_contribs, approx_contribs, pred_interactions)
+        if mode is not None:
+            return explain.predict_explained(self, X, iteration_range, mode)
         raw = self._raw_predict(X, iteration_range)   # checks that the model is fitted
         return self._objective.transform(raw)
 
@@ -1191,8 +1215,13 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         raw = self._raw_predict(X, iteration_range)   # checks that the model is fitted
         return self._objective.transform(raw)
 
-    def predict(self, X, iteration_range=None):
-        """Most probable class label per row."""
+    def predict(self, X, iteration_range=None, *, pred_contribs=False, approx_contribs=False,
+                pred_interactions=False):
+        """Most probable class label per row; ``pred_contribs``,
+        ``approx_contribs``, ``pred_interactions``: see :meth:`to_shap`."""
+        mode = explain.explain_mode(pred_contribs, approx_contribs, pred_interactions)
+        if mode is not None:
+            return explain.predict_explained(self, X, iteration_range, mode)
         raw = self._raw_predict(X, iteration_range)
         # the link is monotone: the arg max of the raw scores is that of the probabilities
         if raw.shape[1] == 1:
@@ -1508,12 +1537,18 @@ class GBTRanker(_GBTModel):
             ev.group_ptr = ptr
         return sets
 
-    def predict(self, X, iteration_range=None):
+    def predict(self, X, iteration_range=None, *, pred_contribs=False, approx_contribs=False,
+                pred_interactions=False):
         """Ranking scores, shape (n_samples,), in the rows' order (higher ranks first).
 
         With ``qid="column"`` at fit, a DataFrame's query-id column is dropped.
+        ``pred_contribs``, ``approx_contribs``, ``pred_interactions``: see
+        :meth:`to_shap`.
         """
         X, _ = self._split_qid_column(X, None, "predict")
+        mode = explain.explain_mode(pred_contribs, approx_contribs, pred_interactions)
+        if mode is not None:
+            return explain.predict_explained(self, X, iteration_range, mode)
         return self._raw_predict(X, iteration_range)[:, 0]
 
     def staged_predict(self, X):
