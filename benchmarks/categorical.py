@@ -22,11 +22,11 @@ estimator):
 
 - ``gbtree``: ``categorical_features`` (the small column ordinal codes, the two
   others CatBoost's ordered target statistics, their prior weights estimated,
-  ``cat_smooth="auto"``); ``gbtree cat_smooth=1`` / ``=10`` the same with a
-  fixed prior weight; ``gbtree statistics only`` with ``max_cat_to_ordinal=0``
+  ``cat_smooth="auto"``); ``gbtree-smooth1`` / ``gbtree-smooth10`` the same with
+  a fixed prior weight; ``gbtree-statistics`` with ``max_cat_to_ordinal=0``
   (statistics for the small column too);
-- ``gbtree codes``: the category codes read as numbers (what gbtree did before);
-- ``gbtree + TargetEncoder``: scikit-learn's cross-fitted target encoding in front;
+- ``gbtree-codes``: the category codes read as numbers;
+- ``gbtree-target-encoder``: scikit-learn's cross-fitted target encoding in front;
 - ``catboost``: ``cat_features`` (its ordered statistics and combinations);
 - ``lightgbm``: pandas ``category`` columns (its native many-vs-many splits);
 - ``xgboost``: ``enable_categorical=True`` (partition splits);
@@ -36,7 +36,8 @@ estimator):
 Each fit runs in its own child process, forked from the one that made the
 data (so the frame is not saved and loaded): the table gives fit and predict
 seconds, the child's peak RSS over what it held at its start, and the test
-metric (RMSE, or AUC and log loss). ``--libs`` takes the names of LABELS.
+metric (RMSE, or AUC and log loss). ``--libs`` takes these names, or ``all``
+(the default).
 """
 import multiprocessing as mp
 import resource

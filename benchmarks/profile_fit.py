@@ -31,11 +31,13 @@ def main(argv=None):
     p.add_argument("rows", nargs="?", type=int, default=500_000, help="train rows (500000)")
     p.add_argument("rounds", nargs="?", type=int, default=100, help="boosting rounds (100)")
     p.add_argument("threads", nargs="?", type=int, default=2, help="threads (2)")
+    p.add_argument("--leaves", type=int,
+                   help="leaves per tree (default: the workload's, 255 or 63 for multiclass)")
     a = p.parse_args(argv)
     use_checkout_build()
     X, y, X_test, _ = make_dataset(a.dataset, a.rows, TEST_ROWS[a.dataset], 0)
     cfg = Config(task=TASKS[a.dataset], rounds=a.rounds, threads=a.threads,
-                 leaves=LEAVES[a.dataset], n_classes=CLASSES.get(a.dataset, 2))
+                 leaves=a.leaves or LEAVES[a.dataset], n_classes=CLASSES.get(a.dataset, 2))
     t0 = time.perf_counter()
     model, bin_s = GbtreeRunner().fit(cfg, X, y)
     t1 = time.perf_counter()

@@ -656,7 +656,9 @@ def main(argv=None):
                    f"keeping a core busy (`--busy {args.busy}`)")
     finished = datetime.datetime.now().astimezone()
     info = machine_info()
-    command = "python " + " ".join(shlex.quote(a) for a in sys.argv)
+    program = ("-m benchmarks" if Path(sys.argv[0]).name == "__main__.py"
+               else shlex.quote(sys.argv[0]))
+    command = f"python {program} " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     print(f"### {args.workload}\n\n{header}\n\n{report['table']}\n\n"
           f"{started:%Y-%m-%d %H:%M %Z}, nproc {info['nproc']}, {info['cpu']} ({info['simd']})")
     out = (Path(args.json) if args.json

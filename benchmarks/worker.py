@@ -10,9 +10,10 @@ RSS again. Peak RSS is ``getrusage(RUSAGE_SELF).ru_maxrss``, this process's
 high-water mark of resident memory, so it includes the interpreter, the
 imported library and the data, and nothing of other processes. A ``TypeError``
 from a library given sparse input is recorded as status ``unsupported``, not
-as a crash, and so is a setting the library does not have (``Unsupported``). With ``"memory": true`` in the spec, a thread samples
-``/proc/self/status`` every 10 ms from before the data are loaded to the end of
-the fit: the peaks of anonymous and file-backed memory over the start.
+as a crash, and so is a setting the library does not have (``Unsupported``).
+With ``"memory": true`` in the spec, a thread samples ``/proc/self/status``
+every 10 ms from before the data are loaded to the end of the fit: the peaks
+of anonymous and file-backed memory over the start.
 """
 import importlib
 import json
@@ -37,6 +38,10 @@ def load(path, mmap=False):
         import scipy.sparse
         return scipy.sparse.load_npz(path)
     return np.load(path, mmap_mode="r" if mmap else None)
+
+
+def is_sparse(value):
+    return hasattr(value, "tocsr")          # any SciPy sparse matrix or array
 
 
 def memory_mib():
@@ -138,7 +143,7 @@ def main(spec_path, result_path):
     except Unsupported as exc:          # a setting the library does not have
         result = {"status": "unsupported", "error": str(exc)}
     except TypeError as exc:
-        if not any(hasattr(value, "tocsr") for value in data.values()):
+        if not any(is_sparse(value) for value in data.values()):
             raise
         # The library refuses sparse input: a result of its own, not a crash.
         result = {"status": "unsupported", "error": f"TypeError: {exc}"}
