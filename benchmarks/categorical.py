@@ -1,6 +1,6 @@
 """Categorical features: gbtree's ordered target statistics against the peers' own handling.
 
-    python benchmarks/categorical.py [--task regression|binary|even] [--rows 200000]
+    python -m benchmarks categorical [--task regression|binary|even] [--rows 200000]
                                      [--rounds 200] [--threads 2] [--json PATH]
 
 The data (fixed seed): three categorical columns of 20, 2,000 and 50,000 distinct
@@ -14,40 +14,46 @@ categories the training rows never saw (the large column's rarest values).
 values (about 10 rows each at ``--rows 20000``), with an effect of variance 1
 per category, plus one numeric feature and noise of variance 0.25.
 
-Every library fits the same frame, at the same learning rate, rounds, threads and
-L2, with trees of about the same size (63 leaves best-first; CatBoost's
-symmetric trees: depth 6), each with its way of handling the categorical columns:
+Every library fits the same frame at the settings of runners.py (learning
+rate, rounds, threads, L2, bins, leaf constraints) with trees of about the same
+size (63 leaves best-first; CatBoost's symmetric trees: depth 6), each with its
+way of handling the categorical columns (set here, on top of runners.py's
+estimator):
 
 - ``gbtree``: ``categorical_features`` (the small column ordinal codes, the two
   others CatBoost's ordered target statistics, their prior weights estimated,
-  ``cat_smooth="auto"``); ``gbtree cat_smooth=1`` / ``=10`` the same with a
-  fixed prior weight; ``gbtree statistics only`` with ``max_cat_to_ordinal=0``
+  ``cat_smooth="auto"``); ``gbtree-smooth1`` / ``gbtree-smooth10`` the same with
+  a fixed prior weight; ``gbtree-statistics`` with ``max_cat_to_ordinal=0``
   (statistics for the small column too);
-- ``gbtree codes``: the category codes read as numbers (what gbtree did before);
-- ``gbtree + TargetEncoder``: scikit-learn's cross-fitted target encoding in front;
+- ``gbtree-codes``: the category codes read as numbers;
+- ``gbtree-target-encoder``: scikit-learn's cross-fitted target encoding in front;
 - ``catboost``: ``cat_features`` (its ordered statistics and combinations);
 - ``lightgbm``: pandas ``category`` columns (its native many-vs-many splits);
 - ``xgboost``: ``enable_categorical=True`` (partition splits);
 - ``sklearn``: ``HistGradientBoosting*`` with native categories for the small
   column (it allows at most 255 categories) and TargetEncoder for the two others.
 
-Each fit runs in a child process (fork): the table gives fit and predict
+Each fit runs in its own child process, forked from the one that made the
+data (so the frame is not saved and loaded): the table gives fit and predict
 seconds, the child's peak RSS over what it held at its start, and the test
-metric (RMSE, or AUC and log loss).
+metric (RMSE, or AUC and log loss). ``--libs`` takes these names, or ``all``
+(the default).
 """
-import argparse
-import json
 import multiprocessing as mp
-import os
-import platform
 import resource
-import sys
 import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)   # the checkout's in-place build of gbtree first
+from common import use_checkout_build
+from run import markdown_table
+from runners import RUNNERS, Config
+
+WORKLOADS = {
+    "categorical": dict(help="categorical columns of 20, 2,000 and 50,000 values: gbtree's "
+                             "categorical_features against the peers' own handling",
+                        rows=200_000, rounds=200, leaves=63, libs="all"),
+}
 
 CARDINALITIES = (20, 2_000, 50_000)
 EFFECT_SCALE = (1.0, 0.8, 0.5)
@@ -110,8 +116,21 @@ def _codes(df):
     return out
 
 
-GBTREE_CATEGORICAL = ("gbtree", "gbtree cat_smooth=1", "gbtree cat_smooth=10",
-                      "gbtree statistics only")
+# gbtree variants with categorical_features: name -> its categorical settings
+GBTREE_CATEGORICAL = {"gbtree": {}, "gbtree-smooth1": {"cat_smooth": 1.0},
+                      "gbtree-smooth10": {"cat_smooth": 10.0},
+                      "gbtree-statistics": {"max_cat_to_ordinal": 0}}
+LABELS = {"gbtree": "gbtree", "gbtree-smooth1": "gbtree, `cat_smooth=1`",
+          "gbtree-smooth10": "gbtree, `cat_smooth=10`",
+          "gbtree-statistics": "gbtree, statistics only (`max_cat_to_ordinal=0`)",
+          "gbtree-codes": "gbtree on the codes as numbers",
+          "gbtree-target-encoder": "gbtree behind scikit-learn's `TargetEncoder`",
+          "catboost": "CatBoost (`cat_features`)", "lightgbm": "LightGBM (pandas `category`)",
+          "xgboost": "XGBoost (`enable_categorical`)",
+          "sklearn": "scikit-learn HGB (native for the 20 values, `TargetEncoder` for the others)"}
+# the runner of runners.py each name starts from
+RUNNER_OF = {"catboost": "catboost-symmetric", "lightgbm": "lightgbm", "xgboost": "xgboost",
+             "sklearn": "sklearn"}
 
 
 def _target_encoder(reg):
@@ -121,59 +140,37 @@ def _target_encoder(reg):
                          cv=KFold(5, shuffle=True, random_state=0))
 
 
-def make_model(lib, task, a):
-    """(estimator, function that turns the frame into what it fits on)."""
+def make_model(lib, task, cfg):
+    """(estimator, function that turns the frame into what it fits on): runners.py's
+    estimator for the library with its categorical handling set on top."""
     reg = task != "binary"
     cat = CAT if task != "even" else CAT[:1]
     same = lambda df: df  # noqa: E731
-    if lib.startswith("gbtree"):
-        from gbtree import GBTClassifier, GBTRegressor
-        est = (GBTRegressor if reg else GBTClassifier)(
-            n_estimators=a.rounds, learning_rate=a.lr, grow_policy="lossguide", max_depth=0,
-            max_leaves=63, reg_lambda=1.0, n_jobs=a.threads,
-            categorical_features=cat if lib in GBTREE_CATEGORICAL else None,
-            cat_smooth=float(lib.split("=")[1]) if "cat_smooth=" in lib else "auto",
-            max_cat_to_ordinal=0 if lib == "gbtree statistics only" else 32)
-        if lib in GBTREE_CATEGORICAL:
-            return est, same
-        if lib == "gbtree codes":
-            return est, _codes
+    est = RUNNERS[RUNNER_OF.get(lib, "gbtree")].estimator(cfg)
+    if lib in GBTREE_CATEGORICAL:
+        return est.set_params(categorical_features=cat, **GBTREE_CATEGORICAL[lib]), same
+    if lib == "gbtree-codes":
+        return est, _codes
+    if lib == "gbtree-target-encoder":
         from sklearn.compose import make_column_transformer
         from sklearn.pipeline import make_pipeline
-        enc = make_column_transformer(
-            (_target_encoder(reg), cat),
-            remainder="passthrough")
+        enc = make_column_transformer((_target_encoder(reg), cat), remainder="passthrough")
         return make_pipeline(enc, est), _codes
-    if lib == "catboost":
-        import catboost
-        cls = catboost.CatBoostRegressor if reg else catboost.CatBoostClassifier
-        est = cls(iterations=a.rounds, learning_rate=a.lr, depth=6, l2_leaf_reg=1.0,
-                  thread_count=a.threads, verbose=0, cat_features=cat, random_seed=0,
-                  allow_writing_files=False)
+    if lib == "catboost":       # symmetric trees of depth 6: 64 leaves
+        est.set_params(depth=6, cat_features=cat)
         return est, lambda df: df.astype({c: np.int64 for c in cat})
-    if lib == "lightgbm":
-        import lightgbm as lgb
-        cls = lgb.LGBMRegressor if reg else lgb.LGBMClassifier
-        return cls(n_estimators=a.rounds, learning_rate=a.lr, num_leaves=63, max_depth=-1,
-                   reg_lambda=1.0, n_jobs=a.threads, verbose=-1), same
+    if lib == "lightgbm":       # pandas category columns are LightGBM's categorical ones
+        return est, same
     if lib == "xgboost":
-        import xgboost as xgb
-        cls = xgb.XGBRegressor if reg else xgb.XGBClassifier
-        return cls(n_estimators=a.rounds, learning_rate=a.lr, tree_method="hist",
-                   grow_policy="lossguide", max_leaves=63, max_depth=0, reg_lambda=1.0,
-                   n_jobs=a.threads, enable_categorical=True, max_cat_to_onehot=1), same
+        return est.set_params(enable_categorical=True, max_cat_to_onehot=1), same
     if lib == "sklearn":
         from sklearn.compose import make_column_transformer
-        from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
         from sklearn.pipeline import make_pipeline
-        cls = HistGradientBoostingRegressor if reg else HistGradientBoostingClassifier
         enc = make_column_transformer(
             (_target_encoder(reg), cat[1:] if task != "even" else cat),
             remainder="passthrough", verbose_feature_names_out=False).set_output(
                 transform="pandas")
-        est = cls(max_iter=a.rounds, learning_rate=a.lr, max_leaf_nodes=63, max_depth=None,
-                  l2_regularization=1.0, early_stopping=False,
-                  categorical_features=["c0"] if task != "even" else None)
+        est.set_params(categorical_features=["c0"] if task != "even" else None)
         return make_pipeline(enc, est), same
     raise ValueError(lib)
 
@@ -186,12 +183,11 @@ def _rss_kib():
     return 0
 
 
-def run_one(lib, task, a, data, queue):
+def run_one(lib, task, cfg, data, queue):
     try:
-        os.environ["OMP_NUM_THREADS"] = str(a.threads)
         X, y, Xt, yt = data
         start_rss = _rss_kib()
-        est, prep = make_model(lib, task, a)
+        est, prep = make_model(lib, task, cfg)
         t0 = time.perf_counter()
         Xf = prep(X)
         est.fit(Xf, y)
@@ -206,37 +202,44 @@ def run_one(lib, task, a, data, queue):
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss   # KiB on Linux
         from sklearn.metrics import log_loss, roc_auc_score
         if task != "binary":
-            metric = {"rmse": float(np.sqrt(np.mean((pred - yt) ** 2)))}
+            metric = {"metric": "rmse", "score": float(np.sqrt(np.mean((pred - yt) ** 2)))}
         else:
-            metric = {"auc": float(roc_auc_score(yt, pred)),
+            metric = {"metric": "auc", "score": float(roc_auc_score(yt, pred)),
                       "logloss": float(log_loss(yt, np.clip(pred, 1e-15, 1 - 1e-15)))}
-        queue.put(dict(lib=lib, fit_s=fit_s, predict_s=predict_s,
-                       delta_rss_mib=(peak - start_rss) / 1024, **metric))
+        runner = RUNNERS[RUNNER_OF.get(lib, "gbtree")]
+        module = __import__(runner.module)
+        queue.put(dict(lib=lib, status="ok", fit_seconds=fit_s, predict_seconds=predict_s,
+                       delta_rss_mib=(peak - start_rss) / 1024, version=runner.load(),
+                       module_file=module.__file__, **metric))
     except Exception as exc:   # noqa: BLE001 - reported in the table
-        queue.put(dict(lib=lib, error=f"{type(exc).__name__}: {exc}"[:200]))
+        queue.put(dict(lib=lib, status="failed", error=f"{type(exc).__name__}: {exc}"[:200]))
 
 
-LIBS = ["gbtree", "gbtree cat_smooth=1", "gbtree cat_smooth=10", "gbtree statistics only",
-        "gbtree codes",
-        "gbtree + TargetEncoder", "catboost", "lightgbm", "xgboost", "sklearn"]
+def resolve_libs(text):
+    """--libs: names of LABELS, comma-separated, or "all"."""
+    names = list(LABELS) if text == "all" else [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [name for name in names if name not in LABELS]
+    if unknown:
+        raise SystemExit(f"unknown library {unknown[0]!r} for the categorical workload; "
+                         f"known: {', '.join(LABELS)} (or all)")
+    return names
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--task", choices=["regression", "binary", "even"], default="regression")
-    ap.add_argument("--rows", type=int, default=200_000)
-    ap.add_argument("--rounds", type=int, default=200)
-    ap.add_argument("--lr", type=float, default=0.1)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--libs", default=",".join(LIBS))
-    ap.add_argument("--json", default=None)
-    a = ap.parse_args()
-    data = make_even(a.rows) if a.task == "even" else make_data(a.rows, a.task)
+def add_arguments(p, name):
+    p.add_argument("--task", choices=["regression", "binary", "even"], default="regression",
+                   help="regression (default) or binary on three categorical columns, or even: "
+                        "one column of 2,000 evenly spread values")
+
+
+def run(name, args, bench):
+    use_checkout_build()
+    cfg = Config(task="binary" if args.task == "binary" else "regression", rounds=args.rounds,
+                 learning_rate=args.learning_rate, leaves=args.leaves, max_bin=args.max_bin,
+                 threads=args.threads, seed=args.seed)
+    data = make_even(args.rows) if args.task == "even" else make_data(args.rows, args.task)
     what = ("one categorical column of 2000 evenly spread values + 1 numeric"
-            if a.task == "even" else f"categorical columns of "
+            if args.task == "even" else f"categorical columns of "
             f"{', '.join(map(str, CARDINALITIES))} values + 8 numeric")
-    print(f"{a.task}: {a.rows} train + {len(data[3])} test rows, {what}; {a.rounds} rounds, "
-          f"lr {a.lr}, {a.threads} threads", flush=True)
     # imported here, before the children fork, so that their peak RSS is the fit's
     for module in ("gbtree", "sklearn.ensemble", "sklearn.preprocessing", "catboost",
                    "lightgbm", "xgboost"):
@@ -245,37 +248,30 @@ def main():
         except ImportError:
             pass
     ctx = mp.get_context("fork")
-    results = []
-    for lib in a.libs.split(","):
+    for lib in bench.libs:
         queue = ctx.Queue()
-        p = ctx.Process(target=run_one, args=(lib, a.task, a, data, queue))
+        p = ctx.Process(target=run_one, args=(lib, args.task, cfg, data, queue))
         p.start()
         res = queue.get()
         p.join()
-        results.append(res)
-        print(f"  {lib}: {res}", flush=True)
-    key = "auc" if a.task == "binary" else "rmse"
-    base = next((r for r in results if r["lib"] == "gbtree" and "error" not in r), None)
-    head = ["library", "fit s", "predict s", "Δ peak RSS MiB", key.upper()]
-    if a.task == "binary":
-        head.append("log loss")
-    head.append("fit ÷ gbtree")
-    print("\n| " + " | ".join(head) + " |\n|" + "---|" * len(head))
-    for r in results:
-        if "error" in r:
-            print(f"| {r['lib']} | failed: {r['error']} |")
+        bench.results.append(res)
+    binary = args.task == "binary"
+    base = next((r for r in bench.results if r["lib"] == "gbtree" and r["status"] == "ok"), None)
+    head = ["library", "fit s", "predict s", "Δ peak RSS MiB",
+            "test AUC" if binary else "test RMSE"] + (["log loss"] if binary else []) \
+        + ["fit ÷ gbtree"]
+    rows = []
+    for r in bench.results:
+        if r["status"] != "ok":
+            rows.append([LABELS[r["lib"]], f"failed: {r['error']}"] + [""] * (len(head) - 2))
             continue
-        cells = [r["lib"], f"{r['fit_s']:.2f}", f"{r['predict_s']:.3f}",
-                 f"{r['delta_rss_mib']:.0f}", f"{r[key]:.4f}"]
-        if a.task == "binary":
+        cells = [LABELS[r["lib"]], f"{r['fit_seconds']:.2f}", f"{r['predict_seconds']:.3f}",
+                 f"{r['delta_rss_mib']:.0f}", f"{r['score']:.4f}"]
+        if binary:
             cells.append(f"{r['logloss']:.4f}")
-        cells.append(f"{r['fit_s'] / base['fit_s']:.2f}×" if base else "")
-        print("| " + " | ".join(cells) + " |")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(dict(args=vars(a), machine=platform.platform(), cpus=os.cpu_count(),
-                           results=results), f, indent=1)
-
-
-if __name__ == "__main__":
-    main()
+        cells.append(f"{r['fit_seconds'] / base['fit_seconds']:.2f}×" if base else "–")
+        rows.append(cells)
+    header = (f"{args.task}: {args.rows:,} train + {len(data[3]):,} test rows, {what}; "
+              f"{cfg.rounds} rounds, lr {cfg.learning_rate}, {cfg.leaves} leaves, "
+              f"{cfg.threads} threads")
+    return {"header": header, "table": markdown_table(head, rows), "task": args.task}

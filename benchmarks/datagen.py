@@ -14,6 +14,12 @@ the 100,000-row data set), and the test rows never depend on the training size.
     two masses, b-tag count, centrality, a momentum interaction), so the
     Bayes-optimal test AUC is about 0.87 (see ``true_scores``) and a model does
     not saturate; the six azimuthal angles only matter through the masses.
+``multiclass``
+    10 classes on the ``higgs-like`` features (the same 28 columns): each
+    class has a centre in the space of six standardised masses and
+    pseudo-rapidities and the b-tag count; a row's class is drawn from the
+    softmax of minus its squared distances to the centres, plus a resonance
+    term, so the classes overlap and no model reaches zero loss.
 ``regression-wide``
     Regression, 90 float32 features (the width of YearPredictionMSD): 12
     latent factors mixed into 90 correlated noisy features, some of them
@@ -84,6 +90,32 @@ def _higgs_block(rng, n):
     return X, y, logit
 
 
+N_CLASSES = 10
+
+
+def _multiclass_block(rng, n):
+    """One block of multiclass rows: (X float32 (n, 28), y int8 (n,), true logits (n, 10))."""
+    X, _, _ = _higgs_block(rng, n)
+    col = {name: X[:, i].astype(np.float64) for i, name in enumerate(HIGGS_FEATURES)}
+    z = np.column_stack([np.log(col["m_jj"] + 0.1), np.log(col["m_bb"] + 0.1),
+                         np.log(col["m_lv"] + 0.1), np.log(col["m_wwbb"] + 0.1),
+                         col["lepton_eta"], col["jet1_eta"],
+                         sum(col[f"jet{k}_btag"] > 1.5 for k in range(1, 5))])
+    z = (z - _MULTI_LOC) / _MULTI_SCALE
+    centres = np.random.default_rng([7, 10]).normal(0.0, 1.0, (N_CLASSES, z.shape[1]))
+    d2 = ((z[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+    logits = -0.8 * d2 + 1.5 * np.exp(-0.5 * ((col["m_bb"] - 1.3) / 0.35) ** 2)[:, None] \
+        * np.linspace(-1.0, 1.0, N_CLASSES)
+    gumbel = -np.log(-np.log(rng.random((n, N_CLASSES))))
+    y = np.argmax(logits + gumbel, axis=1).astype(np.int8)
+    return X, y, logits
+
+
+# Location and scale of the multiclass features z (fixed, so every block is scaled alike).
+_MULTI_LOC = np.array([0.6, 0.3, 0.3, 1.3, 0.0, 0.0, 1.0])
+_MULTI_SCALE = np.array([0.6, 0.6, 0.6, 0.4, 1.0, 1.0, 0.9])
+
+
 _N_WIDE, _N_FACTORS = 90, 12
 
 
@@ -112,6 +144,8 @@ def _rows(kind, n, split, seed):
         make = lambda rng, m: _wide_block(rng, m, mixing)   # noqa: E731
     elif kind == "higgs-like":
         make = _higgs_block
+    elif kind == "multiclass":
+        make = _multiclass_block
     else:
         raise ValueError(f"unknown data set {kind!r}")
     parts = []
@@ -131,7 +165,8 @@ def block_rngs(n, split, seed, salt=()):
                min(BLOCK_ROWS, n - block * BLOCK_ROWS))
 
 
-TASKS = {"higgs-like": "binary", "regression-wide": "regression"}
+TASKS = {"higgs-like": "binary", "regression-wide": "regression", "multiclass": "multiclass"}
+CLASSES = {"multiclass": N_CLASSES}
 
 
 def make_dataset(kind, n_train, n_test, seed=0):

@@ -1,86 +1,63 @@
 """Learning to rank: gbtree's GBTRanker against LightGBM lambdarank and XGBoost rank:ndcg.
 
-Two workloads, every library at the same settings (learning rate, rounds,
-best-first trees of ``--leaves`` leaves without a depth limit, L2 ``reg_lambda``,
-minimum hessian sum per leaf, truncation level / pairs per document, threads):
+    python -m benchmarks ranking [--data synthetic|real] [--rows 1000000] [--docs 100]
+                                 [--rounds 100] [--threads 2] [--libs gbtree,lightgbm,xgboost]
 
-``real``       GroupKFold 5-fold mean NDCG@10 on ../shared/data/rank.train
-               (LightGBM's lambdarank example: 3,005 documents, 201 queries,
-               300 features, labels 0-4), folds split by query.
-``synthetic``  an MS-LTR-like set (default 10,000 queries x 100 documents x 137
-               float32 features, graded labels 0-4 in MSLR-WEB's proportions);
-               80 % of the queries train, 20 % are held out; fit time and
-               held-out NDCG@10.
+Every library at the settings of runners.py (learning rate, rounds, best-first
+trees of ``--leaves`` leaves without a depth limit, L2, minimum hessian sum per
+leaf ``--min-child-weight``, truncation level / pairs per document, threads),
+every fit in a fresh worker process:
+
+``--data synthetic``  an MS-LTR-like set (by default 10,000 queries x 100
+                      documents x 137 float32 features, graded labels 0-4 in
+                      MSLR-WEB's proportions); 80 % of the queries train, 20 %
+                      are held out; fit time and held-out NDCG@10.
+``--data real``       GroupKFold 5-fold NDCG@10 on ../shared/data/rank.train
+                      (LightGBM's lambdarank example: 3,005 documents, 201
+                      queries, 300 features, labels 0-4), folds split by query;
+                      the mean and spread over the folds, fit seconds summed.
 
 NDCG@10 is computed for every library by ``gbtree.ndcg_at_k`` (gain 2^y - 1, a
 query without relevant documents scores 1, tied scores share positions).
-
-    python benchmarks/ranking.py real [--rounds 100] [--threads 1]
-    python benchmarks/ranking.py synthetic [--queries 10000] [--docs 100] [--threads 2]
 """
-import argparse
-import os
-import sys
-import time
-from pathlib import Path
+import dataclasses
+import statistics
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from common import REPO_ROOT
+from run import fmt, markdown_table
+from runners import Config
 
-from gbtree import GBTRanker, ndcg_at_k  # noqa: E402
+DATA = REPO_ROOT.parent / "shared" / "data"
 
-DATA = ROOT.parent / "shared" / "data"
-
-
-# ---------------------------------------------------------------- the three libraries
-def fit_gbtree(X, y, group, a):
-    model = GBTRanker(objective="rank:ndcg", n_estimators=a.rounds, learning_rate=a.lr,
-                      grow_policy="lossguide", max_depth=0, max_leaves=a.leaves,
-                      reg_lambda=a.reg_lambda, min_child_weight=a.min_child_weight,
-                      lambdarank_truncation_level=a.truncation, max_bin=a.max_bin + 1,
-                      n_jobs=a.threads)
-    t = time.perf_counter()
-    model.fit(X, y, group=group)
-    return model.predict, time.perf_counter() - t
+WORKLOADS = {
+    "ranking": dict(help="learning to rank (LambdaMART NDCG): synthetic MS-LTR-like or the "
+                         "real rank.train", rows=1_000_000, rounds=100, leaves=31,
+                    libs="gbtree,lightgbm,xgboost"),
+}
 
 
-def fit_lightgbm(X, y, group, a, min_data_in_leaf=1):
-    import lightgbm as lgb
-    model = lgb.LGBMRanker(objective="lambdarank", n_estimators=a.rounds, learning_rate=a.lr,
-                           num_leaves=a.leaves, max_depth=-1, reg_lambda=a.reg_lambda,
-                           min_child_weight=a.min_child_weight, min_child_samples=min_data_in_leaf,
-                           lambdarank_truncation_level=a.truncation, max_bin=a.max_bin,
-                           n_jobs=a.threads, verbose=-1, subsample=1.0, colsample_bytree=1.0)
-    t = time.perf_counter()
-    model.fit(X, y, group=group)
-    return model.predict, time.perf_counter() - t
+def add_arguments(p, name):
+    p.add_argument("--data", choices=["synthetic", "real"], default="synthetic",
+                   help="synthetic MS-LTR-like set (default) or ../shared/data/rank.train")
+    p.add_argument("--docs", type=int, default=100, help="synthetic: documents per query")
+    p.add_argument("--queries", type=int,
+                   help="synthetic: queries in all (default --rows / --docs)")
+    p.add_argument("--truncation", type=int, default=30,
+                   help="documents per query that pairs start from (default 30)")
+    p.add_argument("--min-child-weight", type=float, default=1e-3,
+                   help="minimum hessian sum per leaf (default 1e-3)")
 
 
-def fit_xgboost(X, y, group, a):
-    import xgboost as xgb
-    qid = np.repeat(np.arange(len(group)), group)
-    model = xgb.XGBRanker(objective="rank:ndcg", n_estimators=a.rounds, learning_rate=a.lr,
-                          tree_method="hist", grow_policy="lossguide", max_depth=0,
-                          max_leaves=a.leaves, reg_lambda=a.reg_lambda,
-                          min_child_weight=a.min_child_weight, max_bin=a.max_bin,
-                          lambdarank_pair_method="topk",
-                          lambdarank_num_pair_per_sample=a.truncation, n_jobs=a.threads)
-    t = time.perf_counter()
-    model.fit(X, y, qid=qid)
-    return model.predict, time.perf_counter() - t
-
-
-LIBS = {"gbtree": fit_gbtree, "lightgbm": fit_lightgbm, "xgboost": fit_xgboost}
-
-
-# ---------------------------------------------------------------- data
 def load_real():
     from sklearn.datasets import load_svmlight_file
-    X, y = load_svmlight_file(str(DATA / "rank.train"))
+    path = DATA / "rank.train"
+    if not path.exists():
+        raise SystemExit(f"--data real needs {path} (the ../shared/data folder is absent)")
+    X, y = load_svmlight_file(str(path))
     group = np.loadtxt(DATA / "rank.train.query", dtype=np.intp)
-    return np.asarray(X.todense(), dtype=np.float64), y, group
+    return np.asarray(X.todense(), dtype=np.float64), y, np.repeat(np.arange(len(group)), group)
 
 
 def make_mslr_like(n_queries, n_docs, n_features=137, seed=0):
@@ -106,70 +83,52 @@ def make_mslr_like(n_queries, n_docs, n_features=137, seed=0):
     return X, y, q
 
 
-# ---------------------------------------------------------------- workloads
-def run_real(a):
+def run(name, args, bench):
+    cfg = Config(task="ranking", rounds=args.rounds, learning_rate=args.learning_rate,
+                 leaves=args.leaves, max_bin=args.max_bin, threads=args.threads, seed=args.seed,
+                 min_child_weight=args.min_child_weight, truncation=args.truncation)
+    return (run_real if args.data == "real" else run_synthetic)(args, bench, cfg)
+
+
+def run_synthetic(args, bench, cfg):
+    queries = args.queries or max(2, args.rows // args.docs)
+    X, y, q = make_mslr_like(queries, args.docs, seed=args.seed)
+    n_train = max(1, int(0.8 * queries)) * args.docs
+    data = bench.save(f"ranking-{queries}-{args.docs}-{args.seed}", dict(
+        X_train=X[:n_train], y_train=y[:n_train], qid_train=q[:n_train],
+        X_test=X[n_train:], y_test=y[n_train:], qid_test=q[n_train:]))
+    results = bench.run_libs("fit-predict", cfg, data, rows=n_train)
+    rows = [[r["lib"], f"{r['status']}: {r['error']}", ""] if r["status"] != "ok" else
+            [r["lib"], fmt(r["fit_seconds"]), fmt(r["score"], 4)] for r in results]
+    header = (f"synthetic MS-LTR-like: {queries:,} queries x {args.docs} docs x {X.shape[1]} "
+              f"features ({n_train:,} train rows), {cfg.rounds} rounds, lr {cfg.learning_rate}, "
+              f"{cfg.leaves} leaves, truncation {cfg.truncation}, {cfg.threads} thread(s); "
+              f"label shares {np.round(np.bincount(y.astype(int)) / y.size, 3).tolist()}")
+    return {"header": header, "data": "synthetic",
+            "table": markdown_table(["library", "fit seconds", "held-out NDCG@10"], rows)}
+
+
+def run_real(args, bench, cfg):
     from sklearn.model_selection import GroupKFold
-    X, y, group = load_real()
-    qid = np.repeat(np.arange(len(group)), group)
-    rows = {}
-    variants = [(name, fn) for name, fn in LIBS.items() if name in a.libs]
-    if "lightgbm" in a.libs:
-        variants.append(("lightgbm (min_data_in_leaf=20, its default)",
-                         lambda X, y, g, a: fit_lightgbm(X, y, g, a, min_data_in_leaf=20)))
-    for name, fn in variants:
-        scores, seconds = [], 0.0
-        for tr, te in GroupKFold(n_splits=5).split(X, y, qid):
-            gtr = np.bincount(qid[tr])[np.unique(qid[tr])]
-            predict, s = fn(X[tr], y[tr], gtr, a)
-            seconds += s
-            scores.append(ndcg_at_k(y[te], predict(X[te]), qid=qid[te], k=10))
-        rows[name] = (np.mean(scores), np.std(scores), seconds)
-    print(f"\nrank.train, GroupKFold(5), {a.rounds} rounds, lr {a.lr}, {a.leaves} leaves, "
-          f"lambda {a.reg_lambda}, min_child_weight {a.min_child_weight}, truncation "
-          f"{a.truncation}, {a.threads} thread(s)\n")
-    print("| library | mean NDCG@10 | std over folds | fit seconds (5 folds) |")
-    print("|---|---|---|---|")
-    for name, (m, s, t) in rows.items():
-        print(f"| {name} | {m:.4f} | {s:.4f} | {t:.2f} |")
-
-
-def run_synthetic(a):
-    X, y, q = make_mslr_like(a.queries, a.docs, seed=a.seed)
-    n_train = int(0.8 * a.queries) * a.docs
-    Xtr, ytr, Xte, yte, qte = X[:n_train], y[:n_train], X[n_train:], y[n_train:], q[n_train:]
-    gtr = np.full(n_train // a.docs, a.docs)
-    print(f"\nsynthetic MS-LTR-like: {a.queries} queries x {a.docs} docs x {X.shape[1]} "
-          f"features ({n_train:,} train rows), {a.rounds} rounds, lr {a.lr}, {a.leaves} leaves, "
-          f"truncation {a.truncation}, {a.threads} thread(s); label shares "
-          f"{np.round(np.bincount(y.astype(int)) / y.size, 3).tolist()}\n")
-    print("| library | fit seconds | held-out NDCG@10 |")
-    print("|---|---|---|")
-    for name in a.libs:
-        predict, seconds = LIBS[name](Xtr, ytr, gtr, a)
-        score = ndcg_at_k(yte, predict(Xte), qid=qte, k=10)
-        print(f"| {name} | {seconds:.2f} | {score:.4f} |", flush=True)
-
-
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("workload", choices=["real", "synthetic"])
-    p.add_argument("--rounds", type=int, default=100)
-    p.add_argument("--lr", type=float, default=0.1)
-    p.add_argument("--leaves", type=int, default=31)
-    p.add_argument("--reg-lambda", type=float, default=1.0)
-    p.add_argument("--min-child-weight", type=float, default=1e-3)
-    p.add_argument("--truncation", type=int, default=30)
-    p.add_argument("--max-bin", type=int, default=255, help="value bins (plus one for missing)")
-    p.add_argument("--threads", type=int, default=os.cpu_count())
-    p.add_argument("--queries", type=int, default=10_000)
-    p.add_argument("--docs", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--libs", default="gbtree,lightgbm,xgboost")
-    a = p.parse_args(argv)
-    a.libs = a.libs.split(",")
-    (run_real if a.workload == "real" else run_synthetic)(a)
-
-
-if __name__ == "__main__":
-    main()
+    X, y, qid = load_real()
+    folds = {lib: [] for lib in bench.libs}
+    for k, (tr, te) in enumerate(GroupKFold(n_splits=5).split(X, y, qid)):
+        data = bench.save(f"rank-train-fold{k}", dict(
+            X_train=X[tr], y_train=y[tr], qid_train=qid[tr],
+            X_test=X[te], y_test=y[te], qid_test=qid[te]))
+        for r in bench.run_libs("fit-predict", dataclasses.replace(cfg), data, fold=k):
+            folds[r["lib"]].append(r)
+    rows = []
+    for lib, runs in folds.items():
+        bad = next((r for r in runs if r["status"] != "ok"), None)
+        if bad:
+            rows.append([lib, f"{bad['status']}: {bad['error']}", "", ""])
+            continue
+        scores = [r["score"] for r in runs]
+        rows.append([lib, fmt(statistics.mean(scores), 4), fmt(float(np.std(scores)), 4),
+                     fmt(sum(r["fit_seconds"] for r in runs))])
+    header = (f"rank.train, GroupKFold(5), {cfg.rounds} rounds, lr {cfg.learning_rate}, "
+              f"{cfg.leaves} leaves, lambda {cfg.reg_lambda}, min_child_weight "
+              f"{cfg.min_child_weight}, truncation {cfg.truncation}, {cfg.threads} thread(s)")
+    return {"header": header, "data": "real", "table": markdown_table(
+        ["library", "mean NDCG@10", "std over folds", "fit seconds (5 folds)"], rows)}

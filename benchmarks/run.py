@@ -2,20 +2,23 @@
 """Benchmark gbtree against XGBoost, LightGBM, scikit-learn and CatBoost.
 
     python benchmarks/run.py WORKLOAD [--rows N] [--rounds R] [--threads T]
-                             [--libs gbtree,xgboost,lightgbm,sklearn,catboost] [--json PATH]
+                             [--libs gbtree,xgboost,...] [--repeat N] [--json PATH]
+    python -m benchmarks WORKLOAD ...            (the same, from the repository root)
+    python benchmarks/run.py --list              (the workloads' names)
+    python benchmarks/run.py tables              (the docs' tables from the latest results)
 
-Workloads: higgs-like, regression-wide, threads, rows, predict-latency (see
-benchmarks/README.md). Every (library, setting) runs in a fresh child process
-(worker.py) so that its peak RSS is its own; the data are generated once per
-size from the seed, saved as .npy in a temporary directory and loaded by each
-child. A Markdown table goes to stdout, the full results to JSON.
+Every workload is registered in ``MODULES`` (see benchmarks/README.md, "Adding a
+workload"). Every (library, setting) runs in a fresh child process (worker.py)
+so that its peak RSS is its own; the data are generated once per size from the
+seed, saved in a temporary directory and loaded by each child. A Markdown table
+goes to stdout, the full results to JSON.
 """
 import argparse
 import contextlib
 import datetime
+import importlib
 import json
 import os
-import platform
 import shlex
 import statistics
 import subprocess
@@ -27,24 +30,35 @@ from pathlib import Path
 import numpy as np
 
 import datagen
+from common import BENCH_DIR, RESULTS_DIR, child_env, log, machine_info
 from runners import DEFAULT_LIBS, RUNNERS, Config, resolve
 
-BENCH_DIR = Path(__file__).resolve().parent
-REPO_ROOT = BENCH_DIR.parent
-sys.path.insert(0, str(REPO_ROOT))      # benchmark the checkout's in-place build of gbtree
+# Modules holding workloads, in the order of --list and --help. Each has
+# WORKLOADS (name -> defaults, with "help"), add_arguments(parser, name) and
+# run(name, args, bench) -> {"header": ..., "table": ..., any more JSON fields}.
+MODULES = ("run", "sparse", "categorical", "ranking", "sampling", "out_of_core")
 
-# Default sizes of each workload; the command line overrides any of them.
+# The core workloads (this module). Defaults of the shared options; the command
+# line overrides any of them.
 WORKLOADS = {
-    "higgs-like": dict(dataset="higgs-like", rows=1_000_000, test_rows=250_000, rounds=100,
+    "higgs-like": dict(help="binary, 1M x 28 HIGGS-like features (workload 1)",
+                       dataset="higgs-like", rows=1_000_000, test_rows=250_000, rounds=100,
                        leaves=255),
-    "regression-wide": dict(dataset="regression-wide", rows=500_000, test_rows=100_000,
+    "regression-wide": dict(help="regression, 500k x 90 correlated features (workload 2)",
+                            dataset="regression-wide", rows=500_000, test_rows=100_000,
                             rounds=100, leaves=255),
-    "threads": dict(dataset="higgs-like", rows=1_000_000, test_rows=250_000, rounds=100,
+    "multiclass": dict(help="10 classes, 200k x 28 HIGGS-like features, 63 leaves",
+                       dataset="multiclass", rows=200_000, test_rows=50_000, rounds=100,
+                       leaves=63, libs="gbtree,xgboost,lightgbm"),
+    "threads": dict(help="higgs-like at 1 and 2 threads: the speed-up",
+                    dataset="higgs-like", rows=1_000_000, test_rows=250_000, rounds=100,
                     leaves=255, threads_list=[1, 2]),
-    "rows": dict(dataset="higgs-like", rows_list=[100_000, 250_000, 500_000, 1_000_000,
+    "rows": dict(help="higgs-like fit time against training rows",
+                 dataset="higgs-like", rows_list=[100_000, 250_000, 500_000, 1_000_000,
                                                   2_000_000, 4_000_000],
                  test_rows=250_000, rounds=100, leaves=255),
-    "predict-latency": dict(dataset="higgs-like", rows=100_000, test_rows=10_000, rounds=100,
+    "predict-latency": dict(help="one-row predict latency of a 100 x 31-leaf model",
+                            dataset="higgs-like", rows=100_000, test_rows=10_000, rounds=100,
                             leaves=31),
 }
 
@@ -67,11 +81,12 @@ def busy_loops(n):
 class Bench:
     """Generates and caches data sets, runs workers, collects their results."""
 
-    def __init__(self, args, tmpdir):
+    def __init__(self, args, tmpdir, libs):
         self.args = args
         self.tmpdir = Path(tmpdir)
-        self.libs = resolve(args.libs)
+        self.libs = libs
         self.results = []
+        self.spec = {}          # more for every worker's spec (e.g. "mmap": keys of data)
         self._xcore = None      # path of the compiled xcore.c, or False
 
     def cross_core_ns(self):
@@ -108,6 +123,15 @@ class Bench:
                 np.save(folder / f"{name}.npy", array)
         return {name: str(folder / f"{name}.npy") for name in names}
 
+    def save(self, key, arrays):
+        """Paths of ``arrays`` (name -> NumPy array) saved once as ``.npy`` under ``key``."""
+        folder = self.tmpdir / key
+        if not folder.exists():
+            folder.mkdir()
+            for name, array in arrays.items():
+                np.save(folder / f"{name}.npy", array)
+        return {name: str(folder / f"{name}.npy") for name in arrays}
+
     def run_one(self, lib, mode, cfg, data):
         """One fresh worker process; returns its result dict (or why it has none)."""
         runner = RUNNERS[lib]
@@ -128,15 +152,13 @@ class Bench:
             return list(pool.map(lambda _: self._run_worker(lib, mode, cfg, data), range(copies)))
 
     def _run_worker(self, lib, mode, cfg, data):
-        spec = {"lib": lib, "mode": mode, "config": cfg.as_dict(), "data": data,
-                "predict_repeats": self.args.predict_repeats,
-                "latency_calls": self.args.calls}
+        spec = dict(self.spec, lib=lib, mode=mode, config=cfg.as_dict(), data=data,
+                    predict_repeats=self.args.predict_repeats,
+                    latency_calls=getattr(self.args, "calls", 0))
         with tempfile.TemporaryDirectory(dir=self.tmpdir) as work:
             spec_path, result_path = Path(work, "spec.json"), Path(work, "result.json")
             spec_path.write_text(json.dumps(spec))
-            env = dict(os.environ, OMP_NUM_THREADS=str(cfg.threads),
-                       PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT),
-                                                               os.environ.get("PYTHONPATH")])))
+            env = child_env(cfg.threads)
             cmd = [sys.executable, str(BENCH_DIR / "worker.py"), str(spec_path), str(result_path)]
             try:
                 proc = subprocess.run(cmd, env=env, capture_output=True, text=True,
@@ -231,10 +253,6 @@ def describe(result):
                 f"{result['metric']} {result['score']:.4f}, peak RSS {result['peak_rss_mib']:.0f} MiB"
                 + xcore)
     return f"median {result['latency_us_median']:.1f} us, {result['metric']} {result['score']:.4f}"
-
-
-def log(message):
-    print(message, file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------------------- tables
@@ -420,7 +438,14 @@ def plot_rows(results, rows_list, path, title):
 def make_config(settings, args, threads):
     task = datagen.TASKS[settings["dataset"]]
     return Config(task=task, rounds=settings["rounds"], learning_rate=args.learning_rate,
-                  leaves=settings["leaves"], max_bin=args.max_bin, threads=threads, seed=args.seed)
+                  leaves=settings["leaves"], max_bin=args.max_bin, threads=threads, seed=args.seed,
+                  n_classes=datagen.CLASSES.get(settings["dataset"], 2))
+
+
+def args_config(args, dataset):
+    """The Config of this run's shared options (already resolved) on ``dataset``."""
+    return make_config(dict(dataset=dataset, rounds=args.rounds, leaves=args.leaves), args,
+                       args.threads)
 
 
 def threads_text(n):
@@ -438,6 +463,8 @@ def workload_compare(bench, settings, args):
     header = (f"{describe_data(settings, settings['rows'])}; {cfg.rounds} rounds, "
               f"{cfg.leaves} leaves, lr {cfg.learning_rate}, {cfg.max_bin} bins, "
               f"{threads_text(cfg.threads)}")
+    if cfg.task == "multiclass":
+        header = header.replace(", ", f" ({cfg.n_classes} classes), ", 1)
     return header, compare_table(results)
 
 
@@ -486,8 +513,35 @@ def workload_latency(bench, settings, args):
     return header, latency_table(results)
 
 
-RUN = {"higgs-like": workload_compare, "regression-wide": workload_compare,
-       "threads": workload_threads, "rows": workload_rows, "predict-latency": workload_latency}
+CORE = {"higgs-like": workload_compare, "regression-wide": workload_compare,
+        "multiclass": workload_compare, "threads": workload_threads, "rows": workload_rows,
+        "predict-latency": workload_latency}
+
+
+def add_arguments(p, name):
+    """The core workloads' own options."""
+    if name == "threads":
+        p.add_argument("--threads-list", type=int_list, help="thread counts (default 1,2)")
+        p.add_argument("--together", action="store_true",
+                       help="every repeat also runs copies of the fewest-threads fit at once, "
+                            "in separate processes (the machine's ceiling for the speed-up)")
+    if name == "rows":
+        p.add_argument("--rows-list", type=int_list,
+                       help="training sizes (default 1e5,2.5e5,5e5,1e6,2e6,4e6)")
+        p.add_argument("--plot", help="also draw the plot into this PNG (the docs' one: every "
+                                      "library, --plot docs/benchmark_rows.png)")
+    if name == "predict-latency":
+        p.add_argument("--calls", type=positive_int, default=2000,
+                       help="timed calls (default 2000)")
+
+
+def run(name, args, bench):
+    settings = dict(WORKLOADS[name])
+    settings.update({key: getattr(args, key) for key in
+                     ("rows", "test_rows", "rounds", "leaves", "threads_list", "rows_list")
+                     if getattr(args, key, None) is not None})
+    header, table = CORE[name](bench, settings, args)
+    return {"header": header, "table": table, "settings": settings}
 
 
 # ---------------------------------------------------------------------------- main
@@ -498,93 +552,129 @@ def non_negative_int(text):
     return value
 
 
+def positive_int(text):
+    value = int(float(text))
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
 def int_list(text):
-    return [int(float(x)) for x in text.split(",") if x.strip()]
+    try:
+        values = [int(float(x)) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}")
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected numbers >= 1, got {text!r}")
+    return values
 
 
-def add_model_args(p):
-    """The options run.py and sparse.py share: model settings, seed, repetitions."""
-    p.add_argument("--learning-rate", type=float, default=0.1)
-    p.add_argument("--max-bin", type=int, default=255,
+def add_common_arguments(p, defaults):
+    """The options every workload has; ``defaults`` are the workload's."""
+    def default(key, fallback=None):
+        value = defaults.get(key, fallback)
+        return "" if value is None else f" (default {value:,})" if isinstance(value, int) \
+            else f" (default {value})"
+    p.add_argument("--rows", type=positive_int, help="training rows" + default("rows"))
+    p.add_argument("--test-rows", type=positive_int, help="test rows" + default("test_rows"))
+    p.add_argument("--rounds", type=positive_int, help="boosting rounds" + default("rounds"))
+    p.add_argument("--leaves", type=positive_int, help="leaves per tree" + default("leaves"))
+    p.add_argument("--threads", type=positive_int, default=defaults.get("threads", 2),
+                   help="threads for every library" + default("threads", 2))
+    p.add_argument("--libs", default=defaults.get("libs", DEFAULT_LIBS),
+                   help="comma-separated libraries" + default("libs", DEFAULT_LIBS)
+                   + "; 'catboost' = catboost-symmetric,catboost-lossguide")
+    p.add_argument("--repeat", type=positive_int, default=1,
+                   help="fresh runs per library, interleaved; times reported as medians")
+    p.add_argument("--json", help="output file (default benchmarks/results/"
+                                  f"{defaults.get('json_name', defaults['name'])}.json)")
+    p.add_argument("--learning-rate", type=float, default=0.1, help="(default 0.1)")
+    p.add_argument("--max-bin", type=positive_int, default=255,
                    help="value bins per feature, not counting the missing-value bin (default 255)")
     p.add_argument("--seed", type=int, default=0, help="data and model seed (default 0)")
-    p.add_argument("--repeat", type=int, default=1,
-                   help="fresh runs per library, interleaved; times reported as medians")
-    p.add_argument("--predict-repeats", type=int, default=3,
+    p.add_argument("--predict-repeats", type=positive_int, default=3,
                    help="predictions of the test set per run; the fastest is reported")
-
-
-def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("workload", choices=list(WORKLOADS))
-    p.add_argument("--rows", type=lambda s: int(float(s)), help="training rows")
-    p.add_argument("--test-rows", type=lambda s: int(float(s)), help="test rows")
-    p.add_argument("--rounds", type=int, help="boosting rounds")
-    p.add_argument("--leaves", type=int, help="leaves per tree")
-    p.add_argument("--threads", type=int, default=2, help="threads for every library (default 2)")
-    p.add_argument("--threads-list", type=int_list, help="'threads' workload: e.g. 1,2")
-    p.add_argument("--rows-list", type=int_list, help="'rows' workload: e.g. 1e5,2.5e5,5e5")
-    p.add_argument("--together", action="store_true",
-                   help="'threads' workload: every repeat also runs copies of the "
-                        "fewest-threads fit at once, in separate processes (the "
-                        "machine's ceiling for the speed-up)")
     p.add_argument("--busy", type=non_negative_int, default=0, metavar="N",
                    help="run N busy loops (one core each) beside every timed process: "
                         "a machine shared with other programs (default 0)")
-    p.add_argument("--libs", default=DEFAULT_LIBS,
-                   help=f"comma-separated (default {DEFAULT_LIBS}); 'catboost' = "
-                        "catboost-symmetric,catboost-lossguide")
-    add_model_args(p)
-    p.add_argument("--calls", type=int, default=2000, help="'predict-latency': timed calls")
-    p.add_argument("--timeout", type=float, default=3600, help="seconds per child process")
-    p.add_argument("--json", help="output file (default benchmarks/results/WORKLOAD.json)")
-    p.add_argument("--plot", help="'rows' workload: also draw the plot into this PNG (the "
-                   "docs' one: every library, --plot docs/benchmark_rows.png)")
-    return p.parse_args(argv)
+    p.add_argument("--timeout", type=float, default=3600,
+                   help="seconds per child process (default 3600)")
 
 
-def settings_for(args):
-    settings = dict(WORKLOADS[args.workload])
-    for key in ("rows", "test_rows", "rounds", "leaves", "threads_list", "rows_list"):
-        value = getattr(args, key)
-        if value is not None:
-            settings[key] = value
-    return settings
+def registry():
+    """workload name -> (module, its defaults), in the order of ``MODULES``."""
+    out = {}
+    for module_name in MODULES:
+        module = importlib.import_module(module_name)
+        for name, defaults in module.WORKLOADS.items():
+            out[name] = (module, dict(defaults, name=name))
+    return out
 
 
-def machine_info():
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                if line.startswith("model name")), platform.processor()) \
-        if os.path.exists("/proc/cpuinfo") else platform.processor()
-    return {"nproc": len(os.sched_getaffinity(0)), "cpu_count": os.cpu_count(), "cpu": cpu,
-            "python": platform.python_version(), "platform": platform.platform()}
+def build_parser(workloads):
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks", description=__doc__.split("\n\n")[0],
+        epilog="`python -m benchmarks WORKLOAD --help` lists a workload's options.")
+    p.add_argument("--list", action="store_true", help="print the workloads' names and exit")
+    sub = p.add_subparsers(dest="workload", metavar="WORKLOAD")
+    for name, (module, defaults) in workloads.items():
+        w = sub.add_parser(name, help=defaults["help"], description=defaults["help"])
+        add_common_arguments(w, defaults)
+        if hasattr(module, "add_arguments"):     # options of its own
+            module.add_arguments(w, name)
+    import tables
+    tables.add_arguments(sub.add_parser("tables", help=tables.__doc__.splitlines()[0],
+                                        description=tables.__doc__.splitlines()[0]))
+    return p
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    settings = settings_for(args)
+    workloads = registry()
+    parser = build_parser(workloads)
+    args = parser.parse_args(argv)
+    if args.list:
+        print("\n".join(workloads))
+        return
+    if args.workload is None:
+        parser.error("name a workload (--list shows them)")
+    if args.workload == "tables":
+        import tables
+        return tables.run(args)
+    module, defaults = workloads[args.workload]
+    for key in ("rows", "test_rows", "rounds", "leaves"):
+        if getattr(args, key) is None and key in defaults:
+            setattr(args, key, defaults[key])
+    # an unknown name stops here, before any data are made
+    libs = getattr(module, "resolve_libs", resolve)(args.libs)
     started = datetime.datetime.now().astimezone()
     with tempfile.TemporaryDirectory(prefix="gbtree-bench-") as tmpdir:
-        bench = Bench(args, tmpdir)
-        header, table = RUN[args.workload](bench, settings, args)
+        bench = Bench(args, tmpdir, libs)
+        report = module.run(args.workload, args, bench)
+    header = report.pop("header")
     if args.busy:
         header += (f"; beside every run, {args.busy} other program{'s' * (args.busy > 1)} "
                    f"keeping a core busy (`--busy {args.busy}`)")
     finished = datetime.datetime.now().astimezone()
     info = machine_info()
-    command = "python " + " ".join(shlex.quote(a) for a in sys.argv)
-    print(f"### {args.workload}\n\n{header}\n\n{table}\n\n"
-          f"{started:%Y-%m-%d %H:%M %Z}, nproc {info['nproc']}, {info['cpu']}")
-    out = Path(args.json) if args.json else BENCH_DIR / "results" / f"{args.workload}.json"
+    program = ("-m benchmarks" if Path(sys.argv[0]).name == "__main__.py"
+               else shlex.quote(sys.argv[0]))
+    command = f"python {program} " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    print(f"### {args.workload}\n\n{header}\n\n{report['table']}\n\n"
+          f"{started:%Y-%m-%d %H:%M %Z}, nproc {info['nproc']}, {info['cpu']} ({info['simd']})")
+    out = (Path(args.json) if args.json
+           else RESULTS_DIR / f"{defaults.get('json_name', args.workload)}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({
+    options = {k: v for k, v in vars(args).items() if k not in ("list", "workload", "json")}
+    out.write_text(json.dumps(dict({
         "workload": args.workload, "command": command, "started": started.isoformat(),
-        "finished": finished.isoformat(), "machine": info, "settings": settings,
+        "finished": finished.isoformat(), "machine": info, "options": options,
         "learning_rate": args.learning_rate, "max_bin": args.max_bin, "seed": args.seed,
-        "busy": args.busy,
-        "header": header, "table": table, "results": bench.results}, indent=2) + "\n")
+        "busy": args.busy, "header": header}, **report, results=bench.results),
+        indent=2) + "\n")
     log(f"wrote {out}")
 
 
 if __name__ == "__main__":
-    main()
+    sys.path.insert(0, str(BENCH_DIR))
+    # run as the module ``run``, the one the workload modules import
+    sys.exit(importlib.import_module("run").main())

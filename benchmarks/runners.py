@@ -16,6 +16,15 @@ leaf constraints    min hessian sum 1 (XGBoost ``min_child_weight``, LightGBM
                     knob), at least 1 row per leaf, L2 penalty ``reg_lambda``
 no randomness       no row or column subsampling, no early stopping; CatBoost:
                     ``bootstrap_type="No"``, ``random_strength=0``
+row sampling        (when asked for) ``subsample``: gbtree/XGBoost ``subsample``,
+                    LightGBM ``bagging_fraction`` + ``bagging_freq=1``, sklearn none;
+                    ``goss``: gbtree ``sampling_method="goss"``, LightGBM
+                    ``data_sample_strategy="goss"``, both at top 20 % + 10 % of the rest
+tasks               binary (P(y=1)), regression, multiclass (softmax, one tree per
+                    class and round; XGBoost ``multi:softprob``, LightGBM
+                    ``multiclass``), ranking (LambdaMART NDCG: gbtree ``GBTRanker``,
+                    LightGBM ``lambdarank`` with ``lambdarank_truncation_level``,
+                    XGBoost ``rank:ndcg`` with ``topk`` pairs per document)
 threads             ``threads`` passed to every library's own parameter; sklearn
                     additionally runs under ``threadpool_limits``
 ==================  ==========================================================
@@ -31,10 +40,16 @@ import numpy as np
 
 # Levels of the quantised-gradient variants (gbtree-quantized, lightgbm-quantized).
 QUANT_BINS = 64
+# GOSS: the share of rows with the largest |gradient| kept, and of the rest drawn.
+GOSS_TOP, GOSS_OTHER = 0.2, 0.1
+
+class Unsupported(Exception):
+    """A setting the library does not have; the run is reported as ``unsupported``."""
+
 
 @dataclass(frozen=True)
 class Config:
-    task: str                      # "binary" or "regression"
+    task: str                      # "binary", "regression", "multiclass" or "ranking"
     rounds: int = 100
     learning_rate: float = 0.1
     leaves: int = 255
@@ -43,10 +58,18 @@ class Config:
     seed: int = 0
     min_child_weight: float = 1.0  # minimum hessian sum in a leaf
     reg_lambda: float = 1.0        # L2 penalty on leaf values
+    n_classes: int = 2             # multiclass: number of classes
+    subsample: float = 1.0         # share of rows per tree (uniform sampling)
+    goss: bool = False             # gradient-based one-side sampling, top 20 % + 10 %
+    truncation: int = 30           # ranking: documents per query that pairs start from
 
     @property
     def binary(self):
         return self.task == "binary"
+
+    @property
+    def classifier(self):
+        return self.task in ("binary", "multiclass")
 
     def as_dict(self):
         return asdict(self)
@@ -77,33 +100,55 @@ class Runner:
         """A scikit-learn-API estimator with the equivalent parameters."""
         raise NotImplementedError
 
-    def fit(self, cfg, X, y):
-        """Fit; return ``(model, bin_seconds or None)``."""
-        return self.estimator(cfg).fit(X, y), None
+    def fit(self, cfg, X, y, qid=None):
+        """Fit (``qid``: the query of each row, ranking only); return
+        ``(model, bin_seconds or None)``."""
+        return self.estimator(cfg).fit(X, y, **self.fit_group(cfg, qid)), None
+
+    def fit_group(self, cfg, qid):
+        """The keyword arguments of ``estimator.fit`` that say which rows form a query."""
+        return {} if qid is None else {"group": group_sizes(qid)}
 
     def predict(self, cfg, model, X):
-        """Predict with what :meth:`fit` returned: P(y=1) for binary, values for regression."""
+        """Predict with what :meth:`fit` returned: P(y=1) for binary, the probabilities
+        (n, classes) for multiclass, values for regression and ranking."""
         return estimator_scores(cfg, model, X)
 
 
+def group_sizes(qid):
+    """Sizes of the runs of equal ``qid`` (rows of a query are contiguous)."""
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    return np.diff(np.r_[starts, len(qid)])
+
+
 def estimator_scores(cfg, estimator, X):
-    """P(y=1) (binary) or predictions (regression) of a scikit-learn-API estimator, shape (n,)."""
-    return estimator.predict_proba(X)[:, 1] if cfg.binary else estimator.predict(X)
+    """P(y=1) (binary), the class probabilities (multiclass) or predictions
+    (regression, ranking) of a scikit-learn-API estimator."""
+    if cfg.binary:
+        return estimator.predict_proba(X)[:, 1]
+    return estimator.predict_proba(X) if cfg.classifier else estimator.predict(X)
 
 
 class GbtreeRunner(Runner):
     name, module = "gbtree", "gbtree"
 
     def estimator(self, cfg):
-        from gbtree import GBTClassifier, GBTRegressor
-        cls = GBTClassifier if cfg.binary else GBTRegressor
+        from gbtree import GBTClassifier, GBTRanker, GBTRegressor
+        extra = {}
+        if cfg.task == "ranking":
+            cls = GBTRanker
+            extra = dict(objective="rank:ndcg", lambdarank_truncation_level=cfg.truncation)
+        else:
+            cls = GBTClassifier if cfg.classifier else GBTRegressor
+        if cfg.goss:
+            extra.update(sampling_method="goss", top_rate=GOSS_TOP, other_rate=GOSS_OTHER)
         return cls(n_estimators=cfg.rounds, learning_rate=cfg.learning_rate, max_depth=0,
                    max_leaves=cfg.leaves, grow_policy="lossguide", max_bin=cfg.max_bin + 1,
                    min_child_weight=cfg.min_child_weight, reg_lambda=cfg.reg_lambda,
-                   n_jobs=cfg.threads, random_state=cfg.seed)
+                   subsample=cfg.subsample, n_jobs=cfg.threads, random_state=cfg.seed, **extra)
 
-    def fit(self, cfg, X, y):
-        model = self.estimator(cfg).fit(X, y)
+    def fit(self, cfg, X, y, qid=None):
+        model = self.estimator(cfg).fit(X, y, **self.fit_group(cfg, qid))
         return model, model.fit_info_["bin_seconds"]
 
 
@@ -119,26 +164,43 @@ class XGBoostRunner(Runner):
     name, module = "xgboost", "xgboost"
     notes = "fit = `QuantileDMatrix` (timed as binning) + `xgb.train`; predict = `inplace_predict`"
 
+    OBJECTIVES = {"binary": "binary:logistic", "regression": "reg:squarederror",
+                  "multiclass": "multi:softprob", "ranking": "rank:ndcg"}
+
     def _params(self, cfg):
         # Names accepted both by xgb.train and by the XGBModel constructor.
-        return dict(tree_method="hist", grow_policy="lossguide", max_leaves=cfg.leaves,
-                    max_depth=0, max_bin=cfg.max_bin, learning_rate=cfg.learning_rate,
-                    min_child_weight=cfg.min_child_weight, reg_lambda=cfg.reg_lambda,
-                    subsample=1.0, colsample_bytree=1.0)
+        if cfg.goss:
+            raise Unsupported("XGBoost has no gradient-based one-side sampling (GOSS)")
+        params = dict(tree_method="hist", grow_policy="lossguide", max_leaves=cfg.leaves,
+                      max_depth=0, max_bin=cfg.max_bin, learning_rate=cfg.learning_rate,
+                      min_child_weight=cfg.min_child_weight, reg_lambda=cfg.reg_lambda,
+                      subsample=cfg.subsample, colsample_bytree=1.0,
+                      objective=self.OBJECTIVES[cfg.task])
+        if cfg.task == "multiclass":
+            params["num_class"] = cfg.n_classes
+        if cfg.task == "ranking":
+            params.update(lambdarank_pair_method="topk",
+                          lambdarank_num_pair_per_sample=cfg.truncation)
+        return params
 
     def estimator(self, cfg):
         import xgboost as xgb
-        cls = xgb.XGBClassifier if cfg.binary else xgb.XGBRegressor
+        cls = {"ranking": xgb.XGBRanker}.get(
+            cfg.task, xgb.XGBClassifier if cfg.classifier else xgb.XGBRegressor)
+        params = self._params(cfg)
+        if cfg.classifier:          # the wrapper chooses the objective from the labels
+            params.pop("objective")
+            params.pop("num_class", None)
         return cls(n_estimators=cfg.rounds, n_jobs=cfg.threads, random_state=cfg.seed,
-                   **self._params(cfg))
+                   **params)
 
-    def fit(self, cfg, X, y):
+    def fit(self, cfg, X, y, qid=None):
         import xgboost as xgb
         t0 = time.perf_counter()
-        dtrain = xgb.QuantileDMatrix(X, label=y, max_bin=cfg.max_bin, nthread=cfg.threads)
+        dtrain = xgb.QuantileDMatrix(X, label=y, max_bin=cfg.max_bin, nthread=cfg.threads,
+                                     qid=qid)
         bin_seconds = time.perf_counter() - t0
-        params = dict(self._params(cfg), nthread=cfg.threads, seed=cfg.seed,
-                      objective="binary:logistic" if cfg.binary else "reg:squarederror")
+        params = dict(self._params(cfg), nthread=cfg.threads, seed=cfg.seed)
         return xgb.train(params, dtrain, num_boost_round=cfg.rounds), bin_seconds
 
     def predict(self, cfg, model, X):
@@ -157,19 +219,40 @@ class LightGBMRunner(Runner):
         return dict(num_leaves=cfg.leaves, max_depth=-1, learning_rate=cfg.learning_rate,
                     max_bin=cfg.max_bin, min_child_samples=1,
                     min_child_weight=cfg.min_child_weight, reg_lambda=cfg.reg_lambda,
-                    subsample=1.0, colsample_bytree=1.0, n_jobs=cfg.threads,
-                    random_state=cfg.seed, verbose=-1)
+                    colsample_bytree=1.0, n_jobs=cfg.threads,
+                    random_state=cfg.seed, verbose=-1, **self._sampling(cfg))
+
+    def _sampling(self, cfg):
+        if cfg.goss:
+            return dict(data_sample_strategy="goss", top_rate=GOSS_TOP, other_rate=GOSS_OTHER)
+        if cfg.subsample < 1.0:
+            return dict(subsample=cfg.subsample, subsample_freq=1)   # bagging_fraction/_freq
+        return dict(subsample=1.0)
+
+    OBJECTIVES = {"binary": "binary", "regression": "regression", "multiclass": "multiclass",
+                  "ranking": "lambdarank"}
+
+    def _objective(self, cfg):
+        params = dict(objective=self.OBJECTIVES[cfg.task])
+        if cfg.task == "multiclass":
+            params["num_class"] = cfg.n_classes
+        if cfg.task == "ranking":
+            params["lambdarank_truncation_level"] = cfg.truncation
+        return params
 
     def estimator(self, cfg):
         import lightgbm as lgb
-        cls = lgb.LGBMClassifier if cfg.binary else lgb.LGBMRegressor
-        return cls(n_estimators=cfg.rounds, **self._params(cfg))
+        cls = {"ranking": lgb.LGBMRanker}.get(
+            cfg.task, lgb.LGBMClassifier if cfg.classifier else lgb.LGBMRegressor)
+        extra = {} if cfg.classifier else self._objective(cfg)
+        return cls(n_estimators=cfg.rounds, **self._params(cfg), **extra)
 
-    def fit(self, cfg, X, y):
+    def fit(self, cfg, X, y, qid=None):
         import lightgbm as lgb
-        params = dict(self._params(cfg), objective="binary" if cfg.binary else "regression")
+        params = dict(self._params(cfg), **self._objective(cfg))
         t0 = time.perf_counter()
-        dtrain = lgb.Dataset(X, label=y, params=params).construct()
+        group = None if qid is None else group_sizes(qid)
+        dtrain = lgb.Dataset(X, label=y, group=group, params=params).construct()
         bin_seconds = time.perf_counter() - t0
         return lgb.train(params, dtrain, num_boost_round=cfg.rounds), bin_seconds
 
@@ -200,13 +283,16 @@ class SklearnRunner(Runner):
 
     def estimator(self, cfg, verbose=0):
         from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
-        cls = HistGradientBoostingClassifier if cfg.binary else HistGradientBoostingRegressor
+        if cfg.task == "ranking" or cfg.goss or cfg.subsample < 1.0:
+            raise Unsupported("scikit-learn's HistGradientBoosting has no ranking objective "
+                            "and no row sampling")
+        cls = HistGradientBoostingClassifier if cfg.classifier else HistGradientBoostingRegressor
         return cls(max_iter=cfg.rounds, learning_rate=cfg.learning_rate,
                    max_leaf_nodes=cfg.leaves, max_depth=None, max_bins=cfg.max_bin,
                    min_samples_leaf=1, l2_regularization=cfg.reg_lambda, early_stopping=False,
                    random_state=cfg.seed, verbose=verbose)
 
-    def fit(self, cfg, X, y):
+    def fit(self, cfg, X, y, qid=None):
         import io
         log = io.StringIO()
         with contextlib.redirect_stdout(log):
@@ -227,7 +313,10 @@ class CatBoostRunner(Runner):
 
     def estimator(self, cfg):
         import catboost
-        cls = catboost.CatBoostClassifier if cfg.binary else catboost.CatBoostRegressor
+        if cfg.task == "ranking" or cfg.goss or cfg.subsample < 1.0:
+            raise Unsupported("the CatBoost runners cover binary, multiclass and regression "
+                            "without row sampling")
+        cls = catboost.CatBoostClassifier if cfg.classifier else catboost.CatBoostRegressor
         if self.lossguide:
             shape = dict(grow_policy="Lossguide", max_leaves=cfg.leaves, depth=16)
         else:
@@ -238,17 +327,19 @@ class CatBoostRunner(Runner):
                    thread_count=cfg.threads, random_seed=cfg.seed, verbose=False,
                    allow_writing_files=False, **shape)
 
-    def fit(self, cfg, X, y):
+    def fit(self, cfg, X, y, qid=None):
         import catboost
+        estimator = self.estimator(cfg)
         t0 = time.perf_counter()
         pool = catboost.Pool(X, label=y, thread_count=cfg.threads)
         pool.quantize(border_count=cfg.max_bin - 1)
         bin_seconds = time.perf_counter() - t0
-        return self.estimator(cfg).fit(pool), bin_seconds
+        return estimator.fit(pool), bin_seconds
 
     def predict(self, cfg, model, X):
-        if cfg.binary:
-            return model.predict(X, prediction_type="Probability", thread_count=cfg.threads)[:, 1]
+        if cfg.classifier:
+            proba = model.predict(X, prediction_type="Probability", thread_count=cfg.threads)
+            return proba[:, 1] if cfg.binary else proba
         return model.predict(X, thread_count=cfg.threads)
 
 
@@ -273,9 +364,16 @@ def resolve(libs):
     return names
 
 
-def quality(cfg, y_true, scores):
-    """(metric name, value): test AUC for binary, RMSE for regression."""
+def quality(cfg, y_true, scores, qid=None):
+    """(metric name, value): test AUC for binary, multiclass log loss, RMSE for
+    regression, NDCG@10 (gbtree's ``ndcg_at_k``, the same for every library) for ranking."""
     if cfg.binary:
         from sklearn.metrics import roc_auc_score
         return "auc", float(roc_auc_score(y_true, scores))
+    if cfg.task == "multiclass":
+        from sklearn.metrics import log_loss
+        return "mlogloss", float(log_loss(y_true, scores, labels=np.arange(cfg.n_classes)))
+    if cfg.task == "ranking":
+        from gbtree import ndcg_at_k
+        return "ndcg@10", float(ndcg_at_k(y_true, scores, qid=qid, k=10))
     return "rmse", float(np.sqrt(np.mean((np.asarray(y_true, np.float64) - scores) ** 2)))

@@ -1,68 +1,48 @@
-"""Row sampling: how fit time shrinks with the sample (gbtree vs LightGBM).
+"""Row sampling: how fit time shrinks with the sample.
 
-    python benchmarks/sampling.py [--rows 500000] [--rounds 100] [--threads 2]
+    python -m benchmarks sampling [--rows 500000] [--rounds 100] [--threads 2]
+                                  [--libs gbtree,lightgbm]
 
-Fits the ``higgs-like`` data (benchmarks/datagen.py) with all rows, with
-``subsample=0.5`` (LightGBM: ``bagging_fraction=0.5, bagging_freq=1``) and with
-GOSS (top 20% + 10% of the rest; LightGBM: ``data_sample_strategy="goss"``),
-255 leaves, lr 0.1, in this one process, and prints fit seconds, the ratio to the
-full-data fit of the same library, the test AUC and its change.
+Fits the ``higgs-like`` data (datagen.py) with all rows, with ``subsample=0.5``
+and with GOSS (top 20 % of the rows by |gradient| + 10 % of the rest), at the
+settings of runners.py (which maps both to each library's own parameters),
+every fit in a fresh worker process. The table gives fit seconds, the ratio to
+the full-data fit of the same library, the test AUC and its change. A library
+without one of the methods (XGBoost has no GOSS) shows it as ``unsupported``.
 """
-import argparse
-import os
-import sys
-import time
+import dataclasses
 
-import numpy as np
-from sklearn.metrics import roc_auc_score
+from run import args_config, fmt, markdown_table
 
-from datagen import make_dataset
-
-# like run.py: the checkout's in-place build of gbtree first
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WORKLOADS = {
+    "sampling": dict(help="higgs-like with all rows, subsample 0.5 and GOSS: fit time and AUC",
+                     dataset="higgs-like", rows=500_000, test_rows=200_000, rounds=100,
+                     leaves=255, libs="gbtree,lightgbm"),
+}
+METHODS = {"all rows": {}, "subsample 0.5": {"subsample": 0.5}, "goss 0.2+0.1": {"goss": True}}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rows", type=int, default=500_000)
-    ap.add_argument("--test-rows", type=int, default=200_000)
-    ap.add_argument("--rounds", type=int, default=100)
-    ap.add_argument("--threads", type=int, default=2)
-    args = ap.parse_args()
-    X, y, Xte, yte = make_dataset("higgs-like", args.rows, args.test_rows, seed=0)
-
-    from gbtree import GBTClassifier
-    common = dict(n_estimators=args.rounds, learning_rate=0.1, grow_policy="lossguide",
-                  max_depth=0, max_leaves=255, n_jobs=args.threads)
-    runs = [("gbtree", "all rows", lambda: GBTClassifier(**common)),
-            ("gbtree", "subsample 0.5", lambda: GBTClassifier(subsample=0.5, **common)),
-            ("gbtree", "goss 0.2+0.1", lambda: GBTClassifier(sampling_method="goss", **common))]
-    try:
-        import lightgbm as lgb
-        lcommon = dict(n_estimators=args.rounds, learning_rate=0.1, num_leaves=255, max_depth=-1,
-                       min_child_samples=0, min_child_weight=1.0, reg_lambda=1.0, max_bin=255,
-                       n_jobs=args.threads, verbose=-1)
-        runs += [("lightgbm", "all rows", lambda: lgb.LGBMClassifier(**lcommon)),
-                 ("lightgbm", "subsample 0.5", lambda: lgb.LGBMClassifier(
-                     subsample=0.5, subsample_freq=1, **lcommon)),
-                 ("lightgbm", "goss 0.2+0.1", lambda: lgb.LGBMClassifier(
-                     data_sample_strategy="goss", top_rate=0.2, other_rate=0.1, **lcommon))]
-    except ImportError:
-        print("lightgbm not installed: gbtree only")
-
-    base = {}
-    print("| library | rows per tree | fit s | fit ÷ all rows | test AUC | Δ AUC vs all rows |")
-    print("|---|---|---:|---:|---:|---:|")
-    for lib, name, make in runs:
-        t0 = time.perf_counter()
-        model = make().fit(X, y)
-        fit = time.perf_counter() - t0
-        auc = roc_auc_score(yte, model.predict_proba(Xte)[:, 1])
-        base.setdefault(lib, (fit, auc))
-        print(f"| {lib} | {name} | {fit:.2f} | {fit / base[lib][0]:.2f}× | {auc:.4f} | "
-              f"{auc - base[lib][1]:+.4f} |", flush=True)
-
-
-if __name__ == "__main__":
-    np.seterr(all="ignore")
-    main()
+def run(name, args, bench):
+    base = args_config(args, "higgs-like")
+    cfgs = [dataclasses.replace(base, **change) for change in METHODS.values()]
+    data = bench.data("higgs-like", args.rows, args.test_rows)
+    results = bench.run_grid("fit-predict", cfgs, data, rows=args.rows)
+    n_libs = len(bench.libs)
+    rows, full = [], {}
+    for i, method in enumerate(METHODS):
+        for r in results[i * n_libs:(i + 1) * n_libs]:
+            r["sampling"] = method
+            if r["status"] != "ok":
+                rows.append([r["lib"], method, f"{r['status']}: {r['error']}", "", "", ""])
+                continue
+            ref = full.setdefault(r["lib"], r)
+            rows.append([r["lib"], method, fmt(r["fit_seconds"]),
+                         fmt(r["fit_seconds"] / ref["fit_seconds"], 2, "×"), fmt(r["score"], 4),
+                         f"{r['score'] - ref['score']:+.4f}"])
+    rows.sort(key=lambda row: bench.libs.index(row[0]))      # library by library
+    table = markdown_table(["library", "rows per tree", "fit s", "fit ÷ all rows", "test AUC",
+                            "Δ AUC vs all rows"], rows)
+    header = (f"higgs-like, {args.rows:,} train rows, {args.test_rows:,} test rows; "
+              f"{args.rounds} rounds, {args.leaves} leaves, lr {args.learning_rate}, "
+              f"{args.threads} thread(s)")
+    return {"header": header, "table": table}

@@ -1,8 +1,7 @@
-#!/usr/bin/env python
-"""Sparse-input benchmark (issue 4): gbtree, XGBoost and LightGBM fitted on SciPy CSR matrices.
+"""Sparse input: gbtree, XGBoost and LightGBM fitted on SciPy CSR matrices.
 
-    python benchmarks/sparse.py {wide-sparse,onehot} [--rows N] [--rounds R] [--threads T]
-                                [--libs gbtree,xgboost,lightgbm] [--json PATH]
+    python -m benchmarks {wide-sparse,onehot} [--rows N] [--rounds R] [--threads T]
+                         [--libs gbtree,xgboost,lightgbm] [--json PATH]
 
 Workloads (binary targets; ``--rows`` counts all rows, ``--test-fraction``
 (0.2) of them are held out):
@@ -32,29 +31,25 @@ hessian 1), and every (library, workload) runs in a fresh ``worker.py`` child,
 exactly as for ``run.py``; the data are generated once from ``--seed`` and
 saved to a temporary directory (X as uncompressed ``.npz`` CSR, y as ``.npy``).
 """
-import argparse
-import datetime
 import functools
-import json
-import shlex
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 import datagen
-from run import (BENCH_DIR, Bench, add_model_args, by_lib, fmt, log, machine_info,
-                 markdown_table, ratio, status_row, threads_text)
+from common import log
+from run import by_lib, fmt, markdown_table, ratio, status_row, threads_text
 from runners import Config
 
 WORKLOADS = {
-    "wide-sparse": dict(rows=1_000_000, rounds=100, leaves=31),
-    "onehot": dict(rows=1_000_000, rounds=100, leaves=31),
+    "wide-sparse": dict(help="sparse input: 1M x 20,000 CSR, density 0.1 %%", rows=1_000_000,
+                        rounds=100, leaves=31, libs="gbtree,xgboost,lightgbm",
+                        json_name="sparse-wide-sparse"),
+    "onehot": dict(help="sparse input: 1M rows, 1,995 one-hot columns + 8 dense, CSR",
+                   rows=1_000_000, rounds=100, leaves=31, libs="gbtree,xgboost,lightgbm",
+                   json_name="sparse-onehot"),
 }
-DEFAULT_LIBS = "gbtree,xgboost,lightgbm"
 MIB = 2.0 ** 20
 BUDGET_EXTRA_MIB = 500          # wide-sparse memory budget: 2 x training CSR + 500 MiB
 
@@ -224,40 +219,32 @@ def csr_mib(X):
 
 
 # ---------------------------------------------------------------------------- running
-class SparseBench(Bench):
-    """run.py's Bench with CSR data: X saved with ``scipy.sparse.save_npz``."""
-
-    def __init__(self, args, tmpdir):
-        super().__init__(args, tmpdir)
-        self.data_info = {}
-
-    def data(self, kind, n_train, n_test):
-        folder = self.tmpdir / f"{kind}-{n_train}-{n_test}-{self.args.seed}"
-        paths = {name: str(folder / f"{name}.{'npz' if name.startswith('X') else 'npy'}")
-                 for name in ("X_train", "y_train", "X_test", "y_test")}
-        if folder.exists():
-            return paths
-        log(f"generating {kind}: {n_train:,} train + {n_test:,} test rows (seed {self.args.seed})")
-        folder.mkdir()
-        t0 = time.perf_counter()
-        info = {}
-        for split, n in (("train", n_train), ("test", n_test)):
-            X, y, logit = make_rows(kind, n, split, seed=self.args.seed)
-            sp.save_npz(paths[f"X_{split}"], X, compressed=False)
-            np.save(paths[f"y_{split}"], y)
-            info[split] = dict(rows=X.shape[0], columns=X.shape[1], nnz=int(X.nnz),
-                               density=X.nnz / (X.shape[0] * X.shape[1]),
-                               csr_mib=csr_mib(X), positive_rate=float(y.mean()))
-            if split == "test":
-                from sklearn.metrics import roc_auc_score
-                info["test"]["bayes_auc"] = float(roc_auc_score(y, logit))
-            del X
-        info["generate_seconds"] = time.perf_counter() - t0
-        log(f"  generated in {info['generate_seconds']:.1f} s: train CSR "
-            f"{info['train']['nnz']:,} stored values, {info['train']['csr_mib']:.0f} MiB; "
-            f"test AUC of the true logit {info['test']['bayes_auc']:.4f}")
-        self.data_info[kind] = info
-        return paths
+def sparse_data(bench, kind, n_train, n_test, seed):
+    """(paths, facts) of one sparse data set saved in ``bench``'s folder: X with
+    ``scipy.sparse.save_npz``, y as ``.npy``."""
+    folder = bench.tmpdir / f"{kind}-{n_train}-{n_test}-{seed}"
+    paths = {name: str(folder / f"{name}.{'npz' if name.startswith('X') else 'npy'}")
+             for name in ("X_train", "y_train", "X_test", "y_test")}
+    log(f"generating {kind}: {n_train:,} train + {n_test:,} test rows (seed {seed})")
+    folder.mkdir()
+    t0 = time.perf_counter()
+    info = {}
+    for split, n in (("train", n_train), ("test", n_test)):
+        X, y, logit = make_rows(kind, n, split, seed=seed)
+        sp.save_npz(paths[f"X_{split}"], X, compressed=False)
+        np.save(paths[f"y_{split}"], y)
+        info[split] = dict(rows=X.shape[0], columns=X.shape[1], nnz=int(X.nnz),
+                           density=X.nnz / (X.shape[0] * X.shape[1]),
+                           csr_mib=csr_mib(X), positive_rate=float(y.mean()))
+        if split == "test":
+            from sklearn.metrics import roc_auc_score
+            info["test"]["bayes_auc"] = float(roc_auc_score(y, logit))
+        del X
+    info["generate_seconds"] = time.perf_counter() - t0
+    log(f"  generated in {info['generate_seconds']:.1f} s: train CSR "
+        f"{info['train']['nnz']:,} stored values, {info['train']['csr_mib']:.0f} MiB; "
+        f"test AUC of the true logit {info['test']['bayes_auc']:.4f}")
+    return paths, info
 
 
 def sparse_table(results, budget_csr_mib=None):
@@ -286,46 +273,22 @@ def sparse_table(results, budget_csr_mib=None):
     return markdown_table(headers, rows)
 
 
-def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("workload", choices=list(WORKLOADS))
-    p.add_argument("--rows", type=lambda s: int(float(s)),
-                   help="rows in all, train + test (default 1,000,000)")
+def add_arguments(p, name):
     p.add_argument("--test-fraction", type=float, default=0.2,
-                   help="share of the rows held out for testing (default 0.2)")
-    p.add_argument("--rounds", type=int, help="boosting rounds (default 100)")
-    p.add_argument("--leaves", type=int, help="leaves per tree (default 31)")
-    p.add_argument("--threads", type=int, default=2, help="threads for every library (default 2)")
-    p.add_argument("--libs", default=DEFAULT_LIBS, help=f"comma-separated (default {DEFAULT_LIBS})")
-    add_model_args(p)
-    p.add_argument("--timeout", type=float, default=3600, help="seconds per child process")
-    p.add_argument("--json", help="output file (default benchmarks/results/sparse-WORKLOAD.json)")
-    args = p.parse_args(argv)
-    args.calls = 0                   # Bench passes it on to the worker (predict-latency only)
-    return args
+                   help="share of --rows held out for testing (default 0.2); --rows counts "
+                        "train + test rows here, --test-rows is not used")
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    settings = dict(WORKLOADS[args.workload])
-    for key in ("rows", "rounds", "leaves"):
-        if getattr(args, key) is not None:
-            settings[key] = getattr(args, key)
-    n_train, n_test = split_rows(settings["rows"], args.test_fraction)
-    cfg = Config(task="binary", rounds=settings["rounds"], learning_rate=args.learning_rate,
-                 leaves=settings["leaves"], max_bin=args.max_bin, threads=args.threads,
-                 seed=args.seed)
-    started = datetime.datetime.now().astimezone()
-    with tempfile.TemporaryDirectory(prefix="gbtree-sparse-bench-") as tmpdir:
-        bench = SparseBench(args, tmpdir)
-        data = bench.data(args.workload, n_train, n_test)
-        bench.run_libs("fit-predict", cfg, data, rows=n_train)
-    finished = datetime.datetime.now().astimezone()
-    info = bench.data_info[args.workload]
+def run(name, args, bench):
+    n_train, n_test = split_rows(args.rows, args.test_fraction)
+    cfg = Config(task="binary", rounds=args.rounds, learning_rate=args.learning_rate,
+                 leaves=args.leaves, max_bin=args.max_bin, threads=args.threads, seed=args.seed)
+    data, info = sparse_data(bench, name, n_train, n_test, args.seed)
+    bench.run_libs("fit-predict", cfg, data, rows=n_train)
     train, test = info["train"], info["test"]
-    csr = train["csr_mib"] if args.workload == "wide-sparse" else None
+    csr = train["csr_mib"] if name == "wide-sparse" else None
     table = sparse_table(bench.results, budget_csr_mib=csr)
-    header = (f"{args.workload}: {n_train:,} train + {n_test:,} test rows x {train['columns']:,} "
+    header = (f"{name}: {n_train:,} train + {n_test:,} test rows x {train['columns']:,} "
               f"columns, CSR float32 with {train['nnz'] / n_train:.1f} stored values a row "
               f"(density {100 * train['density']:.3f} %), train CSR {train['csr_mib']:.0f} MiB, "
               f"test CSR {test['csr_mib']:.0f} MiB; positive rate {train['positive_rate']:.3f}, "
@@ -335,22 +298,5 @@ def main(argv=None):
     if csr is not None:
         header += (f"; budget = 2 x train CSR + {BUDGET_EXTRA_MIB} MiB, compared with the peak RSS "
                    f"(which also holds the test CSR)")
-    machine = machine_info()
-    command = "python " + " ".join(shlex.quote(a) for a in sys.argv)
-    print(f"### sparse: {args.workload}\n\n{header}\n\n{table}\n\n"
-          f"{started:%Y-%m-%d %H:%M %Z}, nproc {machine['nproc']}, {machine['cpu']}")
-    out = (Path(args.json) if args.json
-           else BENCH_DIR / "results" / f"sparse-{args.workload}.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({
-        "workload": args.workload, "command": command, "started": started.isoformat(),
-        "finished": finished.isoformat(), "machine": machine, "settings": settings,
-        "train_rows": n_train, "test_rows": n_test, "learning_rate": args.learning_rate,
-        "max_bin": args.max_bin, "seed": args.seed, "data": info,
-        "budget_mib": None if csr is None else 2 * csr + BUDGET_EXTRA_MIB,
-        "header": header, "table": table, "results": bench.results}, indent=2) + "\n")
-    log(f"wrote {out}")
-
-
-if __name__ == "__main__":
-    main()
+    return {"header": header, "table": table, "train_rows": n_train, "test_rows": n_test,
+            "data": info, "budget_mib": None if csr is None else 2 * csr + BUDGET_EXTRA_MIB}

@@ -30,8 +30,10 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from common import use_checkout_build  # noqa: E402
+
+use_checkout_build()
 from datagen import TASKS, make_dataset  # noqa: E402
 from runners import Config, GbtreeRunner  # noqa: E402
 

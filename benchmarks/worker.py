@@ -3,58 +3,101 @@
     python worker.py SPEC.json RESULT.json
 
 Order of work: import the library, load the data (``.npy`` arrays, or SciPy
-CSR matrices saved as ``.npz``) into memory, note the peak RSS so far
+CSR matrices saved as ``.npz``; the keys listed in the spec's ``mmap`` are
+memory-mapped instead of read), note the peak RSS so far
 (``base_rss_mib``), then time the fit and the predictions and note the peak
 RSS again. Peak RSS is ``getrusage(RUSAGE_SELF).ru_maxrss``, this process's
 high-water mark of resident memory, so it includes the interpreter, the
 imported library and the data, and nothing of other processes. A ``TypeError``
 from a library given sparse input is recorded as status ``unsupported``, not
-as a crash.
+as a crash, and so is a setting the library does not have (``Unsupported``).
+With ``"memory": true`` in the spec, a thread samples ``/proc/self/status``
+every 10 ms from before the data are loaded to the end of the fit: the peaks
+of anonymous and file-backed memory over the start.
 """
+import importlib
 import json
 import resource
 import sys
+import threading
 import time
 
 import numpy as np
 
-from runners import RUNNERS, Config, estimator_scores, quality
+from runners import RUNNERS, Config, Unsupported, estimator_scores, quality
 
 
 def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0   # Linux: KiB
 
 
-def load(path):
-    """An ``.npy`` array, or a SciPy CSR matrix saved with ``scipy.sparse.save_npz``."""
+def load(path, mmap=False):
+    """An ``.npy`` array (memory-mapped read-only with ``mmap``), or a SciPy CSR
+    matrix saved with ``scipy.sparse.save_npz``."""
     if path.endswith(".npz"):
         import scipy.sparse
         return scipy.sparse.load_npz(path)
-    return np.load(path)
+    return np.load(path, mmap_mode="r" if mmap else None)
 
 
 def is_sparse(value):
     return hasattr(value, "tocsr")          # any SciPy sparse matrix or array
 
 
+def memory_mib():
+    """This process's anonymous and file-backed resident memory now, MiB (Linux)."""
+    out = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("RssAnon", "RssFile"):
+                out[key] = int(value.split()[0]) / 1024
+    return out
+
+
+class MemorySampler:
+    """Peaks of ``memory_mib()`` over its value at the start, sampled every 10 ms."""
+
+    def __init__(self):
+        self.base = memory_mib()
+        self.peak = dict(self.base)
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self):
+        while not self._done.is_set():
+            for key, value in memory_mib().items():
+                self.peak[key] = max(self.peak[key], value)
+            time.sleep(0.01)
+
+    def stop(self):
+        self._done.set()
+        self._thread.join()
+        return {"anon_peak_mib": self.peak["RssAnon"] - self.base["RssAnon"],
+                "file_peak_mib": self.peak["RssFile"] - self.base["RssFile"]}
+
+
 def fit_predict(runner, cfg, data, spec):
     """Time fit (with binning) and predict on the test rows; score the predictions."""
     with runner.threads(cfg):
         t0, c0 = time.perf_counter(), time.process_time()
-        model, bin_seconds = runner.fit(cfg, data["X_train"], data["y_train"])
+        model, bin_seconds = runner.fit(cfg, data["X_train"], data["y_train"],
+                                        qid=data.get("qid_train"))
         fit_seconds = time.perf_counter() - t0
         fit_cpu_seconds = time.process_time() - c0      # all threads of this process
         fit_rss = peak_rss_mib()
+        memory = spec["sampler"].stop() if spec.get("sampler") else {}
         predict_times = []
         for _ in range(spec.get("predict_repeats", 3)):
             t0 = time.perf_counter()
             scores = runner.predict(cfg, model, data["X_test"])
             predict_times.append(time.perf_counter() - t0)
-    metric, value = quality(cfg, data["y_test"], scores)
+    metric, value = quality(cfg, data["y_test"], scores, qid=data.get("qid_test"))
     return {"fit_seconds": fit_seconds, "fit_cpu_seconds": fit_cpu_seconds,
             "bin_seconds": bin_seconds,
             "predict_seconds": min(predict_times), "predict_seconds_all": predict_times,
-            "fit_peak_rss_mib": fit_rss, "metric": metric, "score": value}
+            "fit_peak_rss_mib": fit_rss, "metric": metric, "score": value, **memory}
 
 
 def latency(runner, cfg, data, spec):
@@ -89,17 +132,22 @@ def main(spec_path, result_path):
     runner = RUNNERS[spec["lib"]]
     cfg = Config(**spec["config"])
     version = runner.load()
-    data = {key: load(path) for key, path in spec["data"].items()}
+    module_file = getattr(importlib.import_module(runner.module), "__file__", None)
+    if spec.get("memory"):
+        spec["sampler"] = MemorySampler()
+    mmap = set(spec.get("mmap", ()))
+    data = {key: load(path, key in mmap) for key, path in spec["data"].items()}
     base_rss = peak_rss_mib()
     try:
         result = dict(MODES[spec["mode"]](runner, cfg, data, spec), status="ok")
+    except Unsupported as exc:          # a setting the library does not have
+        result = {"status": "unsupported", "error": str(exc)}
     except TypeError as exc:
         if not any(is_sparse(value) for value in data.values()):
             raise
-        # The library refuses sparse input (gbtree before its sparse support):
-        # a result of its own, not a crash.
+        # The library refuses sparse input: a result of its own, not a crash.
         result = {"status": "unsupported", "error": f"TypeError: {exc}"}
-    result.update(lib=runner.name, version=str(version),
+    result.update(lib=runner.name, version=str(version), module_file=module_file,
                   base_rss_mib=base_rss, peak_rss_mib=peak_rss_mib())
     with open(result_path, "w") as f:
         json.dump(result, f)

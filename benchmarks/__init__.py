@@ -1,0 +1,1 @@
+"""gbtree's benchmarks: ``python -m benchmarks WORKLOAD`` (see README.md)."""
