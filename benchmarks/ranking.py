@@ -12,7 +12,7 @@ every fit in a fresh worker process:
                       documents x 137 float32 features, graded labels 0-4 in
                       MSLR-WEB's proportions); 80 % of the queries train, 20 %
                       are held out; fit time and held-out NDCG@10.
-``--data real``       GroupKFold 5-fold NDCG@10 on ../shared/data/rank.train
+``--data real``       GroupKFold 5-fold NDCG@10 on tests/data/rank.train
                       (LightGBM's lambdarank example: 3,005 documents, 201
                       queries, 300 features, labels 0-4), folds split by query;
                       the mean and spread over the folds, fit seconds summed.
@@ -29,7 +29,7 @@ from common import REPO_ROOT
 from run import fmt, markdown_table
 from runners import Config
 
-DATA = REPO_ROOT.parent / "shared" / "data"
+DATA = REPO_ROOT / "tests" / "data"
 
 WORKLOADS = {
     "ranking": dict(help="learning to rank (LambdaMART NDCG): synthetic MS-LTR-like or the "
@@ -40,7 +40,7 @@ WORKLOADS = {
 
 def add_arguments(p, name):
     p.add_argument("--data", choices=["synthetic", "real"], default="synthetic",
-                   help="synthetic MS-LTR-like set (default) or ../shared/data/rank.train")
+                   help="synthetic MS-LTR-like set (default) or tests/data/rank.train")
     p.add_argument("--docs", type=int, default=100, help="synthetic: documents per query")
     p.add_argument("--queries", type=int,
                    help="synthetic: queries in all (default --rows / --docs)")
@@ -54,7 +54,7 @@ def load_real():
     from sklearn.datasets import load_svmlight_file
     path = DATA / "rank.train"
     if not path.exists():
-        raise SystemExit(f"--data real needs {path} (the ../shared/data folder is absent)")
+        raise SystemExit(f"--data real needs {path}, which the repository holds")
     X, y = load_svmlight_file(str(path))
     group = np.loadtxt(DATA / "rank.train.query", dtype=np.intp)
     return np.asarray(X.todense(), dtype=np.float64), y, np.repeat(np.arange(len(group)), group)
