@@ -19,4 +19,6 @@ export LD_PRELOAD="$($cxx -print-file-name=libasan.so) $($cxx -print-file-name=l
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export PYTHONPATH="$work"
-python -m pytest -q -p no:cacheprovider "$@"
+# --capture=sys: a sanitizer's report (written to file descriptor 2) is not captured
+# with the test's output, which is lost when the report ends the process
+python -m pytest -q -p no:cacheprovider --capture=sys "$@"
