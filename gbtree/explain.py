@@ -26,6 +26,8 @@ def _check_flag(name, value):
 def explain_mode(pred_contribs, approx_contribs, pred_interactions):
     """``"contribs"``, ``"approx"``, ``"interactions"``, or None (a plain prediction)
     for the flags of ``predict``; ValueError for combinations that mean nothing."""
+    if pred_contribs is False and approx_contribs is False and pred_interactions is False:
+        return None   # a plain prediction (one-row predict counts microseconds)
     pred_contribs = _check_flag("pred_contribs", pred_contribs)
     approx_contribs = _check_flag("approx_contribs", approx_contribs)
     pred_interactions = _check_flag("pred_interactions", pred_interactions)
