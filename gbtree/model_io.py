@@ -225,7 +225,7 @@ class _Decoder:
             rs = np.random.RandomState()
             try:
                 rs.set_state(state)
-            except (TypeError, ValueError, KeyError, IndexError) as exc:
+            except (TypeError, ValueError, KeyError, IndexError, OverflowError) as exc:
                 raise _bad(field, f"not a random generator's state: {exc}") from None
             return rs
         raise _bad(field, f"unknown tag {str(tag)[:40]!r}")
@@ -578,11 +578,11 @@ def _categorical(sec, dec, n_features):
         raise _bad("categorical.names", f"expected None or {n_features} names")
     if not (v["smooth"] == "auto" or _is(v["smooth"], "real")):
         raise _bad("categorical.smooth", "expected 'auto' or a number")
-    for k, kind in (("max_ordinal", "int"), ("seed", "int"), ("prior", "real")):
+    for k, kind in (("seed", "int"), ("prior", "real")):
         if not _is(v[k], kind):
             raise _bad(f"categorical.{k}", f"expected {kind}")
     cats = v["categories"]
-    if not isinstance(cats, dict) or sorted(cats) != columns:
+    if not isinstance(cats, dict) or set(cats) != set(columns):
         raise _bad("categorical.categories", "expected one entry per categorical column")
     sizes = {}
     for j, c in cats.items():
@@ -592,14 +592,15 @@ def _categorical(sec, dec, n_features):
             if np.any(np.isnan(c)) or np.any(np.diff(c) <= 0):
                 raise _bad(field, "numeric categories must be sorted, distinct, not NaN")
         elif isinstance(c, dict):
-            if sorted(c.values()) != list(range(len(c))) or not all(
-                    _is(x, "int") for x in c.values()):
+            if not all(_is(x, "int") for x in c.values()) or set(c.values()) != set(
+                    range(len(c))):
                 raise _bad(field, "codes must be 0, 1, ... once each")
         else:
             raise _bad(field, "expected an array or a dict")
         sizes[j] = len(c)
     ordinal = v["ordinal"]
-    if ordinal != [j for j in columns if sizes[j] <= v["max_ordinal"]]:
+    if not _is(v["max_ordinal"], "int") or ordinal != [
+            j for j in columns if sizes[j] <= v["max_ordinal"]]:
         raise _bad("categorical.ordinal", "does not follow from the categories and "
                                           "max_ordinal")
     stats = [j for j in columns if j not in ordinal]
@@ -607,7 +608,7 @@ def _categorical(sec, dec, n_features):
                                 ("tables", stats, np.float64, True),
                                 ("smooths", stats, None, False)):
         d = v[k]
-        if not isinstance(d, dict) or sorted(d) != keys:
+        if not isinstance(d, dict) or set(d) != set(keys):
             raise _bad(f"categorical.{k}", f"expected entries for the columns {keys}")
         for j, x in d.items():
             if per:
