@@ -13,6 +13,7 @@ import json
 import math
 import numbers
 import os
+import re
 import struct
 import zipfile
 import zlib
@@ -712,8 +713,8 @@ def save_model(est, path):
         doc, enc = to_document(est, "binary" if binary else "json")
     except _Unsaved as exc:   # (only the parameters may hold code; they are left out)
         raise ValueError(f"cannot save the model: {exc}") from None
-    header = json.dumps(doc, allow_nan=False, separators=(",", ":") if binary else None,
-                        indent=None if binary else 1)
+    header = json.dumps(doc, allow_nan=False, separators=(",", ":")) if binary else \
+        _readable_json(doc)
     if not binary:
         with open(path, "w", encoding="utf-8") as f:
             f.write(header)
@@ -722,6 +723,26 @@ def save_model(est, path):
         zf.writestr(HEADER_MEMBER, header)
         for name, a in enc.members.items():
             zf.writestr(name, a.tobytes())
+
+
+def _readable_json(doc):
+    """JSON indented by field, each array's shape and values on one line (diffable,
+    compact)."""
+    arrays, token = [], os.urandom(8).hex()   # (no value of the document holds the token)
+
+    def hide(node):
+        if isinstance(node, dict):
+            if "$array" in node and isinstance(node["$array"], dict):
+                spec = dict(node["$array"])
+                for key in ("shape", "data"):
+                    arrays.append(json.dumps(spec[key], allow_nan=False, separators=(",", ":")))
+                    spec[key] = f"{token}:{len(arrays) - 1}"
+                return {"$array": spec}
+            return {k: hide(v) for k, v in node.items()}
+        return [hide(v) for v in node] if isinstance(node, list) else node
+
+    text = json.dumps(hide(doc), allow_nan=False, indent=1)
+    return re.sub(f'"{token}:(\\d+)"', lambda m: arrays[int(m.group(1))], text)
 
 
 def read_document(path):

@@ -312,3 +312,40 @@ def test_mutated_files_load_or_raise_value_error(models, tmp_path):
                                             batch=100, timeout=240)
     assert failures == []
     assert counts.get("ValueError", 0) > 150 and sum(counts.values()) == 300
+
+
+# ---------------------------------------------------------------------- files of every version
+MODELS_DIR = os.path.join(os.path.dirname(__file__), "models")
+SAVED = [(version, name) for version in sorted(os.listdir(MODELS_DIR)) if version[0] == "v"
+         for name in json.load(open(os.path.join(MODELS_DIR, version, "expected.json")))]
+
+
+def _rows(spec):
+    import pandas as pd
+    import scipy.sparse as sp
+    from gbtree.model_io import _Decoder
+    dec = _Decoder("json", limit=1 << 30)
+    if "frame" in spec:
+        return pd.DataFrame({c: dec(v, c) for c, v in spec["frame"].items()})
+    if "csr" in spec:
+        data, indices, indptr = (dec(a, "X") for a in spec["csr"][:3])
+        return sp.csr_matrix((data, indices, indptr), shape=tuple(spec["csr"][3]))
+    return dec(spec["array"], "X")
+
+
+@pytest.mark.parametrize("version,name", SAVED)
+@pytest.mark.parametrize("suffix", [".json", ".gbt"])
+def test_files_of_every_format_version_load_and_predict_as_written(version, name, suffix):
+    from gbtree.model_io import _Decoder
+    with open(os.path.join(MODELS_DIR, version, "expected.json")) as f:
+        expected = json.load(f)[name]
+    est = gbtree.load_model(os.path.join(MODELS_DIR, version, name + suffix))
+    X = _rows(expected["rows"])
+    dec = _Decoder("json", limit=1 << 30)
+    for method, want in expected["outputs"].items():
+        got, want = getattr(est, method)(X), dec(want, method)
+        assert got.dtype == want.dtype
+        if got.dtype.kind == "f":   # (the same sums; exp and softmax may differ in the last bit)
+            np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+        else:
+            np.testing.assert_array_equal(got, want)
