@@ -4,8 +4,9 @@ raw arrays, and read back with every field checked (docs/model-format.md).
 The document is a dict of plain values. Arrays are ``{"$array": {"dtype", "shape",
 "data"}}`` in JSON (floats written with ``repr``, non-finite ones as strings, so
 every value reads back to the same bits) and ``{"$array": {"dtype", "shape",
-"member"}}`` in the binary encoding, whose zip member holds the raw little-endian
-bytes. Pickles carry the same document with Python values in place (pickle keeps
+"member"}}`` in the binary encoding, whose (deflated) zip member holds the raw
+little-endian bytes. Integer node fields are written in the narrowest integer type
+that holds them and widened on loading. Pickles carry the same document with Python values in place (pickle keeps
 them), and are restored through the same checks.
 """
 import io
@@ -334,6 +335,7 @@ def to_document(est, mode):
     if mode == "pickle" and "func" in vars(objective):
         state["func"] = objective.func
     attrs = {k: v for k, v in _fitted_attributes(est).items() if k not in _ENSEMBLE_ATTRS}
+    narrow = (lambda a: a) if mode == "pickle" else _narrow
     doc = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -347,9 +349,9 @@ def to_document(est, mode):
         "ensemble": {
             "n_features": ens.n_features,
             "base_score": enc(ens.base_score, "ensemble.base_score"),
-            "tree_ptr": enc(ens.tree_ptr, "ensemble.tree_ptr"),
-            "tree_class": enc(ens.tree_class, "ensemble.tree_class"),
-            "nodes": {f: enc(np.ascontiguousarray(nodes[f]), f"ensemble.nodes.{f}")
+            "tree_ptr": enc(narrow(ens.tree_ptr), "ensemble.tree_ptr"),
+            "tree_class": enc(narrow(ens.tree_class), "ensemble.tree_class"),
+            "nodes": {f: enc(narrow(np.ascontiguousarray(nodes[f])), f"ensemble.nodes.{f}")
                       for f in NODE_DTYPE.names},
         },
         "bins": {k: enc(v, f"bins.{k}") for k, v in vars(mapper).items()
@@ -359,6 +361,28 @@ def to_document(est, mode):
         "attributes": {k: enc(v, f"attributes.{k}") for k, v in attrs.items()},
     }
     return doc, enc
+
+
+def _narrow(a):
+    """An integer array in the narrowest integer type that holds its values (the
+    loader widens it back): feature and child indices take a byte or two."""
+    if a.dtype.kind not in "iu" or a.size == 0:
+        return a
+    lo, hi = a.min(), a.max()
+    for t in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32):
+        if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+            return a.astype(t) if np.dtype(t).itemsize < a.dtype.itemsize else a
+    return a
+
+
+def _widen(value, field, dtype):
+    """A 1-D integer array as ``dtype``, its values in that type's range."""
+    if not (isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.ndim == 1):
+        raise _bad(field, f"expected a 1-D integer array")
+    info = np.iinfo(dtype)
+    if value.size and (value.min() < info.min or value.max() > info.max):
+        raise _bad(field, f"values outside the range of {np.dtype(dtype)}")
+    return value.astype(dtype)
 
 
 # ---------------------------------------------------------------------- document -> estimator
@@ -468,13 +492,19 @@ def _ensemble(sec, dec):
     columns = {f: dec(fields[f], f"ensemble.nodes.{f}") for f in NODE_DTYPE.names}
     n_nodes = None
     for f in NODE_DTYPE.names:
-        col = _array(columns[f], f"ensemble.nodes.{f}", NODE_DTYPE.fields[f][0], size=n_nodes)
+        dtype, field = NODE_DTYPE.fields[f][0], f"ensemble.nodes.{f}"
+        col = columns[f] = (_widen(columns[f], field, dtype) if dtype.kind in "iu" else
+                            _array(columns[f], field, dtype))
+        if n_nodes is not None and col.shape[0] != n_nodes:
+            raise _bad(field, f"expected {n_nodes} entries, got {col.shape[0]}")
         n_nodes = col.shape[0]
     nodes = np.empty(n_nodes, dtype=NODE_DTYPE)
     for f in NODE_DTYPE.names:
         nodes[f] = columns[f]
-    return TreeEnsemble.from_arrays(n_features, arrays["base_score"], nodes,
-                                    arrays["tree_ptr"], arrays["tree_class"])
+    return TreeEnsemble.from_arrays(
+        n_features, arrays["base_score"], nodes,
+        _widen(arrays["tree_ptr"], "ensemble.tree_ptr", np.int64),
+        _widen(arrays["tree_class"], "ensemble.tree_class", np.int32))
 
 
 def _objective(sec, dec, n_outputs, estimator):
@@ -719,7 +749,8 @@ def save_model(est, path):
         with open(path, "w", encoding="utf-8") as f:
             f.write(header)
         return
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+    # (deflate at its fastest level: a third of the raw size for trees, quick to read)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
         zf.writestr(HEADER_MEMBER, header)
         for name, a in enc.members.items():
             zf.writestr(name, a.tobytes())
@@ -773,8 +804,11 @@ def _read_binary(data):
                 raise _bad("document", "unexpected zip members")
             members = {}
             for info in infos:
-                if info.compress_type != zipfile.ZIP_STORED or info.file_size > len(data):
-                    raise _bad(info.filename[:40], "members must be stored, within the file")
+                # deflate expands at most ~1032 times: a larger claim is a lie (or a bomb)
+                if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) or \
+                        info.file_size > _DEFLATE_RATIO * info.compress_size + 64:
+                    raise _bad(info.filename[:40], "members must be stored or deflated, "
+                                                   "their sizes within the file's")
                 with zf.open(info) as f:
                     members[info.filename] = f.read(info.file_size + 1)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError,
@@ -789,7 +823,7 @@ def _read_binary(data):
         doc = json.loads(header.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise _bad(HEADER_MEMBER, f"not JSON: {str(exc)[:200]}") from None
-    return doc, _Decoder("binary", members, limit=len(data))
+    return doc, _Decoder("binary", members, limit=_DEFLATE_RATIO * len(data) + 64)
 
 
 def load_model(path, into=None):

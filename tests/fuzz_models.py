@@ -100,7 +100,7 @@ def _flip(data, rng, n_bits):
 
 def _zip(members):
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
         for name, data in members.items():
             zf.writestr(name, data)
     return buf.getvalue()
