@@ -953,6 +953,19 @@ class _GBTModel(BaseEstimator):
         returns self. ``gbtree.load_model(path)`` returns a new estimator."""
         return model_io.load_model(path, into=self)
 
+    def to_onnx(self):
+        """The model as an ``onnx.ModelProto`` on the ONNX-ML tree ensemble operators
+        (needs ``gbtree[onnx]``): input ``X`` (float32, n_features columns, NaN for
+        missing), outputs ``variable`` (regressors, rankers) or ``label`` and
+        ``probabilities`` (classifiers). docs/model-format.md has an example."""
+        from .export import to_onnx
+        return to_onnx(self)
+
+    def to_treelite(self):
+        """The model as a ``treelite.Model`` (needs ``gbtree[treelite]``)."""
+        from .export import to_treelite
+        return to_treelite(self)
+
     def __getstate__(self):
         # a fitted model pickles as its model document, and is checked when unpickled
         return model_io.pickle_state(self, super().__getstate__())
