@@ -838,16 +838,18 @@ PICKLE_KEY = "_gbtree_model"
 
 
 def pickle_state(est, base_state):
-    """The pickled state of an estimator: its document when fitted."""
+    """The pickled state of an estimator: its document when fitted, beside what the
+    document does not hold (scikit-learn's metadata requests and output settings)."""
     if "_ensemble" not in vars(est):
         return base_state
     doc, _ = to_document(est, "pickle")
-    return {PICKLE_KEY: doc, "_sklearn_version": base_state.get("_sklearn_version")}
+    held = set(doc["params"]) | set(_fitted_attributes(est))
+    return {PICKLE_KEY: doc, **{k: v for k, v in base_state.items() if k not in held}}
 
 
 def restore_pickle_state(est, state, base_setstate):
     if isinstance(state, dict) and PICKLE_KEY in state:
-        base_setstate({k: v for k, v in state.items() if k != PICKLE_KEY})
         from_document(state[PICKLE_KEY], _Decoder("pickle"), into=est)
+        base_setstate({k: v for k, v in state.items() if k != PICKLE_KEY})
     else:
         base_setstate(state)

@@ -84,9 +84,15 @@ def test_round_trip_is_exact(models, kind, suffix, tmp_path):
 def test_pickle_goes_through_the_model_document(models, kind):
     est, X = models[kind]
     state = est.__getstate__()
-    assert set(state) == {"_gbtree_model", "_sklearn_version"}
+    assert set(state) == {"_gbtree_model"}
     again = pickle.loads(pickle.dumps(est))
     _same(vars(est), vars(again), "vars")
+    # what the document does not hold (scikit-learn's routing requests) is pickled beside it
+    import sklearn
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(est)).set_fit_request(
+            sample_weight=True)))
+        assert routed.get_metadata_routing().fit.requests["sample_weight"] is True
     _same(_outputs(est, X), _outputs(again, X), "outputs")
 
 
