@@ -785,7 +785,7 @@ def read_document(path):
         return _read_binary(data)
     try:
         doc = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:   # (not JSON, or a number too long)
         raise ValueError(f"invalid model: not a gbtree model file (neither JSON nor the "
                          f"binary encoding): {str(exc)[:200]}") from None
     return doc, _Decoder("json", limit=8 * len(data) + 8)
@@ -821,7 +821,7 @@ def _read_binary(data):
         raise _bad(HEADER_MEMBER, "missing from the binary file")
     try:
         doc = json.loads(header.decode("utf-8"), parse_constant=_no_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:   # (not JSON, or a number too long)
         raise _bad(HEADER_MEMBER, f"not JSON: {str(exc)[:200]}") from None
     return doc, _Decoder("binary", members, limit=_DEFLATE_RATIO * len(data) + 64)
 
