@@ -173,6 +173,16 @@ def to_onnx(est):
 
 
 # ---------------------------------------------------------------------- Treelite
+def _treelite_categories(est, j):
+    """``_category_values`` of column j, whose categories must be the integers
+    0 .. 2**31 - 1 that Treelite's categorical tests match."""
+    keys, values, default = _category_values(est, j)
+    if not np.all((keys >= 0) & (keys < 2 ** 31) & (keys == np.floor(keys))):
+        raise ValueError(f"{est._cat_encoder._label(j)}: Treelite matches categories that "
+                         f"are integers >= 0; this column has other values (use to_onnx)")
+    return keys, values, default
+
+
 _TREELITE_POSTPROCESSOR = {"identity": "identity", "exp": "exponential",
                            "logistic": "sigmoid", "softmax": "softmax"}
 
@@ -187,10 +197,9 @@ def to_treelite(est):
         raise ImportError("to_treelite needs the treelite package: pip install "
                           "gbtree[treelite]") from exc
     check_is_fitted(est, "_ensemble")
-    if getattr(est, "_cat_encoder", None) is not None:
-        raise ValueError("a model with categorical_features is not exported to Treelite: its "
-                         "trees read the columns' codes and target statistics, which Treelite "
-                         "cannot compute from the raw values (use to_onnx)")
+    encoder = getattr(est, "_cat_encoder", None)
+    categorical = {} if encoder is None else {j: _treelite_categories(est, j)
+                                              for j in encoder.columns}
     transform = _transform(est)
     nodes, tree_ptr, tree_class = _trees(est)
     K = est._ensemble.n_outputs
@@ -213,6 +222,20 @@ def to_treelite(est):
             builder.start_node(k)
             if node["is_leaf"]:
                 builder.leaf(float(node["value"]))
+            elif int(node["feature"]) in categorical:
+                # the categories on each side; a value not listed goes where unseen ones go
+                keys, values, default = categorical[int(node["feature"])]
+                to_left = np.where(np.isnan(values), bool(node["default_left"]),
+                                   values <= node["threshold"])
+                unseen_left = (bool(node["default_left"]) if np.isnan(default)
+                               else bool(default <= node["threshold"]))
+                listed = keys[to_left != unseen_left]
+                builder.categorical_test(int(node["feature"]),
+                                         default_left=bool(node["default_left"]),
+                                         category_list=listed.astype(np.int64).tolist(),
+                                         category_list_right_child=unseen_left,
+                                         left_child_key=int(node["left"]),
+                                         right_child_key=int(node["right"]))
             else:
                 builder.numerical_test(int(node["feature"]), float(node["threshold"]),
                                        default_left=bool(node["default_left"]), opname="<=",

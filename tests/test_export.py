@@ -60,7 +60,7 @@ def test_onnx_matches_onnxruntime_with_missing_values(data, models):
         _check_onnx(est, X)
 
 
-def test_onnx_with_categorical_columns(data):
+def test_exports_with_categorical_columns(data):
     X, y = data
     rng = np.random.RandomState(1)
     few = rng.randint(0, 5, X.shape[0]).astype(float)      # ordinal codes
@@ -77,6 +77,9 @@ def test_onnx_with_categorical_columns(data):
         est.fit(Xc, yc if isinstance(est, GBTRegressor) else yc > 0.5)
         assert est._cat_encoder.ordinal == [5] and est._cat_encoder.statistics_columns() == [6]
         _check_onnx(est, test)
+        raw = treelite.gtil.predict(est.to_treelite(), test, pred_margin=True)
+        np.testing.assert_allclose(raw.ravel(), est._raw_predict(test).ravel(), rtol=1e-12,
+                                   atol=1e-12)
     # integer categories of a DataFrame column
     df = pd.DataFrame(X, columns=list("abcde")).assign(shop=rng.randint(0, 30, X.shape[0]))
     est = GBTRegressor(n_estimators=20, categorical_features=["shop"]).fit(df, y)
@@ -91,7 +94,12 @@ def test_exporters_refuse_what_they_cannot_represent(data):
     est = GBTRegressor(n_estimators=5, categorical_features=["color"]).fit(df, y)
     with pytest.raises(ValueError, match="categories are not all numbers"):
         est.to_onnx()
-    with pytest.raises(ValueError, match="not exported to Treelite"):
+    with pytest.raises(ValueError, match="categories are not all numbers"):
+        est.to_treelite()
+    halves = np.where(y > 0, 0.5, 1.5)
+    est = GBTRegressor(n_estimators=3, categorical_features=[0]).fit(
+        np.column_stack([halves, X[:, 1:]]), y)
+    with pytest.raises(ValueError, match="integers >= 0"):
         est.to_treelite()
     floats = GBTClassifier(n_estimators=3).fit(X, np.where(y > 0, 1.0, 2.0))
     with pytest.raises(ValueError, match="ONNX labels are integers or text"):
