@@ -180,7 +180,9 @@ def _limit_memory(gib):
 
 
 def load_all(folder):
+    import warnings
     import gbtree
+    warnings.simplefilter("ignore")   # (X without the fitted feature names: expected here)
     for name in sorted(os.listdir(folder)):
         print(json.dumps({"start": name}), flush=True)
         try:
