@@ -43,18 +43,24 @@ def main():
             with open(path, "rb") as f:
                 base[kind + suffix] = f.read()
     t0 = time.perf_counter()
+
+    def write(counts, failures):   # after every batch: a stopped run keeps its counts
+        result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                      timespec="seconds"),
+                  "machine": platform.processor() or platform.machine(),
+                  "cpus": os.cpu_count(), "mutations_asked": args.mutations,
+                  "mutations_run": sum(counts.values()), "seed": args.seed,
+                  "seconds": round(time.perf_counter() - t0, 1), "counts": counts,
+                  "failures": failures[:200], "n_failures": len(failures),
+                  "base_files": {k: len(v) for k, v in base.items()}}
+        os.makedirs(os.path.dirname(args.json), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+        return result
+
     counts, failures = fuzz_models.campaign(base, args.mutations, folder, seed=args.seed,
-                                            batch=args.batch, timeout=1800)
-    seconds = time.perf_counter() - t0
-    result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-              "mutations": args.mutations, "seed": args.seed, "seconds": round(seconds, 1),
-              "counts": counts, "failures": failures[:200], "n_failures": len(failures),
-              "base_files": {k: len(v) for k, v in base.items()}}
-    print(json.dumps(result, indent=1))
-    os.makedirs(os.path.dirname(args.json), exist_ok=True)
-    with open(args.json, "w") as f:
-        json.dump(result, f, indent=1)
+                                            batch=args.batch, timeout=1800, progress=write)
+    print(json.dumps(write(counts, failures), indent=1))
     return 1 if failures else 0
 
 

@@ -45,7 +45,7 @@ _OBJECTIVES = {
     "Softmax": lambda: _obj.Softmax(3), "Ranking": lambda: _obj.Ranking(np.zeros(1)),
     "Custom": lambda: _obj.Custom(None),
 }
-# fitted attributes besides the model parts, with the check of their values
+# the fitted model's parts, each a section of the document
 _ENSEMBLE_ATTRS = ("_ensemble", "_objective", "_bin_mapper", "_cat_encoder")
 
 
@@ -172,8 +172,9 @@ class _Decoder:
                 raise _bad(field, "$float must hold a string")
             return _token_float(body, field)
         if tag == "$tuple":
-            return tuple(self._dec(body, field, depth + 1)) if isinstance(body, list) else \
-                _fail(field, "$tuple must hold a list")
+            if not isinstance(body, list):
+                raise _bad(field, "$tuple must hold a list")
+            return tuple(self._dec(body, field, depth + 1))
         if tag == "$dict":
             if not isinstance(body, list) or not all(isinstance(p, list) and len(p) == 2
                                                      for p in body):
@@ -258,10 +259,6 @@ class _Decoder:
         if not isinstance(data, list) or len(data) != count:
             raise _bad(field, f"data must be a list of {count} values")
         return _list_to_array(data, dtype, field).reshape(shape)
-
-
-def _fail(field, msg):
-    raise _bad(field, msg)
 
 
 def _is_str_dtype(s):
@@ -378,7 +375,7 @@ def _narrow(a):
 def _widen(value, field, dtype):
     """A 1-D integer array as ``dtype``, its values in that type's range."""
     if not (isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.ndim == 1):
-        raise _bad(field, f"expected a 1-D integer array")
+        raise _bad(field, "expected a 1-D integer array")
     info = np.iinfo(dtype)
     if value.size and (value.min() < info.min or value.max() > info.max):
         raise _bad(field, f"values outside the range of {np.dtype(dtype)}")

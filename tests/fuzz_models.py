@@ -11,6 +11,7 @@ import io
 import json
 import os
 import random
+import shutil
 import sys
 import zipfile
 
@@ -129,10 +130,11 @@ def mutate(data, rng):
     return _zip(members)
 
 
-def campaign(base, n_mutations, folder, seed=0, batch=500, timeout=600):
+def campaign(base, n_mutations, folder, seed=0, batch=500, timeout=600, progress=None):
     """Write ``n_mutations`` mutations of the files ``base`` ({name: bytes}) in batches
     to ``folder`` and load each batch in a subprocess. Returns (counts by outcome,
-    failures): a failure is a crash, a hang, or an exception other than ValueError."""
+    failures): a failure is a crash, a hang, or an exception other than ValueError.
+    ``progress(counts, failures)`` is called after every batch."""
     import subprocess
     import tempfile
     rng = random.Random(seed)
@@ -167,6 +169,9 @@ def campaign(base, n_mutations, folder, seed=0, batch=500, timeout=600):
             counts["crash_or_hang"] = counts.get("crash_or_hang", 0) + 1
             # the rest of the batch is not run: its files are not counted
         done += size
+        shutil.rmtree(batch_dir, ignore_errors=True)
+        if progress is not None:
+            progress(counts, failures)
     return counts, failures
 
 
