@@ -68,9 +68,8 @@ def _at(doc, path):
 
 
 def mutate_document(doc, rng):
-    """One structural change of a parsed document: a field deleted or duplicated, a
-    value of another type, a huge or negative number."""
-    doc = copy.deepcopy(doc)
+    """One structural change of a parsed document (in place; returned): a field deleted
+    or duplicated, a value of another type, a huge or negative number."""
     random.seed(rng.random())
     paths = list(_paths(doc))
     parent, key = _at(doc, rng.choice(paths))
@@ -130,30 +129,31 @@ def mutate(data, rng):
     return _zip(members)
 
 
-def campaign(base, n_mutations, folder, seed=0, batch=500, timeout=600, progress=None):
+def campaign(base, n_mutations, folder, seed=0, batch=500, timeout=600, progress=None,
+             workers=2):
     """Write ``n_mutations`` mutations of the files ``base`` ({name: bytes}) in batches
-    to ``folder`` and load each batch in a subprocess. Returns (counts by outcome,
-    failures): a failure is a crash, a hang, or an exception other than ValueError.
-    ``progress(counts, failures)`` is called after every batch."""
+    to ``folder`` and load each batch in a subprocess (``workers`` at a time, the next
+    batch written meanwhile). Returns (counts by outcome, failures): a failure is a
+    crash, a hang, or an exception other than ValueError. ``progress(counts,
+    failures)`` is called after every batch."""
     import subprocess
     import tempfile
+    import time
     rng = random.Random(seed)
     names = sorted(base)
     counts, failures = {}, []
-    done = 0
-    while done < n_mutations:
-        size = min(batch, n_mutations - done)
-        batch_dir = tempfile.mkdtemp(dir=folder)
-        for i in range(size):
-            src = names[(done + i) % len(names)]
-            with open(os.path.join(batch_dir, f"{done + i:07d}-{src}"), "wb") as f:
-                f.write(mutate(base[src], rng))
+    running = []   # (process, batch folder, size, output file, start time)
+
+    def finish(proc, batch_dir, size, out_path, started):
         try:
-            proc = subprocess.run([sys.executable, os.path.abspath(__file__), batch_dir],
-                                  capture_output=True, text=True, timeout=timeout)
-            lines, code = proc.stdout.splitlines(), proc.returncode
-        except subprocess.TimeoutExpired as exc:
-            lines, code = (exc.stdout or b"").decode().splitlines(), "timeout"
+            proc.wait(timeout=max(1.0, timeout - (time.monotonic() - started)))
+            code = proc.returncode
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            code = "timeout"
+        with open(out_path) as f:
+            lines = f.read().splitlines()
         seen = set()
         for line in lines:
             rec = json.loads(line)
@@ -164,14 +164,33 @@ def campaign(base, n_mutations, folder, seed=0, batch=500, timeout=600, progress
                 if kind == "other":
                     failures.append((rec["file"], rec["outcome"]))
         if len(seen) < size:   # the worker died or hung on the file it started last
-            started = [json.loads(x)["start"] for x in lines if '"start"' in x]
-            failures.append((started[-1] if started else None, f"worker exit {code}"))
+            started_files = [json.loads(x)["start"] for x in lines if '"start"' in x]
+            failures.append((started_files[-1] if started_files else None,
+                             f"worker exit {code}"))
             counts["crash_or_hang"] = counts.get("crash_or_hang", 0) + 1
             # the rest of the batch is not run: its files are not counted
-        done += size
         shutil.rmtree(batch_dir, ignore_errors=True)
+        os.remove(out_path)
         if progress is not None:
             progress(counts, failures)
+
+    done = 0
+    while done < n_mutations or running:
+        if done < n_mutations:
+            size = min(batch, n_mutations - done)
+            batch_dir = tempfile.mkdtemp(dir=folder)
+            for i in range(size):
+                src = names[(done + i) % len(names)]
+                with open(os.path.join(batch_dir, f"{done + i:07d}-{src}"), "wb") as f:
+                    f.write(mutate(base[src], rng))
+            out_path = batch_dir + ".out"
+            with open(out_path, "w") as out:
+                proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), batch_dir],
+                                        stdout=out, stderr=subprocess.DEVNULL)
+            running.append((proc, batch_dir, size, out_path, time.monotonic()))
+            done += size
+        if len(running) >= workers or (done >= n_mutations and running):
+            finish(*running.pop(0))
     return counts, failures
 
 
