@@ -517,7 +517,8 @@ def _objective(sec, dec, n_outputs, estimator):
     if cls_name not in expected:
         raise _bad("objective.class", f"{cls_name} is not an objective of a {estimator}")
     state = _get(sec, "state", "objective.state", "dict")
-    if cls_name == "Ranking" and state.get("kind") in _obj._ranking.KINDS:
+    kind = state.get("kind")
+    if cls_name == "Ranking" and isinstance(kind, str) and kind in _obj._ranking.KINDS:
         default = _obj.Ranking(np.zeros(1), kind=state["kind"])   # (map's own metric)
     else:
         default = _OBJECTIVES[cls_name]()

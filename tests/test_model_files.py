@@ -219,6 +219,14 @@ def test_a_bad_file_names_the_field(models, tmp_path, change, field):
         gbtree.load_model(path)
 
 
+def test_a_ranker_objective_of_another_type_is_refused(models, tmp_path):
+    est, _ = models["ranker"]
+    est.save_model(tmp_path / "m.json")
+    _edit(tmp_path / "m.json", lambda d: d["objective"]["state"].__setitem__("kind", [1, 2]))
+    with pytest.raises(ValueError, match="invalid model: objective[.]state[.]kind"):
+        gbtree.load_model(tmp_path / "m.json")
+
+
 def test_newer_format_versions_and_other_files_are_named(models, tmp_path):
     est, _ = models["regressor"]
     path = tmp_path / "m.json"
