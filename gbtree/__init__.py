@@ -11,8 +11,10 @@ except ImportError as exc:  # pragma: no cover - only in an unbuilt source check
         "to use the installed gbtree."
     ) from exc
 
+from .model_io import load_model
 from .plotting import plot_importance, plot_tree
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor, make_ndcg_scorer, ndcg_at_k
 
 __version__ = "0.1.0"
-__all__ = ["GBTClassifier", "GBTRanker", "GBTRegressor", "make_ndcg_scorer", "ndcg_at_k", "plot_importance", "plot_tree", "__version__"]
+__all__ = ["GBTClassifier", "GBTRanker", "GBTRegressor", "load_model", "make_ndcg_scorer",
+           "ndcg_at_k", "plot_importance", "plot_tree", "__version__"]

@@ -15,7 +15,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted,
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 
-from . import booster, explain
+from . import booster, explain, model_io
 from . import objectives as _obj
 from ._threads import effective_n_threads
 from .callback import EarlyStopping
@@ -979,6 +979,38 @@ class _GBTModel(BaseEstimator):
             with open(fout, "w", encoding="utf-8") as f:
                 f.write(text)
         return text
+
+    # ------------------------------------------------------------------ model files
+    # The format and its checks are in model_io.py (docs/model-format.md).
+    def save_model(self, path):
+        """Save the fitted model to ``path``: JSON for a ``.json`` suffix, else the
+        compact binary encoding. Both load back exactly (``load_model``)."""
+        model_io.save_model(self, path)
+
+    def load_model(self, path):
+        """Replace this estimator by the model saved at ``path`` (of this class);
+        returns self. ``gbtree.load_model(path)`` returns a new estimator."""
+        return model_io.load_model(path, into=self)
+
+    def to_onnx(self):
+        """The model as an ``onnx.ModelProto`` on the ONNX-ML tree ensemble operators
+        (needs ``gbtree[onnx]``): input ``X`` (float32, n_features columns, NaN for
+        missing), outputs ``variable`` (regressors, rankers) or ``label`` and
+        ``probabilities`` (classifiers). docs/model-format.md has an example."""
+        from .export import to_onnx
+        return to_onnx(self)
+
+    def to_treelite(self):
+        """The model as a ``treelite.Model`` (needs ``gbtree[treelite]``)."""
+        from .export import to_treelite
+        return to_treelite(self)
+
+    def __getstate__(self):
+        # a fitted model pickles as its model document, and is checked when unpickled
+        return model_io.pickle_state(self, super().__getstate__())
+
+    def __setstate__(self, state):
+        model_io.restore_pickle_state(self, state, super().__setstate__)
 
 
 class GBTRegressor(RegressorMixin, _GBTModel):

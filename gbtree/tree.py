@@ -114,11 +114,26 @@ class TreeEnsemble:
         self._tree_class = self._tree_class[:n_trees].copy()
         self._compact = None
 
+    @classmethod
+    def from_arrays(cls, n_features, base_score, nodes, tree_ptr, tree_class):
+        """An ensemble from arrays given from outside (a file, a pickle): checked by
+        ``check_ensemble`` first (ValueError)."""
+        check_ensemble(n_features, base_score, nodes, tree_ptr, tree_class)
+        ens = cls(n_features, base_score)
+        ens._nodes, ens._tree_ptr, ens._tree_class = nodes, tree_ptr, tree_class
+        return ens
+
     def __getstate__(self):
         self._flush()
         return {k: v for k, v in self.__dict__.items() if k not in ("_pending", "_compact")}
 
     def __setstate__(self, state):
+        if not isinstance(state, dict):
+            raise ValueError("invalid model: the pickled ensemble's state is not a dict")
+        keys = ("n_features", "base_score", "_nodes", "_tree_ptr", "_tree_class")
+        if set(state) != set(keys):
+            raise ValueError(f"invalid model: the pickled ensemble's state must hold {keys}")
+        check_ensemble(*(state[k] for k in keys))
         self.__dict__.update(state)
         self._pending = []
         self._compact = None
@@ -315,6 +330,87 @@ class TreeEnsemble:
                     f"yes={left},no={right},missing={missing}{gain}{cover}")
             out.append("\n".join(lines) + "\n")
         return out
+
+
+def check_ensemble(n_features, base_score, nodes, tree_ptr, tree_class):
+    """ValueError (naming the field) unless the arrays are an ensemble the kernels can
+    walk: they index rows by ``feature``, nodes by ``left``/``right`` and outputs by
+    ``tree_class`` without bounds checks, and ``compact_nodes`` writes one record per
+    node reached, so every tree must be a tree (each node reached once from its root)."""
+    def bad(field, msg):
+        return ValueError(f"invalid model: ensemble.{field}: {msg}")
+
+    if not isinstance(n_features, (int, np.integer)) or isinstance(n_features, bool) \
+            or not 0 <= n_features < 2 ** 31:
+        raise bad("n_features", f"expected an integer in [0, 2**31), got {n_features!r}")
+    for name, a, dtype in (("base_score", base_score, np.float64), ("tree_ptr", tree_ptr, np.int64),
+                           ("tree_class", tree_class, np.int32), ("nodes", nodes, NODE_DTYPE)):
+        if not isinstance(a, np.ndarray) or a.dtype != dtype or a.ndim != 1:
+            raise bad(name, f"expected a 1-D array of {dtype}")
+    n_out, n_nodes, n_trees = base_score.shape[0], nodes.shape[0], tree_class.shape[0]
+    if n_out == 0 or not np.all(np.isfinite(base_score)):
+        raise bad("base_score", "expected one finite value per output")
+    if tree_ptr.shape[0] != n_trees + 1 or tree_ptr[0] != 0 or tree_ptr[-1] != n_nodes:
+        raise bad("tree_ptr", f"expected {n_trees + 1} offsets from 0 to {n_nodes} (nodes)")
+    sizes = np.diff(tree_ptr)
+    if np.any(sizes < 1) or np.any(sizes >= 2 ** 31):
+        raise bad("tree_ptr", "every tree must have between 1 and 2**31 - 1 nodes")
+    if np.any((tree_class < 0) | (tree_class >= n_out)):
+        t = int(np.flatnonzero((tree_class < 0) | (tree_class >= n_out))[0])
+        raise bad("tree_class", f"tree {t} adds to output {tree_class[t]}; the model has "
+                                f"{n_out} outputs")
+
+    def where(mask):
+        k = int(np.flatnonzero(mask)[0])
+        t = int(np.searchsorted(tree_ptr, k, side="right") - 1)
+        return f"tree {t}, node {k - tree_ptr[t]}"
+
+    for field in ("is_leaf", "default_left"):
+        if np.any(nodes[field] > 1):
+            raise bad(f"nodes.{field}", f"{where(nodes[field] > 1)}: expected 0 or 1")
+    split = nodes["is_leaf"] == 0
+    leaf_values = nodes["value"][~split]
+    if not np.all(np.isfinite(leaf_values)):
+        raise bad("nodes.value", f"{where(~split & ~np.isfinite(nodes['value']))}: a leaf "
+                                 f"value is not finite")
+    feature = nodes["feature"]
+    out = split & ((feature < 0) | (feature >= n_features))
+    if np.any(out):
+        raise bad("nodes.feature", f"{where(out)}: splits on feature "
+                                   f"{feature[np.argmax(out)]}; the model has {n_features}")
+    size_of = np.repeat(sizes, sizes)
+    first = np.repeat(tree_ptr[:-1], sizes)
+    children = []
+    for field in ("left", "right"):
+        child = nodes[field].astype(np.int64)
+        out = split & ((child < 1) | (child >= size_of))
+        if np.any(out):
+            raise bad(f"nodes.{field}", f"{where(out)}: child {child[np.argmax(out)]} is not "
+                                        f"another node of its tree")
+        children.append((first + child)[split])
+    children = np.concatenate(children)
+    parents = np.bincount(children, minlength=n_nodes)
+    expected = np.ones(n_nodes, dtype=np.int64)
+    expected[tree_ptr[:-1]] = 0
+    if np.any(parents != expected):
+        raise bad("nodes.left", f"{where(parents != expected)}: the child of "
+                                f"{parents[np.argmax(parents != expected)]} nodes (a tree's "
+                                f"root has no parent, every other node one)")
+    # each node has one parent: a walk from the roots meets every node once, unless
+    # some nodes form a cycle apart from the root
+    depth = np.full(n_nodes, -1, dtype=np.int64)
+    level, d = tree_ptr[:-1], 0
+    while level.size:
+        depth[level] = d
+        inner = level[split[level]]
+        level = np.concatenate([first[inner] + nodes["left"][inner],
+                                first[inner] + nodes["right"][inner]])
+        d += 1
+    if np.any(depth < 0):
+        raise bad("nodes.left", f"{where(depth < 0)}: not reached from its tree's root (a "
+                                f"cycle)")
+    if np.any(nodes["depth"] != depth):
+        raise bad("nodes.depth", f"{where(nodes['depth'] != depth)}: not the node's depth")
 
 
 def add_trees_to_raw(X, trees, outputs, out, n_threads=1, absent=0.0):
