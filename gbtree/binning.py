@@ -394,7 +394,8 @@ def kernel_array(X):
     view of record fields, or an array over a byte-offset buffer, is copied in C order;
     anything else is returned as it is."""
     if isinstance(X, np.ndarray) and not _whole_items(X):
-        return np.ascontiguousarray(X)
+        # (a copy, always: ascontiguousarray keeps a contiguous array at an odd address)
+        return np.array(X, order="C", copy=True)
     return X
 
 

@@ -436,6 +436,8 @@ class _GBTModel(BaseEstimator):
                 source = fmt.upper() if fmt else f"a {type(X).__name__} of sparse columns"
                 check_sparse_structure(X, name=f"X (converted from {source})")
             X = canonical_csr(X)
+            if X.dtype not in _FAST_DTYPES:   # (scikit-learn keeps a sparse frame's bools)
+                X = X.astype(np.float64)
         return (X, out[1]) if with_y else X
 
     def _categorical_encoder(self, X):
