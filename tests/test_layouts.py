@@ -189,8 +189,7 @@ def _check_entry_points(kind, X, Xv, seed):
         assert evals["drawn"] == evals["clean"]
 
 
-# (the same draws on every run: these fit several models a draw, so the suite runs
-# few of them; a wider random search is `--hypothesis-seed` and a larger max_examples)
+# (the same draws on every run: each draw fits several models, so the suite runs few)
 LAYOUT_SETTINGS = settings(max_examples=10, deadline=None, derandomize=True,
                            suppress_health_check=[HealthCheck.function_scoped_fixture])
 
