@@ -26,6 +26,7 @@ def max_threads():
 # do not exist. A child forked after gbtree ran threads therefore runs on one.
 _threads_started = False
 _forked_after_threads = False
+_fork_warned = False
 
 
 def _after_fork_in_child():
@@ -39,17 +40,17 @@ if hasattr(os, "register_at_fork"):
 
 def _one_thread_after_fork(n):
     """``n``, or 1 in a process forked after gbtree ran threads (with a warning once)."""
-    global _threads_started, _forked_after_threads
+    global _threads_started, _fork_warned
     if n <= 1:
         return n
     if _forked_after_threads:
-        if _forked_after_threads is True:
+        if not _fork_warned:
             warnings.warn("gbtree: this process was forked after gbtree had run OpenMP "
                           "threads, which cannot start again in a forked child; gbtree runs "
                           "on one thread here. Start worker processes with the 'spawn' or "
                           "'forkserver' method to keep every thread.", RuntimeWarning,
                           stacklevel=3)
-            _forked_after_threads = "warned"
+            _fork_warned = True
         return 1
     _threads_started = True
     return n
