@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from ._grower import TreeGrower
 from ._threads import max_threads
 from ._typedefs import G_H_DTYPE
-from .binning import BinMapper, canonical_csr
+from .binning import BinMapper, canonical_csr, kernel_array
 from .callback import LogEvaluation, TrainingState
 from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 
@@ -66,7 +66,8 @@ class EvalSet:
     """
 
     def __init__(self, name, X, y, sample_weight, group_ptr=None):
-        self.name, self.X, self.y, self.sample_weight = name, X, y, sample_weight
+        self.name, self.X = name, X
+        self.y, self.sample_weight = kernel_array(y), kernel_array(sample_weight)
         self.group_ptr = group_ptr
         self.raw = None
 
@@ -204,6 +205,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     """
     t0 = time.perf_counter()
     _check_arrays(X, y, sample_weight, n_threads)
+    y, sample_weight = kernel_array(y), kernel_array(sample_weight)   # (aligned loads)
     objective.check_target(y)
     if sp.issparse(X):
         X = canonical_csr(X)

@@ -269,3 +269,6 @@ def test_kernels_refuse_strides_that_are_not_whole_items():
         moved = kernel_array(_array_layout(X, "float64", layout, None))
         assert moved.flags.aligned and moved.flags.c_contiguous
         np.testing.assert_array_equal(moved, X)
+        column = kernel_array(_array_layout(X[:, :1], "float64", layout, None)[:, 0])
+        assert column.flags.aligned and column.flags.c_contiguous   # (y, sample_weight)
+        np.testing.assert_array_equal(column, X[:, 0])
