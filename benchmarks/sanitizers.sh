@@ -21,4 +21,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export PYTHONPATH="$work"
 # --capture=sys: a sanitizer's report (written to file descriptor 2) is not captured
 # with the test's output, which is lost when the report ends the process
-python -m pytest -q -p no:cacheprovider --capture=sys "$@"
+# The fuzz test's workers run under an address-space limit, which ASan's shadow memory
+# exceeds at start (they abort before loading anything): that test runs unsanitized.
+python -m pytest -q -p no:cacheprovider --capture=sys \
+    --deselect tests/test_model_files.py::test_mutated_files_load_or_raise_value_error "$@"
