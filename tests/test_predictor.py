@@ -232,7 +232,7 @@ def test_gbtree_simd_chooses_the_walk_and_every_walk_predicts_the_same(tmp_path,
         env = dict(os.environ, GBTREE_SIMD=name)
         path = tmp_path / f"{name}.npy"
         done = subprocess.run([sys.executable, "-c", _SIMD_CHILD, dtype, str(path)], env=env,
-                              capture_output=True, text=True, check=True)
+                              cwd=tmp_path, capture_output=True, text=True, check=True)
         level = int(done.stdout.split()[-1])
         assert level == min(("none", "avx2", "avx512").index(name), simd_level())
         preds[name] = np.load(path)
@@ -240,6 +240,6 @@ def test_gbtree_simd_chooses_the_walk_and_every_walk_predicts_the_same(tmp_path,
         np.testing.assert_array_equal(preds[name], preds["none"], err_msg=name)
     env = dict(os.environ, GBTREE_SIMD="sse9")
     bad = subprocess.run([sys.executable, "-c", "import gbtree"], env=env, capture_output=True,
-                         text=True)
+                         text=True, cwd=tmp_path)
     assert bad.returncode != 0
     assert "GBTREE_SIMD must be one of none, avx2, avx512, got 'sse9'" in bad.stderr
