@@ -36,7 +36,8 @@ from runners import DEFAULT_LIBS, RUNNERS, Config, resolve
 # Modules holding workloads, in the order of --list and --help. Each has
 # WORKLOADS (name -> defaults, with "help"), add_arguments(parser, name) and
 # run(name, args, bench) -> {"header": ..., "table": ..., any more JSON fields}.
-MODULES = ("run", "sparse", "categorical", "ranking", "sampling", "out_of_core")
+MODULES = ("run", "sparse", "categorical", "ranking", "sampling", "out_of_core", "shap_values",
+           "model_files")
 
 # The core workloads (this module). Defaults of the shared options; the command
 # line overrides any of them.
@@ -252,6 +253,12 @@ def describe(result):
         return (f"fit {result['fit_seconds']:.2f} s, predict {result['predict_seconds']:.3f} s, "
                 f"{result['metric']} {result['score']:.4f}, peak RSS {result['peak_rss_mib']:.0f} MiB"
                 + xcore)
+    if "files" in result:
+        return ", ".join(f"{f['format']} {f['bytes'] / 1e6:.2f} MB, save {f['save_seconds']:.3f} s, "
+                         f"load {f['load_seconds']:.3f} s" for f in result["files"])
+    if "contribs_seconds" in result:
+        return ", ".join(f"{key} {result[f'{key}_seconds']:.3f} s" for key in
+                         ("contribs", "interactions") if result[f"{key}_seconds"] is not None)
     return f"median {result['latency_us_median']:.1f} us, {result['metric']} {result['score']:.4f}"
 
 

@@ -27,6 +27,15 @@ tasks               binary (P(y=1)), regression, multiclass (softmax, one tree p
                     XGBoost ``rank:ndcg`` with ``topk`` pairs per document)
 threads             ``threads`` passed to every library's own parameter; sklearn
                     additionally runs under ``threadpool_limits``
+SHAP values         exact path-dependent TreeSHAP: gbtree ``predict(pred_contribs=True)``
+                    and ``pred_interactions``, XGBoost ``Booster.predict`` on a
+                    ``DMatrix`` (made before the clock), LightGBM ``pred_contrib``
+                    (no interactions), CatBoost ``get_feature_importance`` of type
+                    ``ShapValues`` / ``ShapInteractionValues`` on a ``Pool``
+model files         gbtree JSON and binary (``save_model``, ``gbtree.load_model``),
+                    XGBoost JSON and UBJSON (``xgb.Booster(model_file=...)``),
+                    LightGBM text (``lgb.Booster(model_file=...)``), CatBoost cbm
+                    and JSON; sklearn has only pickle and is left out
 ==================  ==========================================================
 """
 import contextlib
@@ -114,6 +123,30 @@ class Runner:
         (n, classes) for multiclass, values for regression and ranking."""
         return estimator_scores(cfg, model, X)
 
+    # -- explanations (workload "shap")
+    def explain_input(self, cfg, X):
+        """What :meth:`contribs` and :meth:`interactions` take for the rows ``X``
+        (made before their clocks start)."""
+        return X
+
+    def contribs(self, cfg, model, data):
+        """Exact (path-dependent) TreeSHAP values of what :meth:`fit` returned."""
+        raise Unsupported(f"{self.name}: no SHAP values")
+
+    def interactions(self, cfg, model, data):
+        """SHAP interaction values."""
+        raise Unsupported(f"{self.name}: no SHAP interaction values")
+
+    # -- model files (workload "model-files")
+    FORMATS = {}    # name of an encoding -> file suffix
+
+    def save_model(self, model, path):
+        raise Unsupported(f"{self.name}: no model file format")
+
+    def load_model(self, cfg, path):
+        """A model that :meth:`predict` takes, read from ``path``."""
+        raise Unsupported(f"{self.name}: no model file format")
+
 
 def group_sizes(qid):
     """Sizes of the runs of equal ``qid`` (rows of a query are contiguous)."""
@@ -150,6 +183,21 @@ class GbtreeRunner(Runner):
     def fit(self, cfg, X, y, qid=None):
         model = self.estimator(cfg).fit(X, y, **self.fit_group(cfg, qid))
         return model, model.fit_info_["bin_seconds"]
+
+    def contribs(self, cfg, model, data):
+        return model.predict(data, pred_contribs=True)
+
+    def interactions(self, cfg, model, data):
+        return model.predict(data, pred_interactions=True)
+
+    FORMATS = {"JSON": ".json", "binary": ".gbt"}
+
+    def save_model(self, model, path):
+        model.save_model(path)
+
+    def load_model(self, cfg, path):
+        import gbtree
+        return gbtree.load_model(path)
 
 
 class GbtreeQuantizedRunner(GbtreeRunner):
@@ -206,6 +254,25 @@ class XGBoostRunner(Runner):
     def predict(self, cfg, model, X):
         return model.inplace_predict(X)
 
+    def explain_input(self, cfg, X):
+        import xgboost as xgb
+        return xgb.DMatrix(X, nthread=cfg.threads)
+
+    def contribs(self, cfg, model, data):
+        return model.predict(data, pred_contribs=True)
+
+    def interactions(self, cfg, model, data):
+        return model.predict(data, pred_interactions=True)
+
+    FORMATS = {"JSON": ".json", "UBJSON": ".ubj"}
+
+    def save_model(self, model, path):
+        model.save_model(path)
+
+    def load_model(self, cfg, path):
+        import xgboost as xgb
+        return xgb.Booster(params={"nthread": cfg.threads}, model_file=path)
+
 
 class LightGBMRunner(Runner):
     name, module = "lightgbm", "lightgbm"
@@ -258,6 +325,18 @@ class LightGBMRunner(Runner):
 
     def predict(self, cfg, model, X):
         return model.predict(X, num_threads=cfg.threads)
+
+    def contribs(self, cfg, model, data):
+        return model.predict(data, pred_contrib=True, num_threads=cfg.threads)
+
+    FORMATS = {"text": ".txt"}
+
+    def save_model(self, model, path):
+        model.save_model(path)
+
+    def load_model(self, cfg, path):
+        import lightgbm as lgb
+        return lgb.Booster(model_file=path)
 
 
 class LightGBMQuantizedRunner(LightGBMRunner):
@@ -341,6 +420,26 @@ class CatBoostRunner(Runner):
             proba = model.predict(X, prediction_type="Probability", thread_count=cfg.threads)
             return proba[:, 1] if cfg.binary else proba
         return model.predict(X, thread_count=cfg.threads)
+
+    def explain_input(self, cfg, X):
+        import catboost
+        return catboost.Pool(X, thread_count=cfg.threads)
+
+    def contribs(self, cfg, model, data):
+        return model.get_feature_importance(data, type="ShapValues", thread_count=cfg.threads)
+
+    def interactions(self, cfg, model, data):
+        return model.get_feature_importance(data, type="ShapInteractionValues",
+                                            thread_count=cfg.threads)
+
+    FORMATS = {"cbm": ".cbm", "JSON": ".json"}
+
+    def save_model(self, model, path):
+        model.save_model(path, format=path.rsplit(".", 1)[1])
+
+    def load_model(self, cfg, path):
+        import catboost
+        return catboost.CatBoost().load_model(path, format=path.rsplit(".", 1)[1])
 
 
 RUNNERS = {r.name: r for r in (GbtreeRunner(), GbtreeQuantizedRunner(), XGBoostRunner(),

@@ -123,7 +123,69 @@ def latency(runner, cfg, data, spec):
             "latency_calls": calls, "metric": metric, "score": value}
 
 
-MODES = {"fit-predict": fit_predict, "latency": latency}
+def best_seconds(call, calls):
+    """The fastest of ``calls`` calls, and the last call's result."""
+    best = np.inf
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        out = call()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def explain(runner, cfg, data, spec):
+    """Fit (not timed), then time the SHAP values of the test rows and the
+    interaction values of the first ``interaction_rows`` of them (None for a
+    library without them); the fastest of ``predict_repeats`` calls each."""
+    X_test, calls = data["X_test"], spec.get("predict_repeats", 3)
+    out = {}
+    with runner.threads(cfg):
+        model, _ = runner.fit(cfg, data["X_train"], data["y_train"])
+        scores = runner.predict(cfg, model, X_test)
+        for key, method, rows in (("contribs", runner.contribs, X_test),
+                                  ("interactions", runner.interactions,
+                                   X_test[:spec["interaction_rows"]])):
+            given = runner.explain_input(cfg, rows)
+            try:
+                seconds, values = best_seconds(lambda: method(cfg, model, given), calls)
+            except Unsupported:
+                out[f"{key}_seconds"] = None
+                continue
+            out[f"{key}_seconds"] = seconds
+            out[f"{key}_rows"] = len(rows)
+            out[f"{key}_output_mib"] = np.asarray(values).nbytes / 2 ** 20
+    metric, value = quality(cfg, data["y_test"], scores)
+    return dict(out, metric=metric, score=value)
+
+
+def model_files(runner, cfg, data, spec):
+    """Fit (not timed), then for each of the library's file formats: save and load
+    (the fastest of ``predict_repeats`` calls each; "load" gives a model ready to
+    predict), the file's size, and how far the loaded model's predictions of the
+    test rows are from the fitted one's."""
+    import os
+    import tempfile
+    if not runner.FORMATS:
+        raise Unsupported(f"{runner.name}: no model file format")
+    X_test, calls = data["X_test"], spec.get("predict_repeats", 3)
+    files = []
+    with runner.threads(cfg), tempfile.TemporaryDirectory() as folder:
+        model, _ = runner.fit(cfg, data["X_train"], data["y_train"])
+        want = runner.predict(cfg, model, X_test)
+        for name, suffix in runner.FORMATS.items():
+            path = os.path.join(folder, "model" + suffix)
+            save, _ = best_seconds(lambda: runner.save_model(model, path), calls)
+            load, again = best_seconds(lambda: runner.load_model(cfg, path), calls)
+            got = runner.predict(cfg, again, X_test)
+            files.append({"format": name, "bytes": os.path.getsize(path),
+                          "save_seconds": save, "load_seconds": load,
+                          "max_abs_diff": float(np.max(np.abs(got - want)))})
+    metric, value = quality(cfg, data["y_test"], want)
+    return {"files": files, "metric": metric, "score": value}
+
+
+MODES = {"fit-predict": fit_predict, "latency": latency, "shap": explain,
+         "model-files": model_files}
 
 
 def main(spec_path, result_path):

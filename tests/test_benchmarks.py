@@ -38,6 +38,8 @@ TINY = {
     "ranking": ["--queries", "40", "--docs", "20"],
     "sampling": ["--rows", "2000", "--test-rows", "500"],
     "out-of-core": ["--rows", "2000", "--test-rows", "500"],
+    "shap": ["--rows", "2000", "--test-rows", "200", "--interaction-rows", "20"],
+    "model-files": ["--rows", "2000", "--test-rows", "500"],
 }
 
 
