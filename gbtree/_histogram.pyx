@@ -258,10 +258,12 @@ cdef inline void _accumulate_entries(const int64_t* indptr, const entry_t* entri
             # two stages: the row's offset first, its entries once that has arrived
             GBT_PREFETCH_L2(indptr + rows[i + 2 * SPARSE_PREFETCH_ROWS])
             r = rows[i + SPARSE_PREFETCH_ROWS]
-            # every cache line of the row's entries (rows are scattered in a node)
-            GBT_PREFETCH_L2(entries + indptr[r])
-            GBT_PREFETCH_L2(entries + ((indptr[r] + indptr[r + 1]) >> 1))
-            GBT_PREFETCH_L2(entries + indptr[r + 1] - 1)
+            # every cache line of the row's entries (rows are scattered in a node);
+            # an empty row has none (and entries may be NULL when no row has any)
+            if indptr[r + 1] > indptr[r]:
+                GBT_PREFETCH_L2(entries + indptr[r])
+                GBT_PREFETCH_L2(entries + ((indptr[r] + indptr[r + 1]) >> 1))
+                GBT_PREFETCH_L2(entries + indptr[r + 1] - 1)
             GBT_PREFETCH_L2(_value_at(values, r, hist))
         r = rows[i]
         v = _load(values, r, hist)
