@@ -25,7 +25,7 @@ equivalent (same trees, same order of additions).
 """
 from cython cimport floating
 from cython.parallel cimport prange
-from libc.math cimport isnan, nextafterf, INFINITY
+from libc.math cimport isfinite, isnan, nextafterf, INFINITY
 from libc.string cimport memcpy
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t, INT32_MIN
 
@@ -341,6 +341,67 @@ cdef inline uint64_t _packed_record(const compact_node* cn) noexcept nogil:
     meta = (<uint32_t>cn.left | ((<uint32_t>cn.feature & 0x7FFF) << 16)
             | (<uint32_t>cn.feature & (<uint32_t>1 << 31)))
     return (<uint64_t>meta << 32) | bits
+
+
+def trees_are_valid(const node_struct[::1] nodes, const int64_t[::1] tree_ptr,
+                    int64_t n_features):
+    """Whether every tree is one the walks can follow (``tree_ptr`` already checked:
+    offsets rising from 0 to the number of nodes): a depth-first walk from each
+    root reaches every node of its tree once, through children inside the tree,
+    with flags of 0 or 1, split features below ``n_features``, finite leaf values
+    and each node's ``depth`` one more than its parent's (0 at the root). The
+    conditions of ``tree._tree_errors``, which names the first one broken."""
+    cdef Py_ssize_t n_nodes = nodes.shape[0]
+    cdef uint8_t[::1] seen = np.zeros(max(n_nodes, 1), dtype=np.uint8)
+    cdef int32_t[::1] stack = np.empty(max(n_nodes, 1), dtype=np.int32)
+    cdef bint ok
+    with nogil:
+        ok = _trees_valid(&nodes[0] if n_nodes > 0 else NULL, &tree_ptr[0],
+                          tree_ptr.shape[0] - 1, n_features, &seen[0], &stack[0])
+    return ok
+
+
+cdef bint _trees_valid(const node_struct* nodes, const int64_t* tree_ptr, Py_ssize_t n_trees,
+                       int64_t n_features, uint8_t* seen, int32_t* stack) noexcept nogil:
+    cdef Py_ssize_t t, base, size, top, reached
+    cdef int32_t k, child
+    cdef int side
+    cdef const node_struct* tree
+    cdef const node_struct* nd
+    for t in range(n_trees):
+        base = tree_ptr[t]
+        size = tree_ptr[t + 1] - base
+        tree = nodes + base
+        if tree[0].depth != 0:
+            return False
+        stack[0] = 0
+        top = 1
+        reached = 0
+        while top > 0:
+            top -= 1
+            k = stack[top]
+            nd = tree + k
+            reached += 1
+            if nd.is_leaf > 1 or nd.default_left > 1:
+                return False
+            if nd.is_leaf:
+                if not isfinite(nd.value):
+                    return False
+                continue
+            if nd.feature < 0 or nd.feature >= n_features:
+                return False
+            for side in range(2):
+                child = nd.left if side == 0 else nd.right
+                if child < 1 or child >= size or seen[base + child]:
+                    return False
+                if <int64_t>tree[child].depth != <int64_t>nd.depth + 1:
+                    return False
+                seen[base + child] = 1
+                stack[top] = child
+                top += 1
+        if reached != size:
+            return False
+    return True
 
 
 def compact_nodes(const node_struct[::1] nodes, const int64_t[::1] tree_ptr):

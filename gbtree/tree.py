@@ -360,6 +360,19 @@ def check_ensemble(n_features, base_score, nodes, tree_ptr, tree_class):
         raise bad("tree_class", f"tree {t} adds to output {tree_class[t]}; the model has "
                                 f"{n_out} outputs")
 
+    if not _predictor.trees_are_valid(np.ascontiguousarray(nodes), np.ascontiguousarray(tree_ptr),
+                                      n_features):
+        _tree_errors(n_features, nodes, tree_ptr, bad)
+        raise bad("nodes", "not a tree the predictor can walk")
+
+
+def _tree_errors(n_features, nodes, tree_ptr, bad):
+    """Raise ``bad(field, message)`` naming the first node that breaks a condition of
+    ``_predictor.trees_are_valid`` (which checks them all in one pass; this is its
+    NumPy twin, run only to say what is wrong)."""
+    sizes = np.diff(tree_ptr)
+    n_nodes = nodes.shape[0]
+
     def where(mask):
         k = int(np.flatnonzero(mask)[0])
         t = int(np.searchsorted(tree_ptr, k, side="right") - 1)

@@ -312,6 +312,46 @@ def test_a_valid_hand_built_ensemble_predicts():
     assert again.predict_raw(np.zeros((3, 2))).shape == (3, 1)
 
 
+def _verdicts(nodes, tree_ptr, n_features):
+    """(the kernel's verdict, the NumPy twin's) on whether the trees are valid."""
+    from gbtree import _predictor
+    from gbtree.tree import _tree_errors
+
+    def bad(field, msg):
+        return ValueError(f"{field}: {msg}")
+    try:
+        _tree_errors(n_features, nodes, tree_ptr, bad)
+        reference = True
+    except ValueError:
+        reference = False
+    return _predictor.trees_are_valid(nodes, tree_ptr, n_features), reference
+
+
+def test_the_tree_check_agrees_with_its_numpy_twin(models):
+    # fitted ensembles, then each with one field of one node changed to a value
+    # that is often invalid (a child out of its tree or shared, a wrong depth, a
+    # flag of 2, a feature out of range, a non-finite leaf value)
+    rng = np.random.default_rng(0)
+    fields = {"left": [-1, 0, 1, 2, 3, 5, 2 ** 31 - 1], "right": [-1, 0, 1, 2, 4, 7],
+              "depth": [-1, 0, 1, 2, 3, 2 ** 31 - 1], "is_leaf": [0, 1, 2],
+              "default_left": [0, 1, 2, 255], "feature": [-1, 0, 1, 3, 4, 2 ** 31 - 1],
+              "value": [0.0, np.inf, -np.inf, np.nan]}
+    counts = {True: 0, False: 0}
+    for kind, (est, _) in models.items():
+        ens = est._ensemble
+        nodes, tree_ptr, n_features = ens.nodes, ens.tree_ptr, ens.n_features
+        assert _verdicts(nodes, tree_ptr, n_features) == (True, True), kind
+        for _ in range(300):
+            changed = nodes.copy()
+            field = rng.choice(list(fields))
+            k = rng.integers(len(nodes))
+            changed[field][k] = rng.choice(fields[field])
+            kernel, reference = _verdicts(changed, tree_ptr, n_features)
+            assert kernel == reference, (kind, field, k, changed[k])
+            counts[kernel] += 1
+    assert min(counts.values()) > 100, counts     # both verdicts were tried often
+
+
 # ---------------------------------------------------------------------- mutated files
 def test_mutated_files_load_or_raise_value_error(models, tmp_path):
     """Bit flips, truncations, deleted / duplicated fields, other types, huge and negative
