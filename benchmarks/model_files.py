@@ -29,7 +29,7 @@ def run(name, args, bench):
     files = [(r, f) for r in results if r["status"] == "ok" for f in r["files"]]
     ref = next((f for r, f in files if r["lib"] == "gbtree" and f["format"] == "binary"), {})
     headers = ["library", "format", "size MB", "save ms", "load ms", "size ÷ gbtree binary",
-               "load ÷ gbtree binary", "max |Δ prediction| after load"]
+               "load ÷ gbtree binary", "largest change of a prediction after load"]
     rows = []
     for r in results:
         if r["status"] != "ok":

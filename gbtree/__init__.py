@@ -13,7 +13,9 @@ except ImportError as exc:  # pragma: no cover - only in an unbuilt source check
 
 from .model_io import load_model
 from .plotting import plot_importance, plot_tree
-from .sklearn import GBTClassifier, GBTRanker, GBTRegressor, make_ndcg_scorer, ndcg_at_k
+from .metrics import ndcg_at_k
+from .scorers import make_ndcg_scorer
+from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
 
 __version__ = "0.1.0"
 __all__ = ["GBTClassifier", "GBTRanker", "GBTRegressor", "load_model", "make_ndcg_scorer",

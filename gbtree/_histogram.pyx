@@ -578,7 +578,7 @@ cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
 
 
 # ---------------------------------------------------------------- Python wrappers
-# Used by the tests to compare the kernels with gbtree._reference.
+# Used by the tests to compare the kernels with their NumPy twins (tests/_reference.py).
 
 def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
                        const int[::1] bin_offsets, int n_threads=1, int max_chunks=16,

@@ -18,7 +18,7 @@ group index, so the result does not depend on the threads). With ``norm``:
 and the group's gradients and hessians are multiplied by
 ``log2(1 + L) / L``, ``L`` the sum of ``2 Z rho`` over the group's pairs
 (LightGBM's and XGBoost's lambdarank normalisation). A sample weight (constant
-within a group) multiplies both. NumPy reference: ``_reference.ranking_grad``.
+within a group) multiplies both. NumPy reference: ``ranking_grad`` in tests/_reference.py.
 
 How it is computed (per group, all in rank order once the documents are sorted):
 

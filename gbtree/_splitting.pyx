@@ -669,7 +669,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
 
 
 # ---------------------------------------------------------------- Python wrappers
-# Used by the tests to compare the kernels with gbtree._reference.
+# Used by the tests to compare the kernels with their NumPy twins (tests/_reference.py).
 
 def py_find_best_split(const double[:, ::1] hist, const int[::1] n_bins,
                        const int[::1] bin_offsets, double sum_g, double sum_h,

@@ -43,7 +43,7 @@ def ordered_statistics(codes, target, weight, prior, smooth, perm):
 
     ``codes``: float category codes (NaN: missing, -1: a category not in the
     fitted table, which gets ``prior`` as its statistics); ``perm``: the order in
-    which the rows are seen. The plain loop is ``_reference.ordered_statistics``.
+    which the rows are seen. The plain loop is ``ordered_statistics`` in tests/_reference.py.
     """
     n = codes.shape[0]
     out = np.full(n, np.nan)

@@ -14,7 +14,11 @@ from typing import Callable
 import numpy as np
 from scipy.special import gammaln, xlogy
 
+from sklearn.utils.validation import _check_sample_weight
+
 from .objectives import read_only
+from .queries import _check_group_weights, _take, query_groups
+from .validation import _check_number
 
 _EPS = 1e-15
 
@@ -329,3 +333,43 @@ def get_metric(spec, objective):
         return Metric(spec, func, greater_is_better=True, needs_group=True,
                       tasks=frozenset({"ranking"}))
     raise ValueError(f"eval_metric must be a callable or one of {METRIC_NAMES}, got {spec!r}")
+
+
+def ndcg_at_k(y_true, y_score, *, qid=None, group=None, sample_weight=None, k=10,
+              exp_gain=True):
+    """Mean NDCG@k over the queries given by ``qid`` (any order) or ``group`` (sizes).
+
+    Gain ``2^y - 1`` (``exp_gain``) or ``y``; documents with tied scores share
+    their positions (mean discount); a query without relevant documents
+    scores 1. ``sample_weight`` (equal within a query) weighs the queries.
+    """
+    _check_number("k", k, "int", 1)
+    y_true = np.asarray(y_true, dtype=np.float64)
+    y_score = np.asarray(y_score, dtype=np.float64)
+    if y_true.shape != y_score.shape or y_true.ndim != 1:
+        raise ValueError("y_true and y_score must be 1-D arrays of the same length")
+    if y_true.shape[0] == 0:
+        raise ValueError("ndcg_at_k: y_true is empty")
+    if not np.all(np.isfinite(y_true)):
+        raise ValueError("ndcg_at_k: y_true (relevance) must be finite")
+    if np.any(y_true < 0):   # a negative gain can give NDCG > 1 (or 1 for a wrong order)
+        raise ValueError(f"ndcg_at_k: y_true (relevance) must be >= 0, got {y_true.min():g}")
+    if exp_gain and np.any(y_true > 1023):
+        raise ValueError(f"ndcg_at_k: with exp_gain=True the gain 2**y - 1 overflows for y > "
+                         f"1023 (the largest y is {y_true.max():g}); pass exp_gain=False "
+                         f"(GBTRanker.score: set ndcg_exp_gain=False)")
+    if np.any(np.isnan(y_score)):
+        raise ValueError("ndcg_at_k: y_score contains NaN")
+    order, ptr = query_groups(y_true.shape[0], group, qid, "ndcg_at_k")
+    if sample_weight is not None:
+        try:
+            sample_weight = _check_sample_weight(sample_weight, y_true, dtype=np.float64,
+                                                 ensure_non_negative=True)
+        except ValueError as exc:
+            raise ValueError(f"ndcg_at_k: {exc}") from None
+        if not np.any(sample_weight > 0):   # (not refused by every scikit-learn version)
+            raise ValueError("ndcg_at_k: sample_weight is 0 everywhere")
+    w = None if sample_weight is None else _check_group_weights(
+        sample_weight[order if order is not None else slice(None)], ptr, "ndcg_at_k")
+    per_query = ndcg_per_query(_take(y_true, order), _take(y_score, order), ptr, k, exp_gain)
+    return float(np.average(per_query, weights=None if w is None else w[ptr[:-1]]))

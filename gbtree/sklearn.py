@@ -1,8 +1,6 @@
 """scikit-learn estimators: parameters, validation, fit/predict; the work is in booster.py."""
-import functools
 import numbers
 import os
-import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,146 +17,20 @@ from . import booster, explain, model_io
 from . import objectives as _obj
 from ._threads import effective_n_threads
 from .callback import EarlyStopping
-from .metrics import get_metric, ndcg_per_query
+from .metrics import get_metric, ndcg_at_k
+from .queries import _check_group_weights, _pop_qid_column, _take, query_groups
+from .validation import (_all_or_nothing, _check_importance_type, _check_list, _check_number,
+                         _check_split, _is_str, _naming_the_argument, _same_kind,
+                         _sparse_frame_for_scipy)
 from .binning import canonical_csr, check_sparse_structure
 from .categorical import CategoricalEncoder, resolve_columns
-from .tree import IMPORTANCE_TYPES, add_trees_to_raw
+from .tree import add_trees_to_raw
 
 _INPUT_DTYPES = [np.float64, np.float32]
 _SPARSE_FORMATS = ("csr", "csc", "coo")
 _FAST_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 # the largest value of the integer parameters the kernels take as a C int
 _C_INT_MAX = 2 ** 31 - 1
-
-
-def _is_str(value, *choices):
-    """``value`` is one of the strings ``choices`` (False, not an error, for a list or
-    an array, which ``==`` and ``in`` would compare element-wise or try to hash)."""
-    return isinstance(value, str) and value in choices
-
-
-def _check_number(name, value, kind, low=None, high=None, low_open=False, high_open=False):
-    """Raise TypeError/ValueError naming ``name`` unless ``value`` is a valid number."""
-    base = numbers.Integral if kind == "int" else numbers.Real
-    if isinstance(value, bool) or not isinstance(value, base):
-        raise TypeError(f"{name} must be {'an integer' if kind == 'int' else 'a real number'}, "
-                        f"got {value!r} of type {type(value).__name__}")
-    if kind == "real" and not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if low is not None and (value < low or (low_open and value == low)):
-        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}")
-    if high is not None and (value > high or (high_open and value == high)):
-        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high}, got {value!r}")
-
-
-def _text_columns(X):
-    """Names of a pandas DataFrame's columns that do not hold numbers or booleans
-    (``[]`` for anything else)."""
-    if not type(X).__module__.startswith("pandas") or not hasattr(X, "dtypes"):
-        return []
-    from pandas.api.types import is_bool_dtype, is_numeric_dtype
-
-    def numbers(dtype):
-        # a categorical of numbers converts like its categories
-        dtype = getattr(getattr(dtype, "categories", None), "dtype", dtype)
-        return is_numeric_dtype(dtype) or is_bool_dtype(dtype)
-    return [str(name) for name, dtype in X.dtypes.items() if not numbers(dtype)]
-
-
-def _sparse_frame_for_scipy(X):
-    """A pandas DataFrame whose columns are all sparse, with a fill value other than 0
-    or float16 values, as a dense frame; anything else as it is. (scikit-learn turns a
-    frame of sparse columns into a scipy.sparse matrix, which holds neither: absent
-    entries there are 0, and float16 is not one of its types.)"""
-    if not type(X).__module__.startswith("pandas") or not hasattr(X, "dtypes"):
-        return X
-    import pandas as pd
-
-    dtypes = list(X.dtypes)
-    if not dtypes or not all(isinstance(d, pd.SparseDtype) for d in dtypes):
-        return X
-    if all(not pd.isna(d.fill_value) and d.fill_value == 0 and d.subtype != np.float16
-           for d in dtypes):
-        return X
-    return X.sparse.to_dense()
-
-
-def _same_kind(exc):
-    """TypeError or ValueError, as ``exc`` is (a subclass's constructor may want more)."""
-    return TypeError if isinstance(exc, TypeError) else ValueError
-
-
-def _conversion_error(msg):
-    """numpy's message for a value that is not a number; pandas' when it casts a
-    categorical column of text."""
-    return "could not convert" in msg or msg.startswith("Cannot cast")
-
-
-def _naming_the_argument(exc, X, x_alone_fails):
-    """The error of scikit-learn's validation, saying which argument is wrong: its
-    shape messages ("Found array with 0 sample(s)", "Expected 2D array",
-    "inconsistent numbers of samples") name none, and its conversion message names
-    only the value (here: which argument holds text, and in a DataFrame which
-    columns). ``x_alone_fails()``: whether X fails the validation without y."""
-    msg = str(exc)
-    if "inconsistent numbers of samples" in msg:
-        return ValueError(f"X and y: {msg}")
-    if not _conversion_error(msg) and re.search(r"\b[Xy]\b", msg):
-        return exc   # "X has 3 features, but ...", "Input y contains NaN": named already
-    name = "X" if x_alone_fails() else "y"
-    if not _conversion_error(msg):
-        return _same_kind(exc)(f"{name}: {msg}")
-    if name == "y":
-        return ValueError(f"y must hold numbers: {msg}")
-    columns = _text_columns(X)
-    where = (f" (column{'s' * (len(columns) > 1)} {', '.join(map(repr, columns))})"
-             if columns else "")
-    return ValueError(f"X must hold numbers{where}; name text or categorical columns in "
-                      f"categorical_features, or encode them first: {msg}")
-
-
-def _check_split(objective, y, sample_weight, train, val, fraction):
-    """The two sides of a ``validation_fraction`` split must still be usable: the
-    training rows fit for the objective, and both sides with some weight."""
-    try:
-        objective.check_target(y[train])
-    except ValueError as exc:
-        raise ValueError(f"validation_fraction={fraction} held out rows that the training "
-                         f"rows need: on the rows left, {exc}") from None
-    if sample_weight is not None:
-        for side, rows in (("training", train), ("held-out", val)):
-            if not np.any(sample_weight[rows] > 0):
-                raise ValueError(f"validation_fraction={fraction} left the {side} rows with "
-                                 f"sample_weight all 0")
-
-
-def _all_or_nothing(fit):
-    """A ``fit`` that raises leaves the estimator as it was before the call, fitted or
-    not (scikit-learn's validation sets ``n_features_in_`` and the classifier its
-    ``classes_`` before the rest is checked: a model with the old trees and the new
-    width would read past the rows it is given)."""
-    @functools.wraps(fit)
-    def wrapper(self, *args, **kwargs):
-        before = dict(self.__dict__)
-        try:
-            return fit(self, *args, **kwargs)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(before)
-            raise
-    return wrapper
-
-
-def _check_list(name, value, what="a list with one entry per eval set"):
-    """TypeError naming ``name`` unless ``value`` is None, a list or a tuple."""
-    if value is not None and not isinstance(value, (list, tuple)):
-        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
-
-
-def _check_importance_type(value, name="importance_type"):
-    if not (isinstance(value, str) and value in IMPORTANCE_TYPES):
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, IMPORTANCE_TYPES))}, "
-                         f"got {value!r}")
 
 
 _SHARED_PARAMS_DOC = """
@@ -1273,93 +1145,6 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
             yield self.classes_[np.argmax(proba, axis=1)]
 
 
-def _is_missing(values):
-    """Elementwise "is NaN or None" for an array of any dtype."""
-    if values.dtype.kind == "f":
-        return np.isnan(values)
-    if values.dtype.kind == "O":
-        return np.array([v is None or (isinstance(v, float) and v != v) for v in values],
-                        dtype=bool)
-    return np.zeros(values.shape, dtype=bool)
-
-
-def query_groups(n_rows, group=None, qid=None, where="fit"):
-    """Rows in query order and the query offsets, from ``qid`` or ``group``.
-
-    Returns ``(order, group_ptr)``: ``order`` (None when the rows are already
-    in order) is the stable sort of the rows by ``qid``, so each query's rows
-    keep their relative order; ``group_ptr`` holds the ``n_groups + 1`` row
-    offsets of the queries in that order (queries sorted by id). With
-    ``group`` (query sizes in row order) the rows are taken as they are.
-    """
-    if (group is None) == (qid is None):
-        raise ValueError(f"{where}: pass exactly one of qid (a query id per row) or group (the "
-                         f"query sizes, in row order); got "
-                         f"{'neither' if group is None else 'both'}")
-    if group is not None:
-        sizes = np.asarray(group)
-        if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iuf":
-            raise ValueError(f"{where}: group must be a non-empty 1-D list of query sizes")
-        if np.any(~np.isfinite(sizes)) or np.any(sizes != np.round(sizes)) or np.any(sizes < 1):
-            raise ValueError(f"{where}: group sizes must be positive integers")
-        if np.any(sizes > n_rows):
-            # (checked before the cast: a size beyond intp wrapped around, and the sum too)
-            raise ValueError(f"{where}: group sizes sum to more than the {n_rows} rows (one "
-                             f"size is {sizes.max()})")
-        sizes = sizes.astype(np.intp)
-        if sizes.sum() != n_rows:
-            raise ValueError(f"{where}: group sizes sum to {int(sizes.sum())} but there are "
-                             f"{n_rows} rows")
-        return None, np.r_[0, np.cumsum(sizes)].astype(np.intp)
-    qid = np.asarray(qid)
-    if qid.ndim != 1 or qid.shape[0] != n_rows:
-        raise ValueError(f"{where}: qid must be 1-D with one query id per row ({n_rows} rows), "
-                         f"got shape {qid.shape}")
-    if np.any(_is_missing(qid)):
-        raise ValueError(f"{where}: qid contains NaN or None")
-    try:
-        _, codes = np.unique(qid, return_inverse=True)
-    except TypeError:
-        raise ValueError(f"{where}: qid values must be mutually comparable (all numbers or "
-                         f"all strings)") from None
-    codes = codes.reshape(-1)
-    order = np.argsort(codes, kind="stable")
-    if np.all(np.diff(codes) >= 0):
-        order = None
-    counts = np.bincount(codes)
-    return order, np.r_[0, np.cumsum(counts)].astype(np.intp)
-
-
-def _take(a, order):
-    return a if (a is None or order is None) else a[order]
-
-
-def _check_group_weights(w, group_ptr, where):
-    """Per-row weights that must be constant within each query; returns them."""
-    if w is None:
-        return None
-    first = np.repeat(w[group_ptr[:-1]], np.diff(group_ptr))
-    if not np.array_equal(first, w):
-        raise ValueError(f"{where}: sample_weight must be the same for every row of a query "
-                         f"(it weights the query)")
-    return w
-
-
-def _pop_qid_column(X, column, where, required=True):
-    """(X without the column, its values) for a DataFrame X and a column name."""
-    if not hasattr(X, "columns") or not hasattr(X, "drop"):
-        raise ValueError(f"{where}: qid={column!r} names a column, but X is not a DataFrame")
-    if column not in X.columns:
-        if not required:
-            return X, None
-        raise ValueError(f"{where}: qid={column!r} is not a column of X")
-    if X.shape[1] == 1:
-        raise ValueError(f"{where}: X has no column besides its query ids {column!r}: no "
-                         f"feature to rank by")
-    # (a selection, not drop: pandas' and polars' drop take different arguments)
-    return X[[c for c in X.columns if c != column]], np.asarray(X[column])
-
-
 _RANKER_PARAMS_DOC = """
     objective : {"rank:ndcg", "rank:pairwise", "rank:map"}, default="rank:ndcg"
         ``rank:ndcg``: LambdaMART, the pairwise logistic loss of each pair of
@@ -1608,88 +1393,6 @@ class GBTRanker(_GBTModel):
         scores = self.predict(X)
         return ndcg_at_k(y, scores, qid=qid, group=group, sample_weight=sample_weight, k=10,
                          exp_gain=self.ndcg_exp_gain)
-
-
-def ndcg_at_k(y_true, y_score, *, qid=None, group=None, sample_weight=None, k=10,
-              exp_gain=True):
-    """Mean NDCG@k over the queries given by ``qid`` (any order) or ``group`` (sizes).
-
-    Gain ``2^y - 1`` (``exp_gain``) or ``y``; documents with tied scores share
-    their positions (mean discount); a query without relevant documents
-    scores 1. ``sample_weight`` (equal within a query) weighs the queries.
-    """
-    _check_number("k", k, "int", 1)
-    y_true = np.asarray(y_true, dtype=np.float64)
-    y_score = np.asarray(y_score, dtype=np.float64)
-    if y_true.shape != y_score.shape or y_true.ndim != 1:
-        raise ValueError("y_true and y_score must be 1-D arrays of the same length")
-    if y_true.shape[0] == 0:
-        raise ValueError("ndcg_at_k: y_true is empty")
-    if not np.all(np.isfinite(y_true)):
-        raise ValueError("ndcg_at_k: y_true (relevance) must be finite")
-    if np.any(y_true < 0):   # a negative gain can give NDCG > 1 (or 1 for a wrong order)
-        raise ValueError(f"ndcg_at_k: y_true (relevance) must be >= 0, got {y_true.min():g}")
-    if exp_gain and np.any(y_true > 1023):
-        raise ValueError(f"ndcg_at_k: with exp_gain=True the gain 2**y - 1 overflows for y > "
-                         f"1023 (the largest y is {y_true.max():g}); pass exp_gain=False "
-                         f"(GBTRanker.score: set ndcg_exp_gain=False)")
-    if np.any(np.isnan(y_score)):
-        raise ValueError("ndcg_at_k: y_score contains NaN")
-    order, ptr = query_groups(y_true.shape[0], group, qid, "ndcg_at_k")
-    if sample_weight is not None:
-        try:
-            sample_weight = _check_sample_weight(sample_weight, y_true, dtype=np.float64,
-                                                 ensure_non_negative=True)
-        except ValueError as exc:
-            raise ValueError(f"ndcg_at_k: {exc}") from None
-        if not np.any(sample_weight > 0):   # (not refused by every scikit-learn version)
-            raise ValueError("ndcg_at_k: sample_weight is 0 everywhere")
-    w = None if sample_weight is None else _check_group_weights(
-        sample_weight[order if order is not None else slice(None)], ptr, "ndcg_at_k")
-    per_query = ndcg_per_query(_take(y_true, order), _take(y_score, order), ptr, k, exp_gain)
-    return float(np.average(per_query, weights=None if w is None else w[ptr[:-1]]))
-
-
-class _ColumnNDCGScorer:
-    """``scorer(ranker, X, y)``: the mean NDCG@k of the queries named by the
-    query-id column of a DataFrame X (a ranker fitted with ``qid="column"``)."""
-
-    def __init__(self, k, exp_gain):
-        self.k, self.exp_gain = k, exp_gain
-
-    def __call__(self, estimator, X, y_true, sample_weight=None):
-        if getattr(estimator, "qid_column_", None) is None or not hasattr(X, "columns"):
-            raise ValueError(
-                "make_ndcg_scorer: the scored rows need query ids: enable metadata routing "
-                "(sklearn.set_config(enable_metadata_routing=True)) and pass qid, or fit "
-                "the ranker on a DataFrame with qid='<name of its query-id column>'")
-        X, qid = estimator._split_qid_column(X, None, "make_ndcg_scorer")
-        return ndcg_at_k(y_true, estimator.predict(X), qid=qid, sample_weight=sample_weight,
-                         k=self.k, exp_gain=self.exp_gain)
-
-    def __repr__(self):
-        return f"make_ndcg_scorer(k={self.k}, exp_gain={self.exp_gain})"
-
-
-def make_ndcg_scorer(k=10, exp_gain=True):
-    """A scikit-learn scorer of the mean NDCG@k over queries (``scoring=`` in
-    ``GridSearchCV``, ``cross_val_score``...).
-
-    It needs the query ids of the scored rows. With metadata routing enabled
-    (``sklearn.set_config(enable_metadata_routing=True)``, before this call)
-    the scorer requests ``qid`` (and ``group``, ``sample_weight``) already, so
-    ``GridSearchCV(..., scoring=make_ndcg_scorer(5)).fit(X, y, groups=qid, qid=qid)``
-    routes them. Without routing it reads them from the query-id column of a
-    DataFrame X, for a ranker fitted with ``qid="<column name>"``.
-    """
-    from sklearn import get_config
-    from sklearn.metrics import make_scorer
-
-    _check_number("k", k, "int", 1)
-    if not get_config().get("enable_metadata_routing", False):
-        return _ColumnNDCGScorer(k, exp_gain)
-    scorer = make_scorer(ndcg_at_k, greater_is_better=True, k=k, exp_gain=exp_gain)
-    return scorer.set_score_request(qid=True, group=True, sample_weight=True)
 
 
 def _set_shared(est, given):

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gbtree import _reference as ref
+import _reference as ref
 from gbtree.binning import BinMapper
 
 

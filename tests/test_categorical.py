@@ -11,7 +11,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GridSearchCV
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor, ndcg_at_k
-from gbtree import _reference as ref
+import _reference as ref
 from gbtree.categorical import CategoricalEncoder, empirical_bayes_smooth, ordered_statistics
 
 

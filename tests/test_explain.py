@@ -8,7 +8,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gbtree import GBTClassifier, GBTRanker, GBTRegressor, _reference
+import _reference
+from gbtree import GBTClassifier, GBTRanker, GBTRegressor
 from gbtree._typedefs import NODE_DTYPE
 from gbtree.explain import model_input, shap_values
 from gbtree.objectives import REGRESSION_OBJECTIVES

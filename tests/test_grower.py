@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gbtree import _reference as ref
+import _reference as ref
 from gbtree._grower import TreeGrower, columns_of, py_switch
 from gbtree.binning import BinMapper
 from gbtree.tree import TreeEnsemble

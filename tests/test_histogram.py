@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gbtree import _reference as ref
+import _reference as ref
 from gbtree._histogram import (py_build_histogram, py_plan, py_quantize,
                                py_subtract_histograms, py_unpack_histogram)
 

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy.optimize import minimize, minimize_scalar
 
-from gbtree import _reference as ref
+import _reference as ref
 from gbtree.objectives import (AbsoluteError, Gamma, Huber, Logistic, Poisson, Quantile,
                                Softmax, SquaredError, Tweedie, grouped_weighted_quantile)
 

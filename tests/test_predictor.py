@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from gbtree import GBTClassifier, GBTRegressor
-from gbtree import _reference as ref
+import _reference as ref
 from gbtree.binning import BinMapper
 
 

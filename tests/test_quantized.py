@@ -10,7 +10,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree import _reference as ref
+import _reference as ref
 from gbtree._grower import TreeGrower
 from gbtree.binning import BinMapper
 

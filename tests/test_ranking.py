@@ -10,7 +10,8 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, cross_val_score
 
 from conftest import data_file
 from gbtree import GBTRanker, GBTRegressor, make_ndcg_scorer, ndcg_at_k
-from gbtree import _ranking, _reference
+import _reference
+from gbtree import _ranking
 from gbtree.metrics import get_metric, map_per_query, ndcg_per_query
 from gbtree.objectives import Ranking
 

@@ -12,7 +12,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree import _reference as ref
+import _reference as ref
 from gbtree._grower import py_set_hist_memory
 from gbtree._histogram import py_build_histogram, py_plan, py_quantize
 from gbtree._splitting import py_partition, py_partition_sparse

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from gbtree import _reference as ref
+import _reference as ref
 from gbtree._splitting import py_find_best_split, py_leaf_weight, py_partition, py_use_plain_scan
 
 REGULARISERS = [

@@ -1,0 +1,149 @@
+"""Checks of the estimators' arguments: numbers, lists, DataFrames, and errors
+that name the argument that is wrong."""
+import functools
+import numbers
+import re
+
+import numpy as np
+
+from .tree import IMPORTANCE_TYPES
+
+
+def _is_str(value, *choices):
+    """``value`` is one of the strings ``choices`` (False, not an error, for a list or
+    an array, which ``==`` and ``in`` would compare element-wise or try to hash)."""
+    return isinstance(value, str) and value in choices
+
+
+def _check_number(name, value, kind, low=None, high=None, low_open=False, high_open=False):
+    """Raise TypeError/ValueError naming ``name`` unless ``value`` is a valid number."""
+    base = numbers.Integral if kind == "int" else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, base):
+        raise TypeError(f"{name} must be {'an integer' if kind == 'int' else 'a real number'}, "
+                        f"got {value!r} of type {type(value).__name__}")
+    if kind == "real" and not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}")
+    if high is not None and (value > high or (high_open and value == high)):
+        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high}, got {value!r}")
+
+
+def _text_columns(X):
+    """Names of a pandas DataFrame's columns that do not hold numbers or booleans
+    (``[]`` for anything else)."""
+    if not type(X).__module__.startswith("pandas") or not hasattr(X, "dtypes"):
+        return []
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    def numbers(dtype):
+        # a categorical of numbers converts like its categories
+        dtype = getattr(getattr(dtype, "categories", None), "dtype", dtype)
+        return is_numeric_dtype(dtype) or is_bool_dtype(dtype)
+    return [str(name) for name, dtype in X.dtypes.items() if not numbers(dtype)]
+
+
+def _sparse_frame_for_scipy(X):
+    """A pandas DataFrame whose columns are all sparse, with a fill value other than 0
+    or float16 values, as a dense frame; anything else as it is. (scikit-learn turns a
+    frame of sparse columns into a scipy.sparse matrix, which holds neither: absent
+    entries there are 0, and float16 is not one of its types.)"""
+    if not type(X).__module__.startswith("pandas") or not hasattr(X, "dtypes"):
+        return X
+    import pandas as pd
+
+    dtypes = list(X.dtypes)
+    if not dtypes or not all(isinstance(d, pd.SparseDtype) for d in dtypes):
+        return X
+    if all(not pd.isna(d.fill_value) and d.fill_value == 0 and d.subtype != np.float16
+           for d in dtypes):
+        return X
+    return X.sparse.to_dense()
+
+
+def _same_kind(exc):
+    """TypeError or ValueError, as ``exc`` is (a subclass's constructor may want more)."""
+    return TypeError if isinstance(exc, TypeError) else ValueError
+
+
+def _conversion_error(msg):
+    """numpy's message for a value that is not a number; pandas' when it casts a
+    categorical column of text."""
+    return "could not convert" in msg or msg.startswith("Cannot cast")
+
+
+def _naming_the_argument(exc, X, x_alone_fails):
+    """The error of scikit-learn's validation, saying which argument is wrong: its
+    shape messages ("Found array with 0 sample(s)", "Expected 2D array",
+    "inconsistent numbers of samples") name none, and its conversion message names
+    only the value (here: which argument holds text, and in a DataFrame which
+    columns). ``x_alone_fails()``: whether X fails the validation without y."""
+    msg = str(exc)
+    if "inconsistent numbers of samples" in msg:
+        return ValueError(f"X and y: {msg}")
+    if not _conversion_error(msg) and re.search(r"\b[Xy]\b", msg):
+        return exc   # "X has 3 features, but ...", "Input y contains NaN": named already
+    name = "X" if x_alone_fails() else "y"
+    if not _conversion_error(msg):
+        return _same_kind(exc)(f"{name}: {msg}")
+    if name == "y":
+        return ValueError(f"y must hold numbers: {msg}")
+    columns = _text_columns(X)
+    where = (f" (column{'s' * (len(columns) > 1)} {', '.join(map(repr, columns))})"
+             if columns else "")
+    return ValueError(f"X must hold numbers{where}; name text or categorical columns in "
+                      f"categorical_features, or encode them first: {msg}")
+
+
+def _check_split(objective, y, sample_weight, train, val, fraction):
+    """The two sides of a ``validation_fraction`` split must still be usable: the
+    training rows fit for the objective, and both sides with some weight."""
+    try:
+        objective.check_target(y[train])
+    except ValueError as exc:
+        raise ValueError(f"validation_fraction={fraction} held out rows that the training "
+                         f"rows need: on the rows left, {exc}") from None
+    if sample_weight is not None:
+        for side, rows in (("training", train), ("held-out", val)):
+            if not np.any(sample_weight[rows] > 0):
+                raise ValueError(f"validation_fraction={fraction} left the {side} rows with "
+                                 f"sample_weight all 0")
+
+
+def _all_or_nothing(fit):
+    """A ``fit`` that raises leaves the estimator as it was before the call, fitted or
+    not (scikit-learn's validation sets ``n_features_in_`` and the classifier its
+    ``classes_`` before the rest is checked: a model with the old trees and the new
+    width would read past the rows it is given)."""
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        before = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+    return wrapper
+
+
+def _check_list(name, value, what="a list with one entry per eval set"):
+    """TypeError naming ``name`` unless ``value`` is None, a list or a tuple."""
+    if value is not None and not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
+
+
+def _check_importance_type(value, name="importance_type"):
+    if not (isinstance(value, str) and value in IMPORTANCE_TYPES):
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, IMPORTANCE_TYPES))}, "
+                         f"got {value!r}")
+
+
+def _is_missing(values):
+    """Elementwise "is NaN or None" for an array of any dtype."""
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype.kind == "O":
+        return np.array([v is None or (isinstance(v, float) and v != v) for v in values],
+                        dtype=bool)
+    return np.zeros(values.shape, dtype=bool)
