@@ -24,8 +24,8 @@ tree is the same either way, at any thread count.
 The binned matrix is dense (uint8, C order) or a ``binning.SparseBinned``; with
 sparse input the histograms read the stored entries only and the partition
 reads the split feature's stored entries. Histograms are kept per open node up
-to a memory budget (``HIST_MEMORY_BYTES``): a node whose histogram was dropped
-builds both children's histograms instead of subtracting.
+to a memory budget (``GrowerParams.hist_memory_bytes``): a node whose histogram
+was dropped builds both children's histograms instead of subtracting.
 
 With ``quant_levels`` > 0 the gradients and hessians of each tree are quantised
 to integers (``_histogram.quantize_into``, LightGBM's quantised training): the
@@ -89,21 +89,12 @@ cdef extern from *:
     void GBT_PAUSE() noexcept nogil
 
 
-# Histograms of open nodes are kept up to this many bytes (wide data): beyond
-# it a node drops its histogram and its children are both built from rows.
-cdef Py_ssize_t HIST_MEMORY_BYTES = 128 * 1024 * 1024
-# ... but never fewer slots than this (a parent, its two children).
-cdef int MIN_SLOTS = 3
-# Close the open nodes that the leaf budget can no longer reach (tests switch it off).
-cdef bint DROP_HOPELESS = True
-# Expand small open nodes ahead, each on one thread (tests switch it off).
-cdef bint AHEAD = True
-# Run the queue's last expansion first, not its first (tests: the node whose turn
-# it is then waits behind nodes expanded ahead, whatever the threads' timing).
-cdef bint AHEAD_LIFO = False
 cdef enum:
-    # How many rows ahead the raw-score update prefetches a leaf's rows (a leaf's
-    # rows are scattered; 16 was too close: 689 -> 558 perf samples, 40 trees)
+    # Histogram slots a grower keeps at least, whatever its memory budget
+    # (``hist_memory_bytes``): a parent and its two children.
+    MIN_SLOTS = 3
+    # How many rows ahead the raw-score update prefetches a leaf's rows: they are
+    # scattered, so far enough for a load from memory to arrive in time
     PREFETCH_ROWS = 64
     # Expansions queued or running at once: TASKS_PER_THREAD per thread, at most
     # MAX_AHEAD_TASKS (which also bounds those waiting for their turn); threads
@@ -356,6 +347,10 @@ cdef class TreeGrower:
     cdef int max_chunks
     cdef int max_depth, max_leaves
     cdef bint lossguide
+    # engine options (GrowerParams): expand small nodes ahead, the queue's last
+    # expansion first (tests: the node whose turn it is then waits behind nodes
+    # expanded ahead), close the open nodes the leaf budget cannot reach
+    cdef bint expand_ahead, ahead_lifo, drop_hopeless
     cdef split_params params
     cdef public int n_threads
     cdef vector[node_struct] nodes
@@ -380,16 +375,22 @@ cdef class TreeGrower:
 
     def __cinit__(self, X_binned, const int[::1] n_bins,
                   const int[::1] bin_offsets, const double[::1] bin_thresholds,
-                  int max_depth, int max_leaves, bint lossguide,
-                  double reg_lambda, double reg_alpha, double min_child_weight,
-                  double max_delta_step, double gamma, int n_threads, int max_chunks=16,
-                  double colsample_bytree=1.0, double colsample_bylevel=1.0,
-                  double colsample_bynode=1.0, feature_weights=None,
-                  interaction_groups=None, monotone_constraints=None, default_bin=None,
-                  int quant_levels=0):
+                  params, int n_threads, default_bin=None):
+        """``params``: a ``grower_params.GrowerParams``; ``default_bin``: each
+        feature's default bin (sparse input)."""
         cdef hist_plan plan
         cdef const double[::1] fw
         cdef int f, g
+        cdef int quant_levels = params.quant_levels, max_chunks = params.max_chunks
+        cdef double colsample_bytree = params.colsample_bytree
+        cdef double colsample_bylevel = params.colsample_bylevel
+        cdef double colsample_bynode = params.colsample_bynode
+        feature_weights = params.feature_weights
+        interaction_groups = params.interaction_groups
+        monotone_constraints = params.monotone_constraints
+        self.expand_ahead = params.expand_ahead
+        self.ahead_lifo = params.ahead_lifo
+        self.drop_hopeless = params.drop_hopeless
         self.is_sparse = not isinstance(X_binned, np.ndarray)
         self.n_rows = X_binned.shape[0]
         self.n_features = X_binned.shape[1]
@@ -434,16 +435,17 @@ cdef class TreeGrower:
             raise ValueError(f"quant_levels must be 0 or in 2..32766, got {quant_levels}")
         self.quant_levels = quant_levels
         self.entry_bytes = sizeof(int64_t) if quant_levels > 0 else sizeof(hist_entry)
-        self.max_slots = max(MIN_SLOTS, HIST_MEMORY_BYTES // max(
+        self.max_slots = max(MIN_SLOTS, <Py_ssize_t>params.hist_memory_bytes // max(
             self.n_entries * self.entry_bytes, 1))
-        self.max_depth = max_depth
-        self.max_leaves = max_leaves
-        self.lossguide = lossguide
-        self.params.reg_lambda = reg_lambda
-        self.params.reg_alpha = reg_alpha
-        self.params.min_child_weight = min_child_weight
-        self.params.max_delta_step = max_delta_step
-        self.params.gamma = gamma
+        self.max_depth = params.max_depth
+        self.max_leaves = params.max_leaves
+        self.lossguide = params.lossguide
+        self.params.reg_lambda = params.reg_lambda
+        self.params.reg_alpha = params.reg_alpha
+        self.params.min_child_weight = params.min_child_weight
+        self.params.max_delta_step = params.max_delta_step
+        self.params.gamma = params.gamma
+        self.params.plain_scan = params.plain_scan
         self.n_threads = n_threads
         self.rows = np.empty(self.n_rows, dtype=np.uint32)
         self.buffer = np.empty(self.n_rows, dtype=np.uint32)
@@ -1191,10 +1193,10 @@ cdef class TreeGrower:
                           self.per_feature + tid * self.n_features, 1, tid)
 
     cdef expansion* _run_next(self, int tid) noexcept nogil:
-        """Run the first queued expansion (the last with ``AHEAD_LIFO``) on thread
+        """Run the first queued expansion (the last with ``ahead_lifo``) on thread
         ``tid`` (holding the lock on entry and on return, not while it runs);
         returns it."""
-        cdef int at = self.n_queued - 1 if AHEAD_LIFO else 0
+        cdef int at = self.n_queued - 1 if self.ahead_lifo else 0
         cdef expansion* e = &self.ahead[self.queue[at]]
         self._unqueue(at)
         e.status = RUNNING
@@ -1412,7 +1414,7 @@ cdef class TreeGrower:
             self._close(0)
         # expanding ahead needs nodes whose splits depend on no node id, bound or level
         # (and a second thread: on one, expanding ahead only reorders the work)
-        if (not AHEAD or n_workers < 2 or self.sampling_columns or self.n_groups > 0
+        if (not self.expand_ahead or n_workers < 2 or self.sampling_columns or self.n_groups > 0
                 or self.monotone.size() > 0):
             max_tasks = 1
 
@@ -1476,7 +1478,7 @@ cdef class TreeGrower:
         return 0
 
     cdef void _after_split(self, vector[int]& open_nodes, int n_leaves) noexcept nogil:
-        if (DROP_HOPELESS and self.max_leaves > 0
+        if (self.drop_hopeless and self.max_leaves > 0
                 and <int>open_nodes.size() > self.max_leaves - n_leaves):
             self._drop_hopeless(open_nodes, self.max_leaves - n_leaves)
 
@@ -1666,38 +1668,10 @@ def columns_of(const X_BINNED_C[:, ::1] X_binned, int n_threads=1):
     return out
 
 
-def py_set_hist_memory(Py_ssize_t n_bytes):
-    """Set the histogram memory budget (``HIST_MEMORY_BYTES``) of growers created
-    afterwards; returns the previous value (tests)."""
-    global HIST_MEMORY_BYTES
-    old = HIST_MEMORY_BYTES
-    HIST_MEMORY_BYTES = n_bytes
-    return old
-
-
 # nodes expanded at once per thread (the tests' bound on buffers held)
 AHEAD_TASKS_PER_THREAD = TASKS_PER_THREAD
 # nodes of fewer rows are expanded ahead (read by benchmarks/tree_blocks.py)
 AHEAD_ROWS = AHEAD_MAX_ROWS
-
-
-def py_switch(str name, bint on):
-    """Set one of the grower's switches for the growers' next trees and return its
-    previous setting (tests): ``"expand_ahead"`` (``AHEAD``: small nodes expanded
-    ahead, each on one thread), ``"ahead_lifo"`` (``AHEAD_LIFO``: the queue's last
-    expansion runs first) or ``"drop_hopeless"`` (``DROP_HOPELESS``: the open nodes
-    the leaf budget cannot reach are closed)."""
-    global AHEAD, AHEAD_LIFO, DROP_HOPELESS
-    cdef bint old
-    if name == "expand_ahead":
-        old, AHEAD = AHEAD, on
-    elif name == "ahead_lifo":
-        old, AHEAD_LIFO = AHEAD_LIFO, on
-    elif name == "drop_hopeless":
-        old, DROP_HOPELESS = DROP_HOPELESS, on
-    else:
-        raise ValueError(f"no switch named {name!r}")
-    return old
 
 
 def py_keep_first(double[::1] keys, int[::1] nodes, int n_keep):

@@ -449,10 +449,8 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
         # last down, until they meet (each draws a ticket per task: a thread that is
         # descheduled takes fewer). The first thread reads the lower rows: those
         # whose gradients it wrote (the objectives split the rows in halves, in
-        # order), which stay in its core's caches; under a dynamic schedule about
-        # half the chunks were read from the other core's, slow when the two
-        # cores are on different dies. (Side 1 runs after side 0 on one thread,
-        # and finds every task taken.)
+        # order), which stay in its core's caches rather than the other core's.
+        # (Side 1 runs after side 0 on one thread, and finds every task taken.)
         tickets[0] = 0
         for side in prange(2, schedule='static', num_threads=2, nogil=True):
             k = 0

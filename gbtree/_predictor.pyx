@@ -319,8 +319,7 @@ cdef Py_ssize_t MAX_SIMD_STRIDE = (<Py_ssize_t>1 << 31) // ROW_BLOCK
 
 cdef enum:
     # Fewer rows than this take the scalar walk: a vector step waits for two
-    # dependent gathers, so a few rows are faster one load at a time (measured:
-    # even at about 12 rows, 1 row 2x faster scalar, 64 rows 1.5x faster vectorised).
+    # dependent gathers, so a few rows are faster one load at a time.
     SIMD_MIN_ROWS = 16
     # the packed records' limits: a 16-bit child index, a 15-bit feature
     PACKED_MAX_NODES = 1 << 16

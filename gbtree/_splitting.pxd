@@ -17,6 +17,8 @@ cdef struct split_params:
     double min_child_weight
     double max_delta_step
     double gamma
+    bint plain_scan     # the vectorised scan of features without missing rows (the
+                        # tests switch it off to check it against the general scan)
 
 cdef struct split_info:
     double gain          # score_left + score_right - score_parent (no 1/2, as XGBoost)

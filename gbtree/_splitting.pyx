@@ -72,10 +72,9 @@ cdef extern from *:
     int gbt_first_max(const double* gains, int m) noexcept nogil
 
 cdef enum:
-    # How many rows ahead the partition prefetches the split feature (a row
-    # takes about a nanosecond: 16 rows ahead was too close for the scattered rows
-    # of a deep node, whose bins each sit on their own cache line: 5,000 such
-    # rows 9.4 -> 7.7 ns a row, one thread, columns not cached).
+    # How many rows ahead the partition prefetches the split feature: a row takes
+    # about a nanosecond, and the scattered rows of a deep node each have their bin
+    # on a cache line of its own, so far enough for a load from memory.
     PREFETCH_ROWS = 64
     # The same for a sparse node's rows (two stages: offsets, then entries); not
     # retuned with the dense distance above.
@@ -86,10 +85,6 @@ cdef enum:
 # A split must improve the objective by more than this fraction of the
 # children's scores: rejects splits that only rearrange rounding noise.
 cdef double REL_EPS = 1e-10
-
-# The vectorised scan of features without missing rows (_scan_plain); the
-# tests switch it off to check it against the general scan bit for bit.
-cdef bint USE_PLAIN_SCAN = True
 
 
 cdef inline double _threshold_l1(double g, double alpha) noexcept nogil:
@@ -173,7 +168,7 @@ cdef split_info _scan_feature(const hist_entry* h, int f, int nb, double G, doub
     cdef double gm = h[nb].sum_g, hm = h[nb].sum_h
     cdef bint has_missing = hm != 0.0 or gm != 0.0
     _no_split(&best)
-    if (USE_PLAIN_SCAN and not has_missing and p.reg_alpha == 0.0 and p.max_delta_step <= 0.0
+    if (p.plain_scan and not has_missing and p.reg_alpha == 0.0 and p.max_delta_step <= 0.0
             and nb <= MAX_FAST_BINS):
         _scan_plain(&best, h, f, nb, G, H, parent_score, p)
     else:
@@ -675,7 +670,7 @@ def py_find_best_split(const double[:, ::1] hist, const int[::1] n_bins,
                        const int[::1] bin_offsets, double sum_g, double sum_h,
                        double reg_lambda=1.0, double reg_alpha=0.0,
                        double min_child_weight=1.0, double max_delta_step=0.0,
-                       double gamma=0.0, int n_threads=1):
+                       double gamma=0.0, int n_threads=1, bint plain_scan=True):
     """Best split as a dict (feature -1 when none) for an (n_entries, 2) histogram."""
     cdef split_params p
     cdef int n_features = n_bins.shape[0]
@@ -684,6 +679,7 @@ def py_find_best_split(const double[:, ::1] hist, const int[::1] n_bins,
     p.min_child_weight = min_child_weight
     p.max_delta_step = max_delta_step
     p.gamma = gamma
+    p.plain_scan = plain_scan
     cdef split_info* scratch = <split_info*> PyMem_Malloc(max(n_features, 1) * sizeof(split_info))
     cdef split_info s
     try:
@@ -697,12 +693,6 @@ def py_find_best_split(const double[:, ::1] hist, const int[::1] n_bins,
         else dict(gain=0.0, feature=-1)
 
 
-def py_use_plain_scan(bint use):
-    """Switch the vectorised scan of features without missing rows on or off (tests)."""
-    global USE_PLAIN_SCAN
-    USE_PLAIN_SCAN = use
-
-
 def py_leaf_weight(double sum_g, double sum_h, double reg_lambda=1.0, double reg_alpha=0.0,
                    double min_child_weight=1.0, double max_delta_step=0.0):
     cdef split_params p
@@ -711,6 +701,7 @@ def py_leaf_weight(double sum_g, double sum_h, double reg_lambda=1.0, double reg
     p.min_child_weight = min_child_weight
     p.max_delta_step = max_delta_step
     p.gamma = 0.0
+    p.plain_scan = True
     return leaf_weight(sum_g, sum_h, &p)
 
 

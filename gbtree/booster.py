@@ -23,6 +23,7 @@ from ._threads import max_threads
 from ._typedefs import G_H_DTYPE
 from .binning import BinMapper, canonical_csr, kernel_array
 from .callback import LogEvaluation, TrainingState
+from .grower_params import GrowerParams
 from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 
 
@@ -238,17 +239,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     # (gradient, hessian) pairs: the histogram kernels read each output's rows in place
     pairs = np.empty((K, n_rows, 2), dtype=G_H_DTYPE)
     grad, hess = pairs[:, :, 0], pairs[:, :, 1]
-    grower = TreeGrower(
-        X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
-        params.max_depth, params.max_leaves, params.grow_policy == "lossguide",
-        params.reg_lambda, params.reg_alpha, params.min_child_weight,
-        params.max_delta_step, params.gamma, n_threads,
-        colsample_bytree=params.colsample_bytree, colsample_bylevel=params.colsample_bylevel,
-        colsample_bynode=params.colsample_bynode, feature_weights=params.feature_weights,
-        interaction_groups=params.interaction_constraints,
-        monotone_constraints=params.monotone_constraints,
-        default_bin=mapper.default_bins(), quant_levels=params.grad_quant_bins,
-    )
+    grower = TreeGrower(X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
+                        GrowerParams.from_boost(params), n_threads,
+                        default_bin=mapper.default_bins())
     rounds_before = ensemble.n_trees // K   # warm start: round numbers continue
     oob = params.subsample < 1.0 and params.sampling_method == "uniform"
     oob_improvement, oob_scores = [], []

@@ -7,8 +7,8 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
-from gbtree import GBTRegressor
-from gbtree._grower import AHEAD_TASKS_PER_THREAD, TreeGrower, py_set_hist_memory, py_switch
+from gbtree._grower import AHEAD_TASKS_PER_THREAD, TreeGrower
+from gbtree.grower_params import GrowerParams
 from gbtree._openmp_helpers import openmp_enabled
 from gbtree.binning import BinMapper
 
@@ -25,27 +25,22 @@ def _data(rng, n=20_000, p=6, max_bin=64):
 def _grow_trees(mapper, Xb, y, ahead, n_threads, n_trees=3, sample=None, **kw):
     """Grow n_trees rounds of weighted squared error; returns every tree, the raw
     scores, each tree's leaf_rows() and the grower."""
-    params = dict(max_depth=0, max_leaves=63, lossguide=True, quant_levels=0)
+    params = dict(max_depth=0, max_leaves=63, lossguide=True, min_child_weight=0.0)
     params.update(kw)
-    old = py_switch("expand_ahead", ahead)
-    try:
-        g = TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
-                       params["max_depth"], params["max_leaves"], params["lossguide"],
-                       1.0, 0.0, 0.0, 0.0, 0.0, n_threads, quant_levels=params["quant_levels"],
-                       default_bin=mapper.default_bins())
-        raw = np.zeros((y.shape[0], 1))
-        # row weights over twelve orders of magnitude: the histogram sums round, so
-        # a histogram built from rows differs from one got by subtraction
-        w = 10.0 ** np.random.RandomState(1).uniform(-6, 6, size=y.shape[0])
-        out = []
-        for k in range(n_trees):
-            pairs = np.empty((y.shape[0], 2), dtype=np.float32)
-            pairs[:, 0] = (raw[:, 0] - y) * w
-            pairs[:, 1] = w
-            tree = g.grow(pairs[:, 0], pairs[:, 1], 0.3, raw, 0, sample=sample, seed=k)
-            out.append((tree, g.leaf_rows()))
-    finally:
-        py_switch("expand_ahead", old)
+    g = TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
+                   GrowerParams(expand_ahead=ahead, **params), n_threads,
+                   default_bin=mapper.default_bins())
+    raw = np.zeros((y.shape[0], 1))
+    # row weights over twelve orders of magnitude: the histogram sums round, so
+    # a histogram built from rows differs from one got by subtraction
+    w = 10.0 ** np.random.RandomState(1).uniform(-6, 6, size=y.shape[0])
+    out = []
+    for k in range(n_trees):
+        pairs = np.empty((y.shape[0], 2), dtype=np.float32)
+        pairs[:, 0] = (raw[:, 0] - y) * w
+        pairs[:, 1] = w
+        tree = g.grow(pairs[:, 0], pairs[:, 1], 0.3, raw, 0, sample=sample, seed=k)
+        out.append((tree, g.leaf_rows()))
     return out, raw, g
 
 
@@ -106,11 +101,7 @@ def test_expansions_made_ahead_are_undone_exactly(rng, lifo):
     # ahead of the node whose turn it is, and some of them are undone.
     mapper, Xb, y = _data(rng, n=30_000)
     reference = _grow_trees(mapper, Xb, y, False, 1, n_trees=6, max_leaves=31)
-    old = py_switch("ahead_lifo", lifo)
-    try:
-        ahead = _grow_trees(mapper, Xb, y, True, 2, n_trees=6, max_leaves=31)
-    finally:
-        py_switch("ahead_lifo", old)
+    ahead = _grow_trees(mapper, Xb, y, True, 2, n_trees=6, max_leaves=31, ahead_lifo=lifo)
     _assert_same(reference, ahead)
     if lifo:
         assert ahead[2].n_ahead_undone > 0
@@ -133,12 +124,9 @@ def test_expanding_ahead_keeps_the_memory_budget_decisions(rng, n_histograms):
     # Buffers held by nodes expanded ahead count as their parent's one, so the
     # same nodes drop theirs: the same trees.
     mapper, Xb, y = _data(rng)
-    old = py_set_hist_memory(n_histograms * int(mapper.bin_offsets_[-1]) * 16)
-    try:
-        reference = _grow_trees(mapper, Xb, y, False, 1, max_leaves=127)
-        ahead = _grow_trees(mapper, Xb, y, True, 2, max_leaves=127)
-    finally:
-        py_set_hist_memory(old)
+    budget = n_histograms * int(mapper.bin_offsets_[-1]) * 16
+    reference = _grow_trees(mapper, Xb, y, False, 1, max_leaves=127, hist_memory_bytes=budget)
+    ahead = _grow_trees(mapper, Xb, y, True, 2, max_leaves=127, hist_memory_bytes=budget)
     _assert_same(reference, ahead)
     assert ahead[2].n_ahead_expanded > 0
 
@@ -147,15 +135,13 @@ def test_expanding_ahead_with_sparse_input(rng):
     n, p = 8000, 12
     X = sp.random(n, p, density=0.4, format="csr", random_state=rng, dtype=np.float64)
     y = X[:, :4].toarray() @ np.array([1.0, -2.0, 0.5, 3.0]) + 0.1 * rng.normal(size=n)
-    kw = dict(n_estimators=5, grow_policy="lossguide", max_leaves=63, max_depth=0, n_jobs=2)
-    old = py_switch("expand_ahead", False)
-    try:
-        one_at_a_time = GBTRegressor(**kw).fit(X, y)
-    finally:
-        py_switch("expand_ahead", old)
-    ahead = GBTRegressor(**kw).fit(X, y)
-    assert one_at_a_time._ensemble.nodes.tobytes() == ahead._ensemble.nodes.tobytes()
-    np.testing.assert_array_equal(one_at_a_time.predict(X), ahead.predict(X))
+    mapper = BinMapper(64).fit(X)
+    Xb = mapper.transform(X)
+    assert not isinstance(Xb, np.ndarray)       # the sparse binned matrix
+    reference = _grow_trees(mapper, Xb, y, False, 1, n_trees=5)
+    ahead = _grow_trees(mapper, Xb, y, True, 2, n_trees=5)
+    _assert_same(reference, ahead)
+    assert ahead[2].n_ahead_expanded > 0
 
 
 @pytest.mark.parametrize("n_threads", [2, 3])
@@ -167,12 +153,10 @@ def test_nodes_expanded_ahead_stay_within_the_histogram_memory_budget(rng, n_thr
     # holds at most two buffers per node expanded at once (AHEAD_TASKS_PER_THREAD
     # per thread) beyond what the budget (or one split at a time) allows.
     mapper, Xb, y = _data(rng)
-    old = py_set_hist_memory(n_histograms * int(mapper.bin_offsets_[-1]) * 16)
-    try:
-        one = _grow_trees(mapper, Xb, y, False, n_threads, n_trees=2, max_leaves=127)[2]
-        ahead = _grow_trees(mapper, Xb, y, True, n_threads, n_trees=2, max_leaves=127)[2]
-    finally:
-        py_set_hist_memory(old)
+    kw = dict(n_trees=2, max_leaves=127,
+              hist_memory_bytes=n_histograms * int(mapper.bin_offsets_[-1]) * 16)
+    one = _grow_trees(mapper, Xb, y, False, n_threads, **kw)[2]
+    ahead = _grow_trees(mapper, Xb, y, True, n_threads, **kw)[2]
     assert ahead.n_ahead_expanded > 0
     allowed = max(one.n_histogram_buffers, n_histograms) + 2 * AHEAD_TASKS_PER_THREAD * n_threads
     assert ahead.n_histogram_buffers <= allowed
@@ -198,11 +182,8 @@ def test_random_trees_are_grown_alike_ahead_or_one_split_at_a_time(
             sample = np.array([0], dtype=np.uint32)
     kw = dict(lossguide=lossguide, max_leaves=max_leaves, max_depth=max_depth,
               quant_levels=quant_levels, n_trees=2, sample=sample)
-    old = py_set_hist_memory(n_histograms * int(mapper.bin_offsets_[-1]) * 16
-                             if n_histograms else 128 * 1024 * 1024)
-    try:
-        reference = _grow_trees(mapper, Xb, y, False, 1, **kw)
-        ahead = _grow_trees(mapper, Xb, y, True, n_threads, **kw)
-    finally:
-        py_set_hist_memory(old)
+    if n_histograms:
+        kw["hist_memory_bytes"] = n_histograms * int(mapper.bin_offsets_[-1]) * 16
+    reference = _grow_trees(mapper, Xb, y, False, 1, **kw)
+    ahead = _grow_trees(mapper, Xb, y, True, n_threads, **kw)
     _assert_same(reference, ahead)

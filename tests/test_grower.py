@@ -3,7 +3,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import _reference as ref
-from gbtree._grower import TreeGrower, columns_of, py_switch
+from gbtree._grower import TreeGrower, columns_of
+from gbtree.grower_params import GrowerParams
 from gbtree.binning import BinMapper
 from gbtree.tree import TreeEnsemble
 
@@ -20,13 +21,9 @@ def _setup(rng, n=3000, p=5, max_bin=64, missing=0.05):
 
 
 def _grower(Xb, mapper, n_threads=1, **kw):
-    p = dict(max_depth=6, max_leaves=0, lossguide=False, reg_lambda=1.0, reg_alpha=0.0,
-             min_child_weight=1.0, max_delta_step=0.0, gamma=0.0)
-    p.update(kw)
+    """A grower of the binned rows; ``kw``: fields of GrowerParams."""
     return TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
-                      p["max_depth"], p["max_leaves"], p["lossguide"], p["reg_lambda"],
-                      p["reg_alpha"], p["min_child_weight"], p["max_delta_step"], p["gamma"],
-                      n_threads)
+                      GrowerParams(**kw), n_threads)
 
 
 def _depths(tree):
@@ -162,12 +159,9 @@ def test_each_node_holds_the_rows_that_reach_it_in_order(rng, ordered, n_threads
     if ordered:
         order = np.argsort(Xb[:, 0], kind="stable")
         Xb, grad, hess = np.ascontiguousarray(Xb[order]), grad[order], hess[order]
-    old = py_switch("expand_ahead", ahead)
-    try:
-        g = _grower(Xb, mapper, n_threads, max_depth=0, max_leaves=63, lossguide=True)
-        tree = g.grow(grad, hess, 0.3, np.zeros((Xb.shape[0], 1)), 0)
-    finally:
-        py_switch("expand_ahead", old)
+    g = _grower(Xb, mapper, n_threads, max_depth=0, max_leaves=63, lossguide=True,
+                expand_ahead=ahead)
+    tree = g.grow(grad, hess, 0.3, np.zeros((Xb.shape[0], 1)), 0)
     assert tree["feature"][0] == 0
     rows, starts, ends = g.leaf_rows()
     expected = {0: np.arange(Xb.shape[0])}
@@ -242,8 +236,8 @@ def test_gradient_pairs_are_read_in_place_or_copied_alike(rng, quant_levels):
     results = []
     for g, h in [(pairs[:, 0], pairs[:, 1]), (grad, hess),
                  (np.repeat(grad, 3)[::3], np.repeat(hess, 3)[::3])]:
-        grower = TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
-                            0, 31, True, 1.0, 0.0, 1.0, 0.0, 0.0, 2, quant_levels=quant_levels)
+        grower = _grower(Xb, mapper, 2, max_depth=0, max_leaves=31, lossguide=True,
+                         quant_levels=quant_levels)
         raw = np.zeros((X.shape[0], 1))
         results.append((grower.grow(g, h, 0.3, raw, 0, seed=5), raw))
     for tree, raw in results[1:]:
@@ -283,16 +277,10 @@ def test_nodes_the_leaf_budget_cannot_reach_are_closed_without_changing_the_tree
     X, Xb, mapper, grad, hess = _setup(rng, n=20_000, p=6)
     grown = {}
     for drop in (False, True):
-        old = py_switch("drop_hopeless", drop)
-        old_ahead = py_switch("expand_ahead", False)
-        try:
-            g = _grower(Xb, mapper, n_threads=2, lossguide=lossguide, max_depth=0 if lossguide else 8,
-                        max_leaves=63, min_child_weight=0.0)
-            raw = np.zeros((X.shape[0], 1))
-            grown[drop] = (g.grow(grad, hess, 0.5, raw, 0), raw, g.n_histogram_buffers)
-        finally:
-            py_switch("drop_hopeless", old)
-            py_switch("expand_ahead", old_ahead)
+        g = _grower(Xb, mapper, n_threads=2, lossguide=lossguide, max_depth=0 if lossguide else 8,
+                    max_leaves=63, min_child_weight=0.0, drop_hopeless=drop, expand_ahead=False)
+        raw = np.zeros((X.shape[0], 1))
+        grown[drop] = (g.grow(grad, hess, 0.5, raw, 0), raw, g.n_histogram_buffers)
     np.testing.assert_array_equal(grown[True][0], grown[False][0])
     np.testing.assert_array_equal(grown[True][1], grown[False][1])
     assert (grown[True][0]["is_leaf"] == 1).sum() == 63
@@ -310,8 +298,7 @@ def test_a_gradient_or_hessian_that_is_not_finite_is_an_error(rng, quant_levels,
     X, Xb, mapper, grad, hess = _setup(rng, n=70_000)
 
     def grower():
-        return TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
-                          6, 0, False, 1.0, 0.0, 1.0, 0.0, 0.0, 2, quant_levels=quant_levels)
+        return _grower(Xb, mapper, 2, quant_levels=quant_levels)
 
     g = grower()
     broken = {"grad": grad.copy(), "hess": hess.copy()}
@@ -326,7 +313,3 @@ def test_a_gradient_or_hessian_that_is_not_finite_is_an_error(rng, quant_levels,
     np.testing.assert_array_equal(raw, fresh_raw)
     assert (tree["is_leaf"] == 0).sum() > 10
 
-
-def test_an_unknown_switch_is_an_error():
-    with pytest.raises(ValueError, match="no switch named 'ahead'"):
-        py_switch("ahead", True)

@@ -12,6 +12,7 @@ from sklearn.model_selection import train_test_split
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
 import _reference as ref
 from gbtree._grower import TreeGrower
+from gbtree.grower_params import GrowerParams
 from gbtree.binning import BinMapper
 
 
@@ -25,12 +26,10 @@ def _data(rng, n, p=6, max_bin=64):
 
 def _grow(Xb, mapper, grad, hess, quant_levels=0, n_threads=1, lossguide=True, max_leaves=31,
           max_depth=0, seed=5, **kw):
-    p = dict(reg_lambda=1.0, reg_alpha=0.0, min_child_weight=1.0, max_delta_step=0.0, gamma=0.0)
-    p.update(kw)
+    params = GrowerParams(max_depth=max_depth, max_leaves=max_leaves, lossguide=lossguide,
+                          quant_levels=quant_levels, **kw)
     grower = TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
-                        max_depth, max_leaves, lossguide, p["reg_lambda"], p["reg_alpha"],
-                        p["min_child_weight"], p["max_delta_step"], p["gamma"], n_threads,
-                        quant_levels=quant_levels)
+                        params, n_threads)
     raw = np.zeros((Xb.shape[0], 1))
     tree = grower.grow(grad, hess, 0.5, raw, 0, None, seed)
     return tree, raw, grower

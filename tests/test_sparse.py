@@ -13,10 +13,11 @@ from sklearn.preprocessing import OneHotEncoder
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
 import _reference as ref
-from gbtree._grower import py_set_hist_memory
+from gbtree._grower import TreeGrower
 from gbtree._histogram import py_build_histogram, py_plan, py_quantize
 from gbtree._splitting import py_partition, py_partition_sparse
 from gbtree.binning import BinMapper, SparseBinned
+from gbtree.grower_params import GrowerParams
 
 
 def _sparse(rng, n_rows, n_features, density, nan=0.0, zeros=0.0, inf=0.0, distinct=None):
@@ -245,13 +246,24 @@ def test_ranker_sparse_equals_dense(rng):
 def test_memory_budget_drops_histograms_without_changing_the_model(rng):
     X = _sparse(rng, 3000, 40, 0.3)
     y = X[:, :5].toarray().sum(axis=1) + 0.1 * rng.normal(size=3000)
-    kw = dict(n_estimators=8, grow_policy="lossguide", max_leaves=31, max_depth=0)
-    old = py_set_hist_memory(1)      # every node beyond the minimum drops its histogram
-    try:
-        tight = GBTRegressor(**kw).fit(X, y)
-    finally:
-        py_set_hist_memory(old)
-    assert _same_trees(tight, GBTRegressor(**kw).fit(X, y))
+    mapper = BinMapper(256).fit(X)
+    Xb = mapper.transform(X)
+    grown = []
+    for budget in (128 * 2 ** 20, 1):       # 1: every node beyond the minimum drops its histogram
+        params = GrowerParams(max_depth=0, max_leaves=31, lossguide=True,
+                              hist_memory_bytes=budget)
+        g = TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
+                       params, 1, default_bin=mapper.default_bins())
+        raw = np.zeros((X.shape[0], 1))
+        trees = []
+        for k in range(8):
+            grad = (raw[:, 0] - y).astype(np.float32)
+            trees.append(g.grow(grad, np.ones_like(grad), 0.3, raw, 0).tobytes())
+        grown.append((trees, raw, g.n_histogram_buffers))
+    (roomy, raw_roomy, buffers_roomy), (tight, raw_tight, buffers_tight) = grown
+    assert tight == roomy
+    np.testing.assert_array_equal(raw_tight, raw_roomy)
+    assert buffers_tight < buffers_roomy
 
 
 @settings(max_examples=15, deadline=None)

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 import _reference as ref
-from gbtree._splitting import py_find_best_split, py_leaf_weight, py_partition, py_use_plain_scan
+from gbtree._splitting import py_find_best_split, py_leaf_weight, py_partition
 
 REGULARISERS = [
     {},
@@ -58,11 +58,7 @@ def test_plain_scan_equals_general_scan_bit_for_bit(reg):
         rng = np.random.RandomState(seed)
         hist, n_bins, offsets, G, H = _hist(rng, 8, 255, 0.0)
         fast = py_find_best_split(hist, n_bins, offsets, G, H, **reg)
-        py_use_plain_scan(False)
-        try:
-            slow = py_find_best_split(hist, n_bins, offsets, G, H, **reg)
-        finally:
-            py_use_plain_scan(True)
+        slow = py_find_best_split(hist, n_bins, offsets, G, H, plain_scan=False, **reg)
         assert fast == slow
 
 
