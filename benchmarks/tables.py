@@ -3,7 +3,7 @@
     python -m benchmarks tables [--docs FILE.md] [--results benchmarks/results]
 
 A table to regenerate sits between two markers in a Markdown file (by default
-every ``docs/*.md``):
+README.md and every ``docs/*.md``):
 
     <!-- table: WORKLOAD -->
     (anything: replaced)
@@ -27,8 +27,8 @@ MARKER = re.compile(r"(<!-- table: ([\w.-]+) -->\n)(.*?)(<!-- end table -->)", r
 
 def add_arguments(p):
     p.add_argument("--docs", type=Path, action="append",
-                   help="Markdown file with table markers (default every docs/*.md; "
-                        "repeat for more)")
+                   help="Markdown file with table markers (default README.md and every "
+                        "docs/*.md; repeat for more)")
     p.add_argument("--results", type=Path, default=RESULTS_DIR,
                    help="folder of JSON results (default benchmarks/results)")
 
@@ -78,7 +78,7 @@ def regenerate(text, latest):
 def run(args):
     latest = latest_results(args.results)
     failed = False
-    for doc in args.docs or sorted((REPO_ROOT / "docs").glob("*.md")):
+    for doc in args.docs or [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]:
         text = doc.read_text()
         new, missing = regenerate(text, latest)
         for name in missing:
