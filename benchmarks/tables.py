@@ -56,7 +56,9 @@ def render(path, run):
     cpu = machine.get("cpu", "unknown CPU")
     if machine.get("simd"):
         cpu += f", {machine['simd']}"
-    command = f", `{run['command']}`" if run.get("command") else ""
+    # (where the JSON went is no part of how to make it again)
+    command = (f", `{re.sub(r' --json(=| )[^ ]+', '', run['command'])}`" if run.get("command")
+               else "")
     return (f"`benchmarks/results/{path.name}`, {started:%Y-%m-%d %H:%M %Z}, {cpu}"
             f"{command}:\n\n{run['table'].rstrip()}\n\n")
 
