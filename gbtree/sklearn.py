@@ -110,7 +110,7 @@ _SHARED_PARAMS_DOC = """
         estimates (``oob_improvement_``, ``oob_scores_``, ``oob_score_``).
     sampling_method : {"uniform", "goss"}, default="uniform"
         ``"goss"``: LightGBM's gradient-based one-side sampling: each round
-        keeps the ``top_rate`` share of rows with the largest |gradient| and a
+        keeps the ``top_rate`` share of rows with the largest ``|gradient|`` and a
         random ``other_rate`` share of the rest, amplified by
         ``(1 - top_rate) / other_rate``.
     top_rate, other_rate : float, default=0.2, 0.1
@@ -778,7 +778,7 @@ class _GBTModel(BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_trees_), int32
+        ndarray of shape (n_samples, ``n_trees_``), int32
             Column t is the id, within tree t, of the leaf the row reaches (the
             ``node`` of ``trees_to_dataframe()``, the number before ``:`` in
             ``get_dump()``). Trees are in fitting order: for K >= 3 classes,
@@ -887,7 +887,8 @@ class _GBTModel(BaseEstimator):
 
 
 class GBTRegressor(RegressorMixin, _GBTModel):
-    """Gradient-boosted trees for regression.
+    # (a docstring joined with "+" is an expression, not a docstring: hence __doc__)
+    __doc__ = """Gradient-boosted trees for regression.
 
     Parameters
     ----------
@@ -1001,7 +1002,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
 
 
 class GBTClassifier(ClassifierMixin, _GBTModel):
-    """Gradient-boosted trees for classification: binary log loss, or
+    __doc__ = """Gradient-boosted trees for classification: binary log loss, or
     multinomial (softmax, one tree per class per round) for 3+ classes.
 
     Parameters
@@ -1172,7 +1173,7 @@ _RANKER_PARAMS_DOC = """
 
 
 class GBTRanker(_GBTModel):
-    """Gradient-boosted trees for learning to rank (LambdaMART, RankNet, MAP).
+    __doc__ = """Gradient-boosted trees for learning to rank (LambdaMART, RankNet, MAP).
 
     Rows are documents; every row belongs to a query, given at ``fit`` by
     ``qid`` (one id per row, any order) or ``group`` (query sizes, in row

@@ -1,0 +1,50 @@
+"""The documentation site builds without a warning: the Markdown guide, the API
+reference from the docstrings (so a docstring that breaks the build fails here) and
+the examples gallery, whose scripts run against the installed gbtree."""
+import importlib.util
+import pathlib
+import subprocess
+import sys
+
+import gbtree
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+# the docs extra; the test extra includes it
+DOCS_MODULES = ["sphinx", "myst_parser", "numpydoc", "sphinx_gallery",
+                "pydata_sphinx_theme", "matplotlib", "pandas"]
+
+
+def test_the_estimators_have_their_docstrings():
+    # (a class docstring joined with "+" is an expression, and the class would have none)
+    for est in (gbtree.GBTRegressor, gbtree.GBTClassifier, gbtree.GBTRanker):
+        assert est.__doc__ is not None and "n_estimators : int" in est.__doc__, est.__name__
+
+
+def test_the_docs_build_without_warnings(tmp_path):
+    missing = [m for m in DOCS_MODULES if importlib.util.find_spec(m) is None]
+    assert not missing, (f"building the docs needs {missing}: pip install '.[docs]' "
+                         f"(or '.[test]', which includes it)")
+    out = tmp_path / "html"
+    # run outside the checkout: from its root Python would import the unbuilt source
+    # folder gbtree/ instead of the installed package
+    proc = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html",
+         "-d", str(tmp_path / "doctrees"), str(ROOT / "docs"), str(out)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"sphinx-build failed:\n{proc.stderr[-6000:]}"
+
+    api = (out / "api.html").read_text(encoding="utf-8")
+    for name in ("GBTRegressor", "GBTClassifier", "GBTRanker", "load_model", "ndcg_at_k",
+                 "make_ndcg_scorer", "plot_importance", "plot_tree"):
+        assert f'id="gbtree.{name}"' in api, name
+    # the estimators' shared parameters block and inherited methods are documented
+    assert "early_stopping_rounds" in api and 'id="gbtree.GBTRanker.save_model"' in api
+    for page in ("index", "parameters", "objectives", "explain", "ranking", "model-format",
+                 "design", "benchmarks", "benchmark-history"):
+        assert (out / f"{page}.html").is_file(), page
+    # every example ran and drew at least one figure
+    examples = sorted(p.stem for p in (ROOT / "examples").glob("plot_*.py"))
+    assert len(examples) >= 3
+    for name in examples:
+        assert (out / "auto_examples" / f"{name}.html").is_file(), name
+        assert (out / "_images" / f"sphx_glr_{name}_001.png").is_file(), name
