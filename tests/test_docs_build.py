@@ -40,7 +40,7 @@ def test_the_docs_build_without_warnings(tmp_path):
     # the estimators' shared parameters block and inherited methods are documented
     assert "early_stopping_rounds" in api and 'id="gbtree.GBTRanker.save_model"' in api
     for page in ("index", "parameters", "objectives", "explain", "ranking", "model-format",
-                 "design", "benchmarks", "benchmark-history"):
+                 "design", "benchmarks"):
         assert (out / f"{page}.html").is_file(), page
     # every example ran and drew at least one figure
     examples = sorted(p.stem for p in (ROOT / "examples").glob("plot_*.py"))
