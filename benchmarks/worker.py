@@ -2,7 +2,9 @@
 
     python worker.py SPEC.json RESULT.json
 
-Order of work: import the library, load the data (``.npy`` arrays, or SciPy
+The spec's mode is one of ``MODES``: fit and predict (timed), one-row latency,
+SHAP values (``shap``) or model files (``model-files``). Order of work: import
+the library, load the data (``.npy`` arrays, or SciPy
 CSR matrices saved as ``.npz``; the keys listed in the spec's ``mmap`` are
 memory-mapped instead of read), note the peak RSS so far
 (``base_rss_mib``), then time the fit and the predictions and note the peak
@@ -17,8 +19,10 @@ of anonymous and file-backed memory over the start.
 """
 import importlib
 import json
+import os
 import resource
 import sys
+import tempfile
 import threading
 import time
 
@@ -163,8 +167,6 @@ def model_files(runner, cfg, data, spec):
     (the fastest of ``predict_repeats`` calls each; "load" gives a model ready to
     predict), the file's size, and how far the loaded model's predictions of the
     test rows are from the fitted one's."""
-    import os
-    import tempfile
     if not runner.FORMATS:
         raise Unsupported(f"{runner.name}: no model file format")
     X_test, calls = data["X_test"], spec.get("predict_repeats", 3)
