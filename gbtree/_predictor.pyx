@@ -5,15 +5,17 @@ The ensemble is a flat array of ``node_struct`` records; tree t owns records
 ``tree_class[t]``. Rows are processed in blocks, each block walking every tree,
 so a tree's nodes stay in cache across the rows of a block.
 
-``predict_raw`` walks a compact copy of the trees (``compact_nodes``): 16-byte
-nodes renumbered so that a node's children are neighbours, which makes the
-step down the tree branch-free: ``next = left + (row goes right)``. On a CPU
-with AVX-512 or AVX2 (checked at run time; the build needs no flag) blocks of
-C-ordered rows go down a tree eight to a vector, with gathers: float32 rows
-over 8-byte copies of the nodes that hold the threshold rounded down to
-float32 (exact for float32 values), float64 rows (AVX-512 only) over the
-16-byte nodes. Every walk reaches the same leaves and adds the same values in
-the same order.
+``predict_raw`` walks a compact copy of the trees (``compact_nodes``, held by
+a ``Forest``): 16-byte nodes renumbered so that a node's children are
+neighbours, which makes the step down the tree branch-free:
+``next = left + (row goes right)``. C-ordered rows go down a tree eight side
+by side (the portable walk, any CPU); on a CPU with AVX-512 or AVX2 (checked
+at run time; the build needs no flag) blocks of C-ordered rows go down eight
+to a vector, with gathers: float32 rows over 8-byte copies of the nodes that
+hold the threshold rounded down to float32 (exact for float32 values), float64
+rows (AVX-512 only) over the 16-byte nodes. A ``Forest`` walks fewer than
+``FEW_ROWS`` rows itself, each row down eight trees side by side. Every walk
+reaches the same leaves and adds the same values in the same order.
 
 The ``*_csr`` kernels take a CSR matrix (canonical: sorted indices, no
 duplicates; int64 ``indptr``, int32 ``indices``) and never densify it: each
@@ -33,10 +35,14 @@ import os
 
 import numpy as np
 
+cimport numpy as cnp
+
 from ._typedefs cimport X_BINNED_C, check_item_strides, node_struct
 
+cnp.import_array()
+
 cdef enum:
-    ROW_BLOCK = 64
+    ROW_BLOCK = 256
 
 # One node of the compact traversal copy. Inner node: ``value`` is the
 # threshold, ``left`` the index (within the tree) of its left child, the right
@@ -53,11 +59,131 @@ cdef packed struct compact_node:
 #
 # Eight rows go down one tree per vector, four vectors side by side (their gathers
 # overlap); a lane stops at its leaf, the vector when all its lanes have. Each
-# walk gives the same leaf as the scalar one for every row, NaN included.
+# walk gives the same leaf as the portable one for every row, NaN included.
 
 cdef extern from *:
     """
     #include <stdint.h>
+    #include <string.h>
+
+    /* Portable walks (any CPU): GBT_LANES rows go down one tree side by side, so
+       their loads overlap; a lane whose row reached its leaf takes the next row
+       of the block. Rows lo..hi-1 of a C-ordered matrix; ``leaf[i - lo]`` gets
+       the leaf of row i, the same as every other walk's. STEP sets ``left``
+       (0: cur[k] is a leaf) and ``go_right`` for lane k. */
+    #ifndef GBT_LANES
+    #define GBT_LANES 8
+    #endif
+    #define GBT_SCALAR_WALK(NAME, T, STEP)                                              \\
+    static void NAME(const void* tree, const T* base, Py_ssize_t lo, Py_ssize_t hi,     \\
+                     Py_ssize_t row_stride, int32_t* leaf) {                             \\
+        const T* row[GBT_LANES];                                                         \\
+        int32_t cur[GBT_LANES];                                                          \\
+        Py_ssize_t who[GBT_LANES], next = lo;                                            \\
+        int k, live = 0;                                                                 \\
+        for (k = 0; k < GBT_LANES; k++) {   /* a lane without a row idles on row lo */   \\
+            who[k] = next < hi ? next - lo : -1;                                         \\
+            row[k] = base + (next < hi ? next : lo) * row_stride;                        \\
+            cur[k] = 0;                                                                  \\
+            if (next < hi) { next++; live++; }                                           \\
+        }                                                                                \\
+        while (live) {                                                                   \\
+            for (k = 0; k < GBT_LANES; k++) {                                            \\
+                int32_t left;                                                            \\
+                int go_right;                                                            \\
+                STEP                                                                     \\
+                if (left) {                                                              \\
+                    cur[k] = left + go_right;                                            \\
+                } else if (who[k] >= 0) {                                                \\
+                    leaf[who[k]] = cur[k];                                               \\
+                    cur[k] = 0;                                                          \\
+                    if (next < hi) {                                                     \\
+                        who[k] = next - lo;                                              \\
+                        row[k] = base + next * row_stride;                               \\
+                        next++;                                                          \\
+                    } else {                                                             \\
+                        who[k] = -1;                                                     \\
+                        live--;                                                          \\
+                    }                                                                    \\
+                }                                                                        \\
+            }                                                                            \\
+        }                                                                                \\
+    }
+
+    /* float32 rows over the 8-byte records (a leaf's record is 0) */
+    GBT_SCALAR_WALK(gbt_walk_portable_f32, float, {
+        uint64_t rec = ((const uint64_t*)tree)[cur[k]];
+        uint32_t meta = (uint32_t)(rec >> 32);
+        uint32_t bits = (uint32_t)rec;
+        float x = row[k][(meta >> 16) & 0x7FFF];
+        float thr;
+        memcpy(&thr, &bits, 4);
+        left = (int32_t)(meta & 0xFFFF);
+        go_right = !(x <= thr) & ((x == x) | !(meta >> 31));
+    })
+
+    /* float64 rows over the 16-byte records (a leaf's left is -1, its feature 0);
+       the root is never a child, so left + 1 is 0 only at a leaf */
+    GBT_SCALAR_WALK(gbt_walk_portable_f64, double, {
+        const char* rec = (const char*)tree + 16 * (Py_ssize_t)cur[k];
+        double thr;
+        double x;
+        int32_t feat;
+        memcpy(&thr, rec, 8);
+        memcpy(&feat, rec + 8, 4);
+        memcpy(&left, rec + 12, 4);
+        left += 1;
+        x = row[k][feat & 0x7FFFFFFF];
+        go_right = !(x <= thr) & ((x == x) | (feat >= 0));
+        go_right -= 1;
+    })
+
+
+    /* One row through trees t0..t1-1 of the 16-byte records, GBT_LANES trees side
+       by side (a single row has no other work to overlap); ``out[tree_class[t]]``
+       gets tree t's leaf value, added in tree order. */
+    #define GBT_ROW_WALK(NAME, T)                                                      \\
+    static void NAME(const void* nodes, const int64_t* tree_ptr,                        \\
+                     const int32_t* tree_class, Py_ssize_t t0, Py_ssize_t t1,           \\
+                     const T* row, double* out) {                                        \\
+        Py_ssize_t g, m;                                                                 \\
+        int k, inner_any;                                                                \\
+        for (g = t0; g < t1; g += GBT_LANES) {                                           \\
+            const char* tree[GBT_LANES];                                                 \\
+            int32_t cur[GBT_LANES];                                                      \\
+            double value;                                                                \\
+            m = t1 - g < GBT_LANES ? t1 - g : GBT_LANES;                                 \\
+            for (k = 0; k < GBT_LANES; k++) {  /* spare lanes walk tree g again */       \\
+                tree[k] = (const char*)nodes + 16 * tree_ptr[g + (k < m ? k : 0)];       \\
+                cur[k] = 0;                                                              \\
+            }                                                                            \\
+            do {                                                                         \\
+                inner_any = 0;                                                           \\
+                for (k = 0; k < GBT_LANES; k++) {                                        \\
+                    const char* rec = tree[k] + 16 * (Py_ssize_t)cur[k];                 \\
+                    double thr;                                                          \\
+                    double x;                                                            \\
+                    int32_t feat;                                                        \\
+                    int32_t left;                                                        \\
+                    int go_right;                                                        \\
+                    memcpy(&thr, rec, 8);                                                \\
+                    memcpy(&feat, rec + 8, 4);                                           \\
+                    memcpy(&left, rec + 12, 4);                                          \\
+                    x = row[feat & 0x7FFFFFFF];                                          \\
+                    go_right = !(x <= thr) & ((x == x) | (feat >= 0));                   \\
+                    cur[k] = left >= 0 ? left + go_right : cur[k];                       \\
+                    inner_any |= left >= 0;                                              \\
+                }                                                                        \\
+            } while (inner_any);                                                         \\
+            for (k = 0; k < m; k++) {                                                    \\
+                memcpy(&value, tree[k] + 16 * (Py_ssize_t)cur[k], 8);                    \\
+                out[tree_class[g + k]] += value;                                         \\
+            }                                                                            \\
+        }                                                                                \\
+    }
+    GBT_ROW_WALK(gbt_row_walk_f32, float)
+    GBT_ROW_WALK(gbt_row_walk_f64, double)
+
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     #include <immintrin.h>
 
@@ -256,6 +382,14 @@ cdef extern from *:
                              Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) noexcept nogil
     void gbt_walk_avx512_f64(const void* tree, const double* base, Py_ssize_t lo,
                              Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) noexcept nogil
+    void gbt_walk_portable_f32(const void* tree, const float* base, Py_ssize_t lo,
+                               Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) noexcept nogil
+    void gbt_walk_portable_f64(const void* tree, const double* base, Py_ssize_t lo,
+                               Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) noexcept nogil
+    void gbt_row_walk_f32(const void* nodes, const int64_t* tree_ptr, const int32_t* tree_class,
+                          Py_ssize_t t0, Py_ssize_t t1, const float* row, double* out) noexcept nogil
+    void gbt_row_walk_f64(const void* nodes, const int64_t* tree_ptr, const int32_t* tree_class,
+                          Py_ssize_t t0, Py_ssize_t t1, const double* row, double* out) noexcept nogil
 
 
 SIMD_NAMES = ("none", "avx2", "avx512")
@@ -278,7 +412,7 @@ cdef int _SIMD_LEVEL = min(gbt_simd_level(), _simd_cap())
 
 def simd_level():
     """The vector walk ``predict_raw`` uses for C-ordered rows: the best this CPU has,
-    at most what GBTREE_SIMD names: 2 = AVX-512, 1 = AVX2, 0 = the scalar walk."""
+    at most what GBTREE_SIMD names: 2 = AVX-512, 1 = AVX2, 0 = the portable walk."""
     return _SIMD_LEVEL
 
 
@@ -318,7 +452,7 @@ cdef inline int32_t _leaf_binned(const node_struct* nodes, const X_BINNED_C* x,
 cdef Py_ssize_t MAX_SIMD_STRIDE = (<Py_ssize_t>1 << 31) // ROW_BLOCK
 
 cdef enum:
-    # Fewer rows than this take the scalar walk: a vector step waits for two
+    # Fewer rows than this take the portable walk: a vector step waits for two
     # dependent gathers, so a few rows are faster one load at a time.
     SIMD_MIN_ROWS = 16
     # the packed records' limits: a 16-bit child index, a 15-bit feature
@@ -494,23 +628,28 @@ cdef inline void _add_leaf_values(const compact_node* tree, const floating* base
         i0 += LANES
 
 
-cdef inline void _add_leaf_values_simd(const compact_node* tree, const uint64_t* packed,
+cdef inline void _add_leaf_values_walk(const compact_node* tree, const uint64_t* packed,
                                        const floating* base,
                                        Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t row_stride,
                                        double* out, Py_ssize_t out_stride,
-                                       int level) noexcept nogil:
-    """``_add_leaf_values`` for C-ordered rows through a vector walk of ``level``
-    (same leaves, same additions in the same order); float32 rows walk the tree's
+                                       int walk) noexcept nogil:
+    """``_add_leaf_values`` for C-ordered rows through ``walk`` (see ``_walk_kind``;
+    same leaves, same additions in the same order); float32 rows walk the tree's
     ``packed`` records."""
     cdef int32_t leaf[ROW_BLOCK]
     cdef Py_ssize_t i
     if floating is float:
-        if level == 2:
+        if walk == WALK_AVX512:
             gbt_walk_avx512_f32(packed, base, lo, hi, row_stride, leaf)
-        else:
+        elif walk == WALK_AVX2:
             gbt_walk_avx2_f32(packed, base, lo, hi, row_stride, leaf)
+        else:
+            gbt_walk_portable_f32(packed, base, lo, hi, row_stride, leaf)
     else:
-        gbt_walk_avx512_f64(tree, base, lo, hi, row_stride, leaf)
+        if walk == WALK_AVX512:
+            gbt_walk_avx512_f64(tree, base, lo, hi, row_stride, leaf)
+        else:
+            gbt_walk_portable_f64(tree, base, lo, hi, row_stride, leaf)
     for i in range(lo, hi):
         out[i * out_stride] += tree[leaf[i - lo]].value
 
@@ -518,40 +657,49 @@ cdef inline void _add_leaf_values_simd(const compact_node* tree, const uint64_t*
 cdef inline void _add_tree(const compact_node* tree, const uint64_t* packed,
                            const floating* base, Py_ssize_t lo, Py_ssize_t hi,
                            Py_ssize_t row_stride, Py_ssize_t col_stride, double* out,
-                           Py_ssize_t out_stride, int level) noexcept nogil:
-    """Rows lo..hi-1 (at most ROW_BLOCK) through one tree, by the fastest walk that
-    applies (``level`` from ``_walk_level``)."""
-    if level > 0 and hi - lo >= SIMD_MIN_ROWS:
-        _add_leaf_values_simd(tree, packed, base, lo, hi, row_stride, out, out_stride, level)
+                           Py_ssize_t out_stride, int walk) noexcept nogil:
+    """Rows lo..hi-1 (at most ROW_BLOCK) through one tree, by ``walk``."""
+    if walk > WALK_PORTABLE and hi - lo < SIMD_MIN_ROWS:
+        walk = WALK_PORTABLE
+    if walk >= WALK_PORTABLE:
+        _add_leaf_values_walk(tree, packed, base, lo, hi, row_stride, out, out_stride, walk)
     elif col_stride == 1:     # C order: the inlined walk loses a multiply a step
         _add_leaf_values(tree, base, lo, hi, row_stride, 1, out, out_stride)
     else:
         _add_leaf_values(tree, base, lo, hi, row_stride, col_stride, out, out_stride)
 
 
-cdef int _walk_level(int simd, Py_ssize_t n_features, Py_ssize_t row_stride,
-                     Py_ssize_t col_stride, const int64_t* tree_ptr, Py_ssize_t n_trees,
-                     const floating* kind) noexcept nogil:
-    """The vector walk that runs (0: the scalar one): the best this machine has, at
-    most ``simd`` (-1: no cap), for C-ordered rows whose block fits the walks' 32-bit
-    offsets; float32 rows need trees that fit the packed records, float64 rows
-    AVX-512."""
+cdef enum:
+    # the walks of predict_raw
+    WALK_STRIDED = -1   # any strides: _add_leaf_values
+    WALK_PORTABLE = 0   # C-ordered rows, any CPU
+    WALK_AVX2 = 1       # C-ordered float32 rows
+    WALK_AVX512 = 2     # C-ordered float32 and float64 rows
+
+
+cdef int _walk_kind(int simd, Py_ssize_t n_features, Py_ssize_t row_stride,
+                    Py_ssize_t col_stride, const int64_t* tree_ptr, Py_ssize_t n_trees,
+                    const floating* kind) noexcept nogil:
+    """The walk that runs: the best this machine has, at most ``simd`` (-1: no cap),
+    for C-ordered rows whose block fits the vector walks' 32-bit offsets; float32
+    rows need trees that fit the packed records, float64 rows AVX-512 for a vector
+    walk."""
     cdef Py_ssize_t t
     cdef int level = _SIMD_LEVEL
     if 0 <= simd < level:
         level = simd
     if row_stride < 0:
         row_stride = -row_stride
-    if level == 0 or col_stride != 1 or row_stride >= MAX_SIMD_STRIDE:
-        return 0
+    if col_stride != 1 or row_stride >= MAX_SIMD_STRIDE:
+        return WALK_STRIDED
     if floating is double:
-        return 2 if level == 2 else 0    # over the 16-byte records: no field limits
+        return WALK_AVX512 if level == 2 else WALK_PORTABLE   # 16-byte records: no limits
     else:
         if n_features > PACKED_MAX_FEATURES:
-            return 0
+            return WALK_STRIDED
         for t in range(n_trees):
             if tree_ptr[t + 1] - tree_ptr[t] > PACKED_MAX_NODES:
-                return 0
+                return WALK_STRIDED
         return level
 
 
@@ -565,7 +713,7 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
                 double[:, ::1] out, int n_threads, int simd=-1):
     """``out[i, tree_class[t]] += value of the leaf of row i in tree t``, for every
     tree in order; ``compact`` comes from ``compact_nodes``. ``simd`` caps the
-    vector walk (see ``simd_level``; -1: the best there is, 0: the scalar walk):
+    vector walk (see ``simd_level``; -1: the best there is, 0: no vector walk):
     the tests compare them."""
     cdef Py_ssize_t n_rows = X.shape[0], n_trees = tree_ptr.shape[0] - 1
     cdef Py_ssize_t n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
@@ -582,7 +730,7 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
     nodes = <const compact_node*>&compact[0]
     packed = _packed_section(compact)
     base = &X[0, 0]
-    level = _walk_level(simd, X.shape[1], row_stride, col_stride, &tree_ptr[0], n_trees, base)
+    level = _walk_kind(simd, X.shape[1], row_stride, col_stride, &tree_ptr[0], n_trees, base)
     if n_rows * n_trees < 4096:
         n_threads = 1
     for blk in prange(n_blocks, schedule='static', num_threads=n_threads, nogil=True):
@@ -593,6 +741,113 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
         for t in range(n_trees):
             _add_tree(nodes + tree_ptr[t], packed + tree_ptr[t], base, lo, hi, row_stride,
                       col_stride, &out[0, tree_class[t]], out.shape[1], level)
+
+
+cdef enum:
+    # Calls with fewer rows walk each row through the trees side by side in the
+    # calling thread: a single row has no other rows to overlap with, and starting
+    # threads would cost more than the walk.
+    FEW_ROWS = 16
+
+
+cdef class Forest:
+    """The trees of an ensemble laid out for the walks, built once per set of
+    trees: ``compact`` (from ``compact_nodes``), ``tree_ptr``, ``tree_class``. The
+    trees are ones ``trees_are_valid`` accepts for ``n_features`` (a fitted model's,
+    or a loaded one's after ``tree.check_ensemble``): the walks read the features
+    they split on without bounds checks."""
+    cdef readonly object compact, tree_ptr, tree_class
+    cdef readonly Py_ssize_t n_trees, n_features, n_outputs
+    cdef const unsigned char* _compact
+    cdef const int64_t* _ptr
+    cdef const int32_t* _cls
+
+    def __init__(self, nodes, tree_ptr, tree_class, Py_ssize_t n_features,
+                 Py_ssize_t n_outputs):
+        cdef const int64_t[::1] ptr = tree_ptr
+        cdef const int32_t[::1] cls = tree_class
+        cdef const unsigned char[::1] compact
+        cdef Py_ssize_t t
+        if cls.shape[0] != ptr.shape[0] - 1:
+            raise ValueError("tree_class must have one entry per tree")
+        for t in range(cls.shape[0]):
+            if not 0 <= cls[t] < n_outputs:
+                raise ValueError(f"tree_class[{t}] = {cls[t]} is not an output of {n_outputs}")
+        self.compact = compact_nodes(nodes, ptr)
+        self.tree_ptr, self.tree_class = tree_ptr, tree_class
+        self.n_trees, self.n_features, self.n_outputs = cls.shape[0], n_features, n_outputs
+        compact = self.compact
+        self._compact = &compact[0] if compact.shape[0] > 0 else NULL
+        self._ptr = &ptr[0]
+        self._cls = &cls[0] if cls.shape[0] > 0 else NULL
+
+    def predict_raw(self, X, base_score, Py_ssize_t start, Py_ssize_t stop, int n_threads):
+        """``base_score`` (one value per output) plus the leaf values of trees
+        ``start <= t < stop`` for each row of X (see ``add_raw``), shape
+        ``(n_rows, n_outputs)``."""
+        cdef Py_ssize_t i, k, n_rows = X.shape[0]
+        cdef double* dst
+        cdef const double* base
+        if not (cnp.PyArray_Check(base_score)
+                and cnp.PyArray_TYPE(<cnp.ndarray>base_score) == cnp.NPY_FLOAT64
+                and cnp.PyArray_NDIM(<cnp.ndarray>base_score) == 1
+                and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>base_score)
+                and cnp.PyArray_DIM(<cnp.ndarray>base_score, 0) == self.n_outputs):
+            raise ValueError(f"base_score must be a float64 array of {self.n_outputs} values")
+        base = <const double*>cnp.PyArray_DATA(<cnp.ndarray>base_score)
+        out = np.empty((n_rows, self.n_outputs), dtype=np.float64)
+        dst = <double*>cnp.PyArray_DATA(<cnp.ndarray>out)
+        for i in range(n_rows):
+            for k in range(self.n_outputs):
+                dst[i * self.n_outputs + k] = base[k]
+        self.add_raw(X, out, start, stop, n_threads)
+        return out
+
+    def add_raw(self, X, out, Py_ssize_t start, Py_ssize_t stop, int n_threads):
+        """``out[i, tree_class[t]] += value of the leaf of row i in tree t`` for trees
+        ``start <= t < stop`` in order; X a 2-D float32 or float64 array of
+        ``n_features`` columns, ``out`` a C-ordered float64 array of one row per row
+        of X and ``n_outputs`` columns (``predict_raw``)."""
+        cdef cnp.ndarray arr, res
+        cdef Py_ssize_t i, n_rows
+        cdef int kind
+        cdef double* dst
+        if not 0 <= start <= stop <= self.n_trees:
+            raise ValueError(f"trees {start}..{stop} are not within 0..{self.n_trees}")
+        if not (cnp.PyArray_Check(out) and cnp.PyArray_TYPE(<cnp.ndarray>out) == cnp.NPY_FLOAT64
+                and cnp.PyArray_NDIM(<cnp.ndarray>out) == 2
+                and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>out)
+                and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out)
+                and cnp.PyArray_DIM(<cnp.ndarray>out, 0) == X.shape[0]
+                and cnp.PyArray_DIM(<cnp.ndarray>out, 1) == self.n_outputs):
+            raise ValueError(f"out must be a writeable C-ordered float64 array of shape "
+                             f"({X.shape[0]}, {self.n_outputs})")
+        if X.shape[1] != self.n_features:
+            raise ValueError(f"X has {X.shape[1]} features, but the model has "
+                             f"{self.n_features}")
+        if (cnp.PyArray_Check(X) and cnp.PyArray_NDIM(<cnp.ndarray>X) == 2
+                and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>X)
+                and cnp.PyArray_ISALIGNED(<cnp.ndarray>X)
+                and cnp.PyArray_DIM(<cnp.ndarray>X, 0) < FEW_ROWS):
+            arr = <cnp.ndarray>X
+            res = <cnp.ndarray>out
+            kind = cnp.PyArray_TYPE(arr)
+            n_rows = cnp.PyArray_DIM(arr, 0)
+            dst = <double*>cnp.PyArray_DATA(res)
+            if kind == cnp.NPY_FLOAT32:
+                for i in range(n_rows):
+                    gbt_row_walk_f32(self._compact, self._ptr, self._cls, start, stop,
+                                     <const float*>cnp.PyArray_DATA(arr) + i * self.n_features,
+                                     dst + i * self.n_outputs)
+                return
+            if kind == cnp.NPY_FLOAT64:
+                for i in range(n_rows):
+                    gbt_row_walk_f64(self._compact, self._ptr, self._cls, start, stop,
+                                     <const double*>cnp.PyArray_DATA(arr) + i * self.n_features,
+                                     dst + i * self.n_outputs)
+                return
+        predict_raw(X, self.compact, self.tree_ptr[start:stop + 1],
+                    self.tree_class[start:stop], out, n_threads)
 
 
 def predict_binned(const X_BINNED_C[:, ::1] X_binned, const int[::1] missing_bin,
@@ -875,7 +1130,7 @@ def predict_raw_csr(const floating[::1] data, const int32_t[::1] indices,
     cdef floating[::1] scratch_v = scratch
     scratch_p = &scratch_v[0]
     packed = _packed_section(compact)
-    level = _walk_level(simd, n_features, n_features, 1, &tree_ptr[0], n_trees, scratch_p)
+    level = _walk_kind(simd, n_features, n_features, 1, &tree_ptr[0], n_trees, scratch_p)
     for w in prange(n_workers, schedule='static', num_threads=n_workers, nogil=True):
         bad += _predict_raw_csr_worker(
             &data[0] if nnz > 0 else NULL, &indices[0] if nnz > 0 else NULL, &indptr[0],

@@ -67,6 +67,8 @@ def effective_n_threads(n_jobs):
     A positive value is used as given, up to ``max_threads()``: beyond that
     OpenMP cannot start the threads (an abort or a crash, not an error).
     """
+    if type(n_jobs) is int and 0 < n_jobs <= 256:   # the common case, without the ABC check
+        return _one_thread_after_fork(n_jobs) if openmp_enabled() else 1
     if n_jobs is not None and (
         isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0
     ):

@@ -1131,7 +1131,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         raw = self._raw_predict(X, iteration_range)
         # the link is monotone: the arg max of the raw scores is that of the probabilities
         if raw.shape[1] == 1:
-            return self.classes_[(raw[:, 0] > 0).astype(np.intp)]
+            return self.classes_.take(raw[:, 0] > 0)
         return self.classes_[np.argmax(raw, axis=1)]
 
     def staged_predict_proba(self, X):

@@ -13,8 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _predictor
-from ._predictor import (apply_raw, apply_raw_csr, compact_nodes, predict_binned, predict_raw,
-                         predict_raw_csr)
+from ._predictor import Forest, apply_raw, apply_raw_csr, predict_binned, predict_raw_csr
 from ._typedefs import NODE_DTYPE
 from .binning import csr_arrays, kernel_array
 
@@ -42,7 +41,7 @@ class TreeEnsemble:
         self._tree_ptr = np.zeros(1, dtype=np.int64)
         self._tree_class = np.empty(0, dtype=np.int32)
         self._pending = []
-        self._compact = None
+        self._forest = None
 
     @property
     def nodes(self):
@@ -88,18 +87,19 @@ class TreeEnsemble:
             self._tree_class = np.concatenate(
                 [self._tree_class, np.array([o for _, o in self._pending], dtype=np.int32)])
             self._pending = []
-            self._compact = None
+            self._forest = None
 
     def _traversal(self):
-        """``(compact nodes, tree_ptr, tree_class)``, consistent with each other."""
-        compact = self._compact
-        if compact is not None and not self._pending:
-            return compact, self._tree_ptr, self._tree_class   # built: they no longer change
+        """The trees as the walks read them (a ``_predictor.Forest``), built once."""
+        forest = self._forest
+        if forest is not None and not self._pending:
+            return forest   # built: it no longer changes
         with _ENSEMBLE_LOCK:
             self._flush()
-            if self._compact is None:   # the traversal copy, rebuilt when trees change
-                self._compact = compact_nodes(self._nodes, self._tree_ptr)
-            return self._compact, self._tree_ptr, self._tree_class
+            if self._forest is None:   # rebuilt when trees change
+                self._forest = Forest(self._nodes, self._tree_ptr, self._tree_class,
+                                      self.n_features, self.n_outputs)
+            return self._forest
 
     def _check_width(self, X):
         # the kernels read the features the trees split on without bounds checks
@@ -112,7 +112,7 @@ class TreeEnsemble:
         self._nodes = self._nodes[: self._tree_ptr[n_trees]].copy()
         self._tree_ptr = self._tree_ptr[: n_trees + 1].copy()
         self._tree_class = self._tree_class[:n_trees].copy()
-        self._compact = None
+        self._forest = None
 
     @classmethod
     def from_arrays(cls, n_features, base_score, nodes, tree_ptr, tree_class):
@@ -125,7 +125,7 @@ class TreeEnsemble:
 
     def __getstate__(self):
         self._flush()
-        return {k: v for k, v in self.__dict__.items() if k not in ("_pending", "_compact")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_pending", "_forest")}
 
     def __setstate__(self, state):
         if not isinstance(state, dict):
@@ -136,7 +136,7 @@ class TreeEnsemble:
         check_ensemble(*(state[k] for k in keys))
         self.__dict__.update(state)
         self._pending = []
-        self._compact = None
+        self._forest = None
 
     def tree(self, t):
         """The nodes of tree t (a view)."""
@@ -149,13 +149,14 @@ class TreeEnsemble:
         (the starting value is always included). X may be a CSR matrix, whose
         absent entries then have the value ``absent`` (0.0, or NaN for missing).
         """
+        forest = self._traversal()
+        start, stop = (0, forest.n_trees) if tree_range is None else tree_range
+        if type(X) is np.ndarray or not sp.issparse(X):
+            return forest.predict_raw(kernel_array(X), self.base_score, start, stop, n_threads)
         self._check_width(X)
         out = np.empty((X.shape[0], self.n_outputs), dtype=np.float64)
         out[:] = self.base_score
-        compact, tree_ptr, tree_class = self._traversal()
-        start, stop = (0, tree_class.shape[0]) if tree_range is None else tree_range
-        _predict_raw(X, compact, tree_ptr[start:stop + 1], tree_class[start:stop], out,
-                     n_threads, absent)
+        _predict_raw(X, forest, start, stop, out, n_threads, absent)
         return out
 
     def predict_raw_binned(self, X_binned, missing_bin, n_threads=1):
@@ -433,8 +434,9 @@ def add_trees_to_raw(X, trees, outputs, out, n_threads=1, absent=0.0):
     """
     sizes = np.array([t.shape[0] for t in trees], dtype=np.int64)
     ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    _predict_raw(X, compact_nodes(np.concatenate(trees), ptr), ptr,
-                 np.asarray(outputs, dtype=np.int32), out, n_threads, absent)
+    forest = Forest(np.concatenate(trees), ptr, np.asarray(outputs, dtype=np.int32), X.shape[1],
+                    out.shape[1])
+    _predict_raw(X, forest, 0, forest.n_trees, out, n_threads, absent)
 
 
 def _csr_parts(X):
@@ -448,14 +450,16 @@ def _csr_parts(X):
     return data, indices, indptr, X.shape[1]
 
 
-def _predict_raw(X, compact, tree_ptr, tree_class, out, n_threads, absent):
-    """``predict_raw`` for a dense array, ``predict_raw_csr`` for a CSR matrix."""
+def _predict_raw(X, forest, start, stop, out, n_threads, absent):
+    """``out += `` trees ``start <= t < stop`` of ``forest`` on the rows of X: a dense
+    array, or a CSR matrix (``predict_raw_csr``)."""
     if sp.issparse(X):
         data, indices, indptr, n_features = _csr_parts(X)
-        predict_raw_csr(data, indices, indptr, n_features, absent, compact, tree_ptr,
-                        tree_class, out, n_threads)
+        predict_raw_csr(data, indices, indptr, n_features, absent, forest.compact,
+                        forest.tree_ptr[start:stop + 1], forest.tree_class[start:stop], out,
+                        n_threads)
     else:
-        predict_raw(kernel_array(X), compact, tree_ptr, tree_class, out, n_threads)
+        forest.add_raw(kernel_array(X), out, start, stop, n_threads)
 
 
 def add_tree_binned_rows(X_binned, missing_bin, tree, rows, out, output, n_threads=1):

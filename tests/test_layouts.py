@@ -255,7 +255,8 @@ def test_kernels_refuse_strides_that_are_not_whole_items():
     X = _values(4, 50, 3, "float64", with_nan=True)
     odd = _strided(X, 3 * 8 + 4)
     model = _estimator("regressor").fit(X, _targets("regressor", X, 4))
-    compact, tree_ptr, tree_class = model._ensemble._traversal()
+    forest = model._ensemble._traversal()
+    compact, tree_ptr, tree_class = forest.compact, forest.tree_ptr, forest.tree_class
     out = np.zeros((50, 1))
     with pytest.raises(ValueError, match="not whole multiples of its item size"):
         _predictor.predict_raw(odd, compact, tree_ptr, tree_class, out, 1)

@@ -105,7 +105,7 @@ def test_non_finite_floats_keep_their_bits(models, tmp_path):
     for k, value in zip(split, [np.inf, -np.inf, np.nan, -np.nan, odd_nan, -0.0]):
         nodes["threshold"][k] = value
     nodes["gain"][split[0]] = np.inf
-    est._ensemble._compact = None
+    est._ensemble._forest = None
     for suffix in (".json", ".gbt"):
         est.save_model(tmp_path / f"m{suffix}")
         again = gbtree.load_model(tmp_path / f"m{suffix}")

@@ -60,13 +60,13 @@ def test_traversal_copy_follows_the_trees(rng):
     expected = ref.predict_raw(X, ens.nodes, ens.tree_ptr, ens.tree_class, ens.base_score)
     np.testing.assert_allclose(ens.predict_raw(X), expected, rtol=1e-12)
     clone = pickle.loads(pickle.dumps(ens))
-    assert "_compact" not in ens.__getstate__()
+    assert "_forest" not in ens.__getstate__()
     np.testing.assert_array_equal(clone.predict_raw(X), ens.predict_raw(X))
     assert not np.array_equal(full, ens.predict_raw(X))
 
 
 # ---------------------------------------------------------------------------
-# The AVX-512 walk against the scalar walk and the reference
+# The vector walks against the portable walk and the reference
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
@@ -75,7 +75,7 @@ from gbtree._predictor import (compact_nodes, predict_raw, predict_raw_csr,  # n
                                simd_level)
 from gbtree._typedefs import NODE_DTYPE  # noqa: E402
 
-# the vector walks this CPU has (1: AVX2, 2: AVX-512), each compared with the scalar one
+# the vector walks this CPU has (1: AVX2, 2: AVX-512), each compared with the portable one
 LEVELS = list(range(1, simd_level() + 1))
 needs_simd = pytest.mark.skipif(
     not LEVELS, reason="this CPU has neither AVX2 nor AVX-512: predict_raw uses the scalar "
@@ -129,7 +129,7 @@ def ensemble(trees, n_outputs=1):
 
 
 def walk(X, nodes, ptr, cls, n_outputs, simd, n_threads=2):
-    """predict_raw with the vector walks capped at ``simd`` (0: the scalar walk)."""
+    """predict_raw with the vector walks capped at ``simd`` (0: the portable walk for C-ordered rows)."""
     out = np.zeros((X.shape[0], n_outputs))
     predict_raw(X, compact_nodes(nodes, ptr), ptr, cls, out, n_threads, simd)
     return out
@@ -187,7 +187,7 @@ def test_simd_walk_on_strided_rows_and_csr(dtype):
 def test_vector_walks_beyond_the_packed_fields(dtype):
     # The float32 vector walks pack a child index into 16 bits and a feature into 15:
     # a tree of more than 65,536 nodes, or a feature of index >= 32,768, takes the
-    # scalar walk (the packed fields would wrap and send rows to wrong leaves). The
+    # walk that follows any strides (the packed fields would wrap and send rows to wrong leaves). The
     # float64 walk reads the 16-byte records, which have no such limits.
     rs = np.random.RandomState(7)
     big = random_tree(rs, 4, 40_000)
@@ -243,3 +243,65 @@ def test_gbtree_simd_chooses_the_walk_and_every_walk_predicts_the_same(tmp_path,
                          text=True, cwd=tmp_path)
     assert bad.returncode != 0
     assert "GBTREE_SIMD must be one of none, avx2, avx512, got 'sse9'" in bad.stderr
+
+
+# ---------------------------------------------------------------------------
+# Forest: the compiled trees predict_raw walks; fewer than 16 C-ordered rows go
+# through the trees side by side in the calling thread
+
+from gbtree._predictor import Forest  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_rows=st.integers(1, 40),
+       n_features=st.integers(1, 12), n_trees=st.integers(0, 20),
+       n_outputs=st.sampled_from([1, 3]), dtype=st.sampled_from([np.float32, np.float64]))
+def test_forest_few_rows_equal_the_block_walk_and_reference(seed, n_rows, n_features, n_trees,
+                                                            n_outputs, dtype):
+    # the row walk (below 16 rows: trees in groups of 8, a group's leaves added in
+    # tree order) against the block walk of the same rows and the reference, for
+    # any range of trees
+    rs = np.random.RandomState(seed)
+    trees = [random_tree(rs, n_features, rs.randint(0, 40)) for _ in range(n_trees)]
+    nodes, ptr, cls = (ensemble(trees, n_outputs) if trees else
+                       (np.empty(0, NODE_DTYPE), np.zeros(1, np.int64), np.empty(0, np.int32)))
+    X = probe_rows(rs, trees, n_rows, n_features, dtype) if trees else \
+        rs.normal(size=(n_rows, n_features)).astype(dtype)
+    forest = Forest(nodes, ptr, cls, n_features, n_outputs)
+    base = rs.normal(size=n_outputs)
+    start = rs.randint(0, n_trees + 1)
+    stop = rs.randint(start, n_trees + 1)
+    got = forest.predict_raw(X, base, start, stop, 1)
+    expected = ref.predict_raw(X, nodes[ptr[start]:ptr[stop]], ptr[start:stop + 1] - ptr[start],
+                               cls[start:stop], base)
+    np.testing.assert_array_equal(got, expected)
+    for lo in range(0, n_rows, 7):   # the same rows through the block walk, among others
+        block = np.concatenate([X[lo:lo + 7]] * 4)
+        out = np.tile(base, (block.shape[0], 1))
+        predict_raw(block, forest.compact, ptr[start:stop + 1], cls[start:stop], out, 1)
+        np.testing.assert_array_equal(out[:min(7, n_rows - lo)], got[lo:lo + 7])
+
+
+def test_forest_refuses_what_it_cannot_walk(rng):
+    trees = [random_tree(rng, 3, 5) for _ in range(4)]
+    nodes, ptr, cls = ensemble(trees, 2)
+    with pytest.raises(ValueError, match="is not an output of 2"):
+        Forest(nodes, ptr, cls + 1, 3, 2)
+    with pytest.raises(ValueError, match="one entry per tree"):
+        Forest(nodes, ptr, cls[:3], 3, 2)
+    forest = Forest(nodes, ptr, cls, 3, 2)
+    X = rng.normal(size=(2, 3))
+    with pytest.raises(ValueError, match="X has 4 features, but the model has 3"):
+        forest.predict_raw(rng.normal(size=(2, 4)), np.zeros(2), 0, 4, 1)
+    with pytest.raises(ValueError, match="trees 0..5 are not within 0..4"):
+        forest.predict_raw(X, np.zeros(2), 0, 5, 1)
+    with pytest.raises(ValueError, match="base_score must be a float64 array of 2 values"):
+        forest.predict_raw(X, np.zeros(3), 0, 4, 1)
+    for out in (np.zeros((2, 3)), np.zeros((3, 2)), np.zeros((2, 2), np.float32),
+                np.zeros((2, 2), order="F")[:, :1], np.zeros((2, 2)).T):
+        with pytest.raises(ValueError, match="out must be a writeable C-ordered float64 array"):
+            forest.add_raw(X, out, 0, 4, 1)
+    frozen = np.zeros((2, 2))
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="out must be a writeable"):
+        forest.add_raw(X, frozen, 0, 4, 1)

@@ -43,7 +43,7 @@ def test_threads_predicting_with_a_just_fitted_model_at_once():
     X = rng.normal(size=(500, 5))
     y = X[:, 0] + rng.normal(size=500)
     m = GBTRegressor(n_estimators=50, max_depth=3, n_jobs=1).fit(X, y)
-    assert not m._ensemble._pending and m._ensemble._compact is None
+    assert not m._ensemble._pending and m._ensemble._forest is None
     expected = GBTRegressor(n_estimators=50, max_depth=3, n_jobs=1).fit(X, y).predict(X)
     out = [None] * 4
 
