@@ -66,10 +66,11 @@ class EvalSet:
     rows sorted by query; ranking metrics need it.
     """
 
-    def __init__(self, name, X, y, sample_weight, group_ptr=None):
+    def __init__(self, name, X, y, sample_weight, group_ptr=None, base_margin=None):
         self.name, self.X = name, X
         self.y, self.sample_weight = kernel_array(y), kernel_array(sample_weight)
         self.group_ptr = group_ptr
+        self.base_margin = base_margin   # (n_rows, n_outputs) starting raw scores, or None
         self.raw = None
 
 
@@ -177,7 +178,7 @@ def _stop_asked(callbacks, hook, state):
 
 
 def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state=None,
-          eval_sets=(), metrics=(), callbacks=(), init_model=None):
+          eval_sets=(), metrics=(), callbacks=(), init_model=None, base_margin=None):
     """Fit a boosted ensemble.
 
     Parameters
@@ -197,6 +198,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     init_model : (TreeEnsemble, BinMapper) or None
         Continue this model: its bins, starting value and trees are kept and
         ``params.n_estimators`` more rounds are added (to a copy).
+    base_margin : ndarray (n_rows, n_outputs) or None
+        Each row's starting raw score, in place of the ensemble's ``base_score``
+        (XGBoost's ``base_margin``): the trees fit what it leaves.
 
     Returns
     -------
@@ -232,10 +236,10 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     else:
         ensemble = copy.deepcopy(init_model[0])
     # the same sums in the same order as the grower's updates: continuing is exact
-    raw = ensemble.predict_raw_binned(X_binned, mapper.n_bins_, n_threads)
+    raw = ensemble.predict_raw_binned(X_binned, mapper.n_bins_, n_threads, base_margin)
     absent = np.nan if mapper.absent_as_missing else 0.0
     for ev in eval_sets:
-        ev.raw = ensemble.predict_raw(ev.X, n_threads, absent=absent)
+        ev.raw = ensemble.predict_raw(ev.X, n_threads, absent=absent, base_margin=ev.base_margin)
     # (gradient, hessian) pairs: the histogram kernels read each output's rows in place
     pairs = np.empty((K, n_rows, 2), dtype=G_H_DTYPE)
     grad, hess = pairs[:, :, 0], pairs[:, :, 1]

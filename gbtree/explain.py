@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _treeshap
 from ._threads import effective_n_threads
 from .binning import csr_arrays
+from .validation import check_base_margin
 
 _MODES = {"contribs": 0, "approx": 1, "interactions": 2}
 
@@ -56,15 +57,17 @@ def _used_features(nodes, tree_ptr, n_features):
     return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), used
 
 
-def shap_values(ensemble, X, mode="contribs", tree_range=None, n_threads=1, absent=0.0):
+def shap_values(ensemble, X, mode="contribs", tree_range=None, n_threads=1, absent=0.0,
+                base_margin=None):
     """Per-feature values of every row of X (float32/float64, dense or CSR whose
     absent entries have the value ``absent``) for the trees of ``tree_range``.
 
     Returns an array of shape (n_rows, n_outputs, n_features + 1) for ``mode``
     ``"contribs"`` (TreeSHAP) and ``"approx"`` (Saabas), (n_rows, n_outputs,
     n_features + 1, n_features + 1) for ``"interactions"``; the last feature
-    index is the bias: ``base_score`` plus the trees' expected values, so that
-    each row's values sum to its raw prediction.
+    index is the bias: ``base_score`` (or the row's ``base_margin``, shape
+    (n_rows, n_outputs)) plus the trees' expected values, so that each row's
+    values sum to its raw prediction.
     """
     ensemble._check_width(X)
     nodes, tree_ptr, tree_class = ensemble.nodes, ensemble.tree_ptr, ensemble.tree_class
@@ -77,8 +80,14 @@ def shap_values(ensemble, X, mode="contribs", tree_range=None, n_threads=1, abse
     shape = (n_rows, k, m + 1) + ((m + 1,) if mode == "interactions" else ())
     out = np.zeros(shape, dtype=np.float64)
     snodes = _treeshap.shap_nodes(nodes, tree_ptr)
-    bias = ensemble.base_score.copy()
-    np.add.at(bias, tree_class, _treeshap.shap_means(snodes, tree_ptr))
+    means = _treeshap.shap_means(snodes, tree_ptr)
+    if base_margin is None:
+        bias = ensemble.base_score.copy()
+        np.add.at(bias, tree_class, means)
+    else:   # the trees' means added in tree order, as predict adds their leaves
+        bias = np.array(base_margin, dtype=np.float64)
+        for t in range(tree_class.shape[0]):
+            bias[:, tree_class[t]] += means[t]
     if mode == "interactions":
         out[:, :, m, m] = bias
     else:
@@ -97,12 +106,13 @@ def shap_values(ensemble, X, mode="contribs", tree_range=None, n_threads=1, abse
     return out
 
 
-def predict_explained(est, X, iteration_range, mode):
+def predict_explained(est, X, iteration_range, mode, base_margin=None):
     """The values ``mode`` names for a fitted estimator, in ``predict``'s layout:
     without the output axis when the model has one output."""
     X = est._validate_predict_data(X)
+    margin = check_base_margin(base_margin, X.shape[0], est._ensemble.n_outputs)
     out = shap_values(est._ensemble, X, mode, est._tree_range(iteration_range),
-                      effective_n_threads(est.n_jobs), est._absent())
+                      effective_n_threads(est.n_jobs), est._absent(), margin)
     return out[:, 0] if out.shape[1] == 1 else out
 
 

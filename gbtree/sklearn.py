@@ -21,7 +21,7 @@ from .metrics import get_metric, ndcg_at_k
 from .queries import _check_group_weights, _pop_qid_column, _take, query_groups
 from .validation import (_all_or_nothing, _check_importance_type, _check_list, _check_number,
                          _check_split, _is_str, _naming_the_argument, _same_kind,
-                         _sparse_frame_for_scipy)
+                         _sparse_frame_for_scipy, check_base_margin)
 from .binning import canonical_csr, check_sparse_structure
 from .categorical import CategoricalEncoder, resolve_columns
 from .tree import add_trees_to_raw
@@ -418,17 +418,22 @@ class _GBTModel(BaseEstimator):
             callbacks.append(EarlyStopping(int(self.early_stopping_rounds)))
         return callbacks
 
-    def _eval_sets(self, eval_set, sample_weight_eval_set, encode_y):
+    def _eval_sets(self, eval_set, sample_weight_eval_set, encode_y, base_margin_eval_set=None,
+                   n_outputs=1):
         if eval_set is None:
-            if sample_weight_eval_set is not None:
-                raise ValueError("sample_weight_eval_set is given without eval_set")
+            for name, value in (("sample_weight_eval_set", sample_weight_eval_set),
+                                ("base_margin_eval_set", base_margin_eval_set)):
+                if value is not None:
+                    raise ValueError(f"{name} is given without eval_set")
             return []
         if not isinstance(eval_set, (list, tuple)):
             raise TypeError("eval_set must be a list of (X, y) pairs")
-        _check_list("sample_weight_eval_set", sample_weight_eval_set)
-        if sample_weight_eval_set is not None and len(sample_weight_eval_set) != len(eval_set):
-            raise ValueError(f"sample_weight_eval_set has {len(sample_weight_eval_set)} entries "
-                             f"but eval_set has {len(eval_set)}")
+        for name, value in (("sample_weight_eval_set", sample_weight_eval_set),
+                            ("base_margin_eval_set", base_margin_eval_set)):
+            _check_list(name, value)
+            if value is not None and len(value) != len(eval_set):
+                raise ValueError(f"{name} has {len(value)} entries but eval_set has "
+                                 f"{len(eval_set)}")
         sets = []
         for i, pair in enumerate(eval_set):
             if not isinstance(pair, (list, tuple)) or len(pair) != 2:
@@ -452,7 +457,11 @@ class _GBTModel(BaseEstimator):
                                                  dtype=np.float64, ensure_non_negative=True)
                 except ValueError as exc:
                     raise ValueError(f"sample_weight_eval_set[{i}]: {exc}") from None
-            sets.append(booster.EvalSet(f"validation_{i}", X_val, y_val, w_val))
+            m_val = check_base_margin(
+                None if base_margin_eval_set is None else base_margin_eval_set[i],
+                X_val.shape[0], n_outputs, f"base_margin_eval_set[{i}]")
+            sets.append(booster.EvalSet(f"validation_{i}", X_val, y_val, w_val,
+                                        base_margin=m_val))
         return sets
 
     def _rng(self):
@@ -463,13 +472,15 @@ class _GBTModel(BaseEstimator):
                              f"got {self.random_state!r}") from exc
 
     def _fit(self, X, y, sample_weight, objective, eval_set=None, sample_weight_eval_set=None,
-             encode_y=None, stratify=False, eval_sets=None, rng=None):
+             encode_y=None, stratify=False, eval_sets=None, rng=None, base_margin=None,
+             base_margin_eval_set=None):
         """Validate the parameters and train.
 
         ``eval_sets`` (a list of ``booster.EvalSet``) and ``rng`` are given by an
         estimator that has built its eval sets and any ``validation_fraction``
         hold-out itself (the ranker, which splits by query); then ``eval_set``
-        is not read and no hold-out is made here.
+        and ``base_margin_eval_set`` are not read and no hold-out is made here.
+        ``base_margin`` is already checked (``check_base_margin``).
         """
         params = self._boost_params()
         _check_importance_type(self.importance_type)
@@ -486,7 +497,8 @@ class _GBTModel(BaseEstimator):
         metrics = self._metrics(objective)
         callbacks = self._callbacks()
         if not prepared:
-            eval_sets = self._eval_sets(eval_set, sample_weight_eval_set, encode_y)
+            eval_sets = self._eval_sets(eval_set, sample_weight_eval_set, encode_y,
+                                        base_margin_eval_set, objective.n_outputs)
             for i, ev in enumerate(eval_sets):
                 try:
                     objective.check_eval_target(ev.y)
@@ -507,16 +519,17 @@ class _GBTModel(BaseEstimator):
                 raise ValueError(f"validation_fraction={self.validation_fraction} cannot split "
                                  f"these {X.shape[0]} rows: {exc}") from exc
             _check_split(objective, y, sample_weight, train, val, self.validation_fraction)
-            w_val = None if sample_weight is None else sample_weight[val]
-            eval_sets.append(booster.EvalSet("validation", X[val], y[val], w_val))
+            eval_sets.append(booster.EvalSet("validation", X[val], y[val],
+                                             _take(sample_weight, val),
+                                             base_margin=_take(base_margin, val)))
             X, y = X[train], y[train]
-            sample_weight = None if sample_weight is None else sample_weight[train]
+            sample_weight, base_margin = _take(sample_weight, train), _take(base_margin, train)
         X = self._target_statistics(X, y, sample_weight, objective, params.seed, eval_sets,
                                     continuing=init_model is not None)
         self._ensemble, info = booster.train(
             X, y, objective, params, sample_weight=sample_weight, n_threads=n_threads,
             random_state=rng, eval_sets=eval_sets, metrics=metrics, callbacks=callbacks,
-            init_model=init_model)
+            init_model=init_model, base_margin=base_margin)
         self._objective = objective
         self._bin_mapper = info["bin_mapper"]
         self.fit_info_ = {"bin_seconds": info["bin_seconds"],
@@ -703,19 +716,20 @@ class _GBTModel(BaseEstimator):
                              f"n_estimators_={self.n_estimators_}, got {iteration_range!r}")
         return start * K, stop * K
 
-    def _raw_predict(self, X, iteration_range=None):
+    def _raw_predict(self, X, iteration_range=None, base_margin=None):
         X = self._validate_predict_data(X)
+        if base_margin is not None:
+            base_margin = check_base_margin(base_margin, X.shape[0], self._ensemble.n_outputs)
         return self._ensemble.predict_raw(X, effective_n_threads(self.n_jobs),
                                           self._tree_range(iteration_range),
-                                          absent=self._absent())
+                                          absent=self._absent(), base_margin=base_margin)
 
-    def _staged_raw(self, X):
+    def _staged_raw(self, X, base_margin=None):
         X = self._validate_predict_data(X)
         n_threads = effective_n_threads(self.n_jobs)
         ens = self._ensemble
         K = ens.n_outputs
-        raw = np.empty((X.shape[0], K), dtype=np.float64)
-        raw[:] = ens.base_score
+        raw = ens._starting_raw(X.shape[0], check_base_margin(base_margin, X.shape[0], K))
         for r in range(self.n_estimators_):
             add_trees_to_raw(X, [ens.tree(r * K + k) for k in range(K)], range(K), raw, n_threads,
                              absent=self._absent())
@@ -949,7 +963,8 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         return simple[obj]()
 
     @_all_or_nothing
-    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
+            base_margin=None, base_margin_eval_set=None):
         """Fit the model.
 
         Parameters
@@ -964,9 +979,17 @@ class GBTRegressor(RegressorMixin, _GBTModel):
             ``validation_0``, ``validation_1``, ... in ``evals_result_``).
         sample_weight_eval_set : list of array-like or None, default=None
             Weights of each eval set.
+        base_margin : array-like of shape (n_samples,), default=None
+            An offset: each row's starting raw score (on the link scale, e.g.
+            the log of exposure for ``objective="poisson"``), in place of the
+            fitted starting value; the trees fit what it leaves. Pass the
+            rows' offsets to ``predict`` too.
+        base_margin_eval_set : list of array-like or None, default=None
+            The offsets of each eval set.
         """
         objective = self._make_objective()
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=True)
+        base_margin = check_base_margin(base_margin, X.shape[0], objective.n_outputs)
 
         def encode(y_val, name):
             try:
@@ -978,26 +1001,28 @@ class GBTRegressor(RegressorMixin, _GBTModel):
             return y_val
 
         return self._fit(X, y, sample_weight, objective, eval_set, sample_weight_eval_set,
-                         encode)
+                         encode, base_margin=base_margin,
+                         base_margin_eval_set=base_margin_eval_set)
 
-    def predict(self, X, iteration_range=None, *, pred_contribs=False, approx_contribs=False,
-                pred_interactions=False):
+    def predict(self, X, iteration_range=None, *, base_margin=None, pred_contribs=False,
+                approx_contribs=False, pred_interactions=False):
         """Predicted values, shape (n_samples,).
 
         ``iteration_range=(start, stop)`` uses the trees of rounds
         ``start <= r < stop``; by default all rounds up to the best one.
-        ``pred_contribs``, ``approx_contribs``, ``pred_interactions``: see
-        :meth:`to_shap`.
+        ``base_margin``: the rows' offsets (see :meth:`fit`), in place of the
+        starting value. ``pred_contribs``, ``approx_contribs``,
+        ``pred_interactions``: see :meth:`to_shap`.
         """
         mode = explain.explain_mode(pred_contribs, approx_contribs, pred_interactions)
         if mode is not None:
-            return explain.predict_explained(self, X, iteration_range, mode)
-        raw = self._raw_predict(X, iteration_range)   # checks that the model is fitted
+            return explain.predict_explained(self, X, iteration_range, mode, base_margin)
+        raw = self._raw_predict(X, iteration_range, base_margin)   # checks that it is fitted
         return self._objective.transform(raw)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X, base_margin=None):
         """Predictions after each round, as a generator of arrays."""
-        for raw in self._staged_raw(X):
+        for raw in self._staged_raw(X, base_margin):
             yield self._objective.transform(raw)
 
 
@@ -1033,7 +1058,8 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         _set_shared(self, locals())
 
     @_all_or_nothing
-    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
+            base_margin=None, base_margin_eval_set=None):
         """Fit the model.
 
         Parameters
@@ -1049,6 +1075,12 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
             must be among the training classes.
         sample_weight_eval_set : list of array-like or None, default=None
             Weights of each eval set.
+        base_margin : array-like of shape (n_samples,) or (n_samples, n_classes), default=None
+            An offset: each row's starting raw score (log-odds of ``classes_[1]``
+            for two classes, one score per class otherwise), in place of the
+            fitted starting value. Pass the rows' offsets to ``predict`` too.
+        base_margin_eval_set : list of array-like or None, default=None
+            The offsets of each eval set.
         """
         if not (callable(self.objective) or _is_str(self.objective, "log_loss")):
             raise ValueError(f"objective must be 'log_loss' or a callable, got {self.objective!r}")
@@ -1108,40 +1140,45 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                                  f"{np.unique(y_val[unknown])[:5]!r}")
             return codes.astype(np.float64)
 
+        base_margin = check_base_margin(base_margin, X.shape[0], objective.n_outputs)
         return self._fit(X, y_enc, sample_weight, objective, eval_set,
-                         sample_weight_eval_set, encode, stratify=True)
+                         sample_weight_eval_set, encode, stratify=True, base_margin=base_margin,
+                         base_margin_eval_set=base_margin_eval_set)
 
-    def decision_function(self, X, iteration_range=None):
-        """Raw scores: log-odds of ``classes_[1]`` (binary, shape (n,)) or per-class (n, K)."""
-        raw = self._raw_predict(X, iteration_range)
+    def decision_function(self, X, iteration_range=None, *, base_margin=None):
+        """Raw scores: log-odds of ``classes_[1]`` (binary, shape (n,)) or per-class (n, K);
+        ``base_margin``: the rows' offsets (see :meth:`fit`)."""
+        raw = self._raw_predict(X, iteration_range, base_margin)
         return raw[:, 0] if raw.shape[1] == 1 else raw
 
-    def predict_proba(self, X, iteration_range=None):
-        """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
-        raw = self._raw_predict(X, iteration_range)   # checks that the model is fitted
+    def predict_proba(self, X, iteration_range=None, *, base_margin=None):
+        """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order;
+        ``base_margin``: the rows' offsets (see :meth:`fit`)."""
+        raw = self._raw_predict(X, iteration_range, base_margin)   # checks that it is fitted
         return self._objective.transform(raw)
 
-    def predict(self, X, iteration_range=None, *, pred_contribs=False, approx_contribs=False,
-                pred_interactions=False):
-        """Most probable class label per row; ``pred_contribs``,
-        ``approx_contribs``, ``pred_interactions``: see :meth:`to_shap`."""
+    def predict(self, X, iteration_range=None, *, base_margin=None, pred_contribs=False,
+                approx_contribs=False, pred_interactions=False):
+        """Most probable class label per row; ``base_margin``: the rows' offsets (see
+        :meth:`fit`); ``pred_contribs``, ``approx_contribs``, ``pred_interactions``:
+        see :meth:`to_shap`."""
         mode = explain.explain_mode(pred_contribs, approx_contribs, pred_interactions)
         if mode is not None:
-            return explain.predict_explained(self, X, iteration_range, mode)
-        raw = self._raw_predict(X, iteration_range)
+            return explain.predict_explained(self, X, iteration_range, mode, base_margin)
+        raw = self._raw_predict(X, iteration_range, base_margin)
         # the link is monotone: the arg max of the raw scores is that of the probabilities
         if raw.shape[1] == 1:
             return self.classes_.take(raw[:, 0] > 0)
         return self.classes_[np.argmax(raw, axis=1)]
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X, base_margin=None):
         """Class probabilities after each round, as a generator."""
-        for raw in self._staged_raw(X):
+        for raw in self._staged_raw(X, base_margin):
             yield self._objective.transform(raw)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X, base_margin=None):
         """Predicted labels after each round, as a generator."""
-        for proba in self.staged_predict_proba(X):
+        for proba in self.staged_predict_proba(X, base_margin):
             yield self.classes_[np.argmax(proba, axis=1)]
 
 
@@ -1246,8 +1283,9 @@ class GBTRanker(_GBTModel):
         return X, qid
 
     @_all_or_nothing
-    def fit(self, X, y, *, group=None, qid=None, sample_weight=None, eval_set=None,
-            eval_group=None, eval_qid=None, sample_weight_eval_set=None):
+    def fit(self, X, y, *, group=None, qid=None, sample_weight=None, base_margin=None,
+            eval_set=None, eval_group=None, eval_qid=None, sample_weight_eval_set=None,
+            base_margin_eval_set=None):
         """Fit the ranker.
 
         Parameters
@@ -1266,6 +1304,9 @@ class GBTRanker(_GBTModel):
             not a feature). Exactly one of ``group`` and ``qid`` is required.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-row weights, equal within each query (a query's weight).
+        base_margin : array-like of shape (n_samples,), default=None
+            An offset: each row's starting score, in place of the fitted
+            starting value; pass the rows' offsets to ``predict`` too.
         eval_set : list of (X, y) pairs, default=None
             Evaluated with ``eval_metric`` after every round.
         eval_group, eval_qid : list, default=None
@@ -1273,19 +1314,24 @@ class GBTRanker(_GBTModel):
             with ``qid="column"`` the eval sets' own column is used).
         sample_weight_eval_set : list of array-like or None, default=None
             Per-row weights of each eval set, equal within each query.
+        base_margin_eval_set : list of array-like or None, default=None
+            The offsets of each eval set.
         """
         self.qid_column_ = qid if isinstance(qid, str) else None
         X, qid = self._split_qid_column(X, qid, "fit")
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=True)
+        base_margin = check_base_margin(base_margin, X.shape[0], 1)
         order, group_ptr = query_groups(X.shape[0], group, qid, "fit")
         X, y, sample_weight = _take(X, order), _take(y, order), _take(sample_weight, order)
+        base_margin = _take(base_margin, order)
         sample_weight = _check_group_weights(sample_weight, group_ptr, "fit")
 
         rng = self._rng()
         objective = self._make_objective(seed=int(rng.randint(np.iinfo(np.int32).max)))
         objective.check_target(y)
         eval_sets = self._ranking_eval_sets(eval_set, eval_group, eval_qid,
-                                            sample_weight_eval_set, objective)
+                                            sample_weight_eval_set, objective,
+                                            base_margin_eval_set)
         self._boost_params()   # validates validation_fraction, used here
         if self.validation_fraction > 0:
             n_groups = group_ptr.shape[0] - 1
@@ -1305,15 +1351,18 @@ class GBTRanker(_GBTModel):
             val_ptr = np.r_[0, np.cumsum(sizes[np.sort(val)])].astype(np.intp)
             group_ptr = np.r_[0, np.cumsum(sizes[np.sort(train)])].astype(np.intp)
             eval_sets.append(booster.EvalSet("validation", X[val_rows], y[val_rows],
-                                             _take(sample_weight, val_rows), val_ptr))
+                                             _take(sample_weight, val_rows), val_ptr,
+                                             base_margin=_take(base_margin, val_rows)))
             X, y, sample_weight = X[train_rows], y[train_rows], _take(sample_weight, train_rows)
+            base_margin = _take(base_margin, train_rows)
         objective.group_ptr = group_ptr
-        self._fit(X, y, sample_weight, objective, eval_sets=eval_sets, rng=rng)
+        self._fit(X, y, sample_weight, objective, eval_sets=eval_sets, rng=rng,
+                  base_margin=base_margin)
         objective.group_ptr = None   # the training queries are not part of the model
         return self
 
     def _ranking_eval_sets(self, eval_set, eval_group, eval_qid, sample_weight_eval_set,
-                           objective):
+                           objective, base_margin_eval_set=None):
         _check_list("eval_set", eval_set, "a list of (X, y) pairs")
         _check_list("sample_weight_eval_set", sample_weight_eval_set)
         n_sets = 0 if eval_set is None else len(eval_set)
@@ -1347,33 +1396,34 @@ class GBTRanker(_GBTModel):
             return y_val
 
         sets = self._eval_sets(prepared if eval_set is not None else None,
-                               sample_weight_eval_set, encode)
+                               sample_weight_eval_set, encode, base_margin_eval_set)
         for i, ev in enumerate(sets):
             order, ptr = query_groups(ev.X.shape[0], *qids[i], where=f"eval_set[{i}]")
             ev.X, ev.y = _take(ev.X, order), _take(ev.y, order)
+            ev.base_margin = _take(ev.base_margin, order)
             ev.sample_weight = _check_group_weights(_take(ev.sample_weight, order), ptr,
                                                     f"sample_weight_eval_set[{i}]")
             ev.group_ptr = ptr
         return sets
 
-    def predict(self, X, iteration_range=None, *, pred_contribs=False, approx_contribs=False,
-                pred_interactions=False):
+    def predict(self, X, iteration_range=None, *, base_margin=None, pred_contribs=False,
+                approx_contribs=False, pred_interactions=False):
         """Ranking scores, shape (n_samples,), in the rows' order (higher ranks first).
 
         With ``qid="column"`` at fit, a DataFrame's query-id column is dropped.
-        ``pred_contribs``, ``approx_contribs``, ``pred_interactions``: see
-        :meth:`to_shap`.
+        ``base_margin``: the rows' offsets (see :meth:`fit`). ``pred_contribs``,
+        ``approx_contribs``, ``pred_interactions``: see :meth:`to_shap`.
         """
         X, _ = self._split_qid_column(X, None, "predict")
         mode = explain.explain_mode(pred_contribs, approx_contribs, pred_interactions)
         if mode is not None:
-            return explain.predict_explained(self, X, iteration_range, mode)
-        return self._raw_predict(X, iteration_range)[:, 0]
+            return explain.predict_explained(self, X, iteration_range, mode, base_margin)
+        return self._raw_predict(X, iteration_range, base_margin)[:, 0]
 
-    def staged_predict(self, X):
+    def staged_predict(self, X, base_margin=None):
         """Scores after each round, as a generator of arrays."""
         X, _ = self._split_qid_column(X, None, "staged_predict")
-        for raw in self._staged_raw(X):
+        for raw in self._staged_raw(X, base_margin):
             yield raw[:, 0]
 
     def score(self, X, y, qid=None, group=None, sample_weight=None):

@@ -142,28 +142,40 @@ class TreeEnsemble:
         """The nodes of tree t (a view)."""
         return self.nodes[self.tree_ptr[t]:self.tree_ptr[t + 1]]
 
-    def predict_raw(self, X, n_threads=1, tree_range=None, absent=0.0):
+    def predict_raw(self, X, n_threads=1, tree_range=None, absent=0.0, base_margin=None):
         """Raw predictions, shape (n_rows, n_outputs), for float32/float64 X.
 
         ``tree_range=(start, stop)`` uses only trees ``start <= t < stop``
         (the starting value is always included). X may be a CSR matrix, whose
         absent entries then have the value ``absent`` (0.0, or NaN for missing).
+        ``base_margin`` (float64, shape (n_rows, n_outputs)): each row's starting
+        value, in place of ``base_score``.
         """
         forest = self._traversal()
         start, stop = (0, forest.n_trees) if tree_range is None else tree_range
-        if type(X) is np.ndarray or not sp.issparse(X):
+        if base_margin is None and (type(X) is np.ndarray or not sp.issparse(X)):
             return forest.predict_raw(kernel_array(X), self.base_score, start, stop, n_threads)
         self._check_width(X)
-        out = np.empty((X.shape[0], self.n_outputs), dtype=np.float64)
-        out[:] = self.base_score
+        out = self._starting_raw(X.shape[0], base_margin)
         _predict_raw(X, forest, start, stop, out, n_threads, absent)
         return out
 
-    def predict_raw_binned(self, X_binned, missing_bin, n_threads=1):
-        """Raw predictions from the binned matrix the model was trained on (dense, or
-        a ``binning.SparseBinned``)."""
-        out = np.empty((X_binned.shape[0], self.n_outputs), dtype=np.float64)
+    def _starting_raw(self, n_rows, base_margin):
+        """A new (n_rows, n_outputs) array of the starting values: ``base_score`` on
+        every row, or a copy of ``base_margin``."""
+        if base_margin is not None:
+            if base_margin.shape != (n_rows, self.n_outputs):
+                raise ValueError(f"base_margin must have shape ({n_rows}, {self.n_outputs}), "
+                                 f"got {base_margin.shape}")
+            return np.array(base_margin, dtype=np.float64, order="C")
+        out = np.empty((n_rows, self.n_outputs), dtype=np.float64)
         out[:] = self.base_score
+        return out
+
+    def predict_raw_binned(self, X_binned, missing_bin, n_threads=1, base_margin=None):
+        """Raw predictions from the binned matrix the model was trained on (dense, or
+        a ``binning.SparseBinned``), starting from ``base_margin`` if given."""
+        out = self._starting_raw(X_binned.shape[0], base_margin)
         if isinstance(X_binned, np.ndarray):
             predict_binned(X_binned, missing_bin, self.nodes, self.tree_ptr, self.tree_class,
                            out, n_threads)

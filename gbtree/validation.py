@@ -147,3 +147,25 @@ def _is_missing(values):
         return np.array([v is None or (isinstance(v, float) and v != v) for v in values],
                         dtype=bool)
     return np.zeros(values.shape, dtype=bool)
+
+
+def check_base_margin(margin, n_rows, n_outputs, name="base_margin"):
+    """``margin`` as a C-ordered float64 array of shape ``(n_rows, n_outputs)`` (None
+    stays None): a per-row starting raw score, one value per row for a model of one
+    output, ``(n_rows, n_outputs)`` otherwise. ValueError naming ``name`` unless it is
+    finite and of that shape."""
+    if margin is None:
+        return None
+    try:
+        m = np.asarray(margin, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must hold numbers: {exc}") from None
+    if m.ndim == 1 and n_outputs == 1:
+        m = m[:, None]
+    if m.shape != (n_rows, n_outputs):
+        want = f"({n_rows},)" if n_outputs == 1 else f"({n_rows}, {n_outputs})"
+        raise ValueError(f"{name} must have shape {want}, one value per row"
+                         f"{'' if n_outputs == 1 else ' and output'}, got shape {m.shape}")
+    if not np.all(np.isfinite(m)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return np.array(m, dtype=np.float64, order="C")   # a copy: the fit writes raw scores
