@@ -16,6 +16,7 @@ from scipy.special import gammaln, xlogy
 
 from sklearn.utils.validation import _check_sample_weight
 
+from . import objectives as _objectives
 from .objectives import read_only
 from .queries import _check_group_weights, _take, query_groups
 from .validation import _check_number
@@ -150,6 +151,61 @@ def tweedie_deviance(power):
     return deviance
 
 
+def cox_nloglik(y, pred, w=None):
+    """The Cox model's negative log partial likelihood (Breslow) per unit of event
+    weight, of hazard ratios ``pred`` for labels y (time, negative when censored)."""
+    return _objectives.cox_nloglik(y, np.log(np.maximum(pred, _EPS)), w)
+
+
+def concordance_index(y, pred, w=None):
+    """Harrell's concordance index of risk scores ``pred`` (higher: the event comes
+    sooner) for survival labels y (time, negative when censored).
+
+    A pair is comparable when the row with the earlier time had its event (an event
+    is also compared with the rows censored at its own time); it is concordant when
+    that row has the higher score, and counts one half when the scores tie. Pairs
+    weigh ``w_i * w_j``. 0.5 when no pair is comparable."""
+    t, event = np.abs(y), y > 0
+    w = np.ones(t.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+    _, rank = np.unique(pred, return_inverse=True)
+    size = int(rank.max()) + 2 if rank.size else 1
+    fenwick = np.zeros(size)      # weights of the rows of later times, by score rank
+
+    def below(r):                 # total weight of ranks < r
+        total, i = 0.0, r
+        while i > 0:
+            total += fenwick[i]
+            i -= i & -i
+        return total
+
+    def insert(r, weight):
+        i = r + 1
+        while i < size:
+            fenwick[i] += weight
+            i += i & -i
+
+    order = np.argsort(-t, kind="stable")
+    concordant = tied = comparable = 0.0
+    lo = 0
+    while lo < order.shape[0]:
+        hi = lo
+        while hi < order.shape[0] and t[order[hi]] == t[order[lo]]:
+            hi += 1
+        group = order[lo:hi]
+        for i in group[~event[group]]:
+            insert(rank[i], w[i])
+        everyone = below(size - 1)
+        for i in group[event[group]]:
+            lower, upto = below(rank[i]), below(rank[i] + 1)
+            concordant += w[i] * lower
+            tied += w[i] * (upto - lower)
+            comparable += w[i] * everyone
+        for i in group[event[group]]:
+            insert(rank[i], w[i])
+        lo = hi
+    return float((concordant + 0.5 * tied) / comparable) if comparable > 0 else 0.5
+
+
 def quantile_loss(alpha):
     def pinball(y, pred, w=None):
         d = y - pred
@@ -272,7 +328,9 @@ def _parse_ranking_metric(spec):
 
 
 _REGRESSION = frozenset({"regression", "ranking"})
+_SURVIVAL = frozenset({"survival"})
 _TASKS = {"logloss": frozenset({"binary"}), "error": frozenset({"binary"}),
+          "cox-nloglik": _SURVIVAL, "concordance": _SURVIVAL,
           "auc": frozenset({"binary", "multiclass"}), "mlogloss": frozenset({"multiclass"}),
           "merror": frozenset({"multiclass"})}
 
@@ -281,6 +339,7 @@ _FIXED = {
     "logloss": (logloss, False), "error": (error, False), "auc": (auc, True),
     "mlogloss": (mlogloss, False), "merror": (merror, False),
     "poisson-nloglik": (poisson_nloglik, False), "gamma-deviance": (gamma_deviance, False),
+    "cox-nloglik": (cox_nloglik, False), "concordance": (concordance_index, True),
 }
 METRIC_NAMES = tuple(_FIXED) + ("tweedie-deviance", "quantile", "ndcg", "ndcg@k", "map",
                                  "map@k")

@@ -40,7 +40,7 @@ _ESTIMATORS = ("GBTRegressor", "GBTClassifier", "GBTRanker")
 _OBJECTIVES = {
     "SquaredError": lambda: _obj.SquaredError(), "AbsoluteError": lambda: _obj.AbsoluteError(),
     "Quantile": lambda: _obj.Quantile(), "Huber": lambda: _obj.Huber(),
-    "Poisson": lambda: _obj.Poisson(), "Gamma": lambda: _obj.Gamma(),
+    "Poisson": lambda: _obj.Poisson(), "Gamma": lambda: _obj.Gamma(), "Cox": lambda: _obj.Cox(),
     "Tweedie": lambda: _obj.Tweedie(), "Logistic": lambda: _obj.Logistic(),
     "Softmax": lambda: _obj.Softmax(3), "Ranking": lambda: _obj.Ranking(np.zeros(1)),
     "Custom": lambda: _obj.Custom(None),
@@ -511,7 +511,7 @@ def _objective(sec, dec, n_outputs, estimator):
     if cls_name == "Custom" and dec.mode != "pickle":
         raise _bad("objective.class", "a custom objective is code, not part of a model file")
     expected = {"GBTRegressor": ("SquaredError", "AbsoluteError", "Quantile", "Huber",
-                                 "Poisson", "Gamma", "Tweedie", "Custom"),
+                                 "Poisson", "Gamma", "Tweedie", "Cox", "Custom"),
                 "GBTClassifier": ("Logistic", "Softmax", "Custom"),
                 "GBTRanker": ("Ranking",)}[estimator]
     if cls_name not in expected:

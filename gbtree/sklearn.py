@@ -909,7 +909,9 @@ class GBTRegressor(RegressorMixin, _GBTModel):
     objective : str or callable, default="squared_error"
         ``"squared_error"``, ``"absolute_error"``, ``"huber"``, ``"quantile"``,
         ``"poisson"``, ``"gamma"`` or ``"tweedie"`` (the last three with a log
-        link: ``predict`` returns ``exp(raw)``), or a callable
+        link: ``predict`` returns ``exp(raw)``), ``"cox"`` (survival: y is the
+        time of the event, negative for a censored row; ``predict`` returns
+        the hazard ratio ``exp(raw)``), or a callable
         ``f(y_true, raw_prediction[, sample_weight]) -> (grad, hess)`` (see
         ``gbtree.objectives.Custom``). Absolute error, quantile and Huber refit
         each leaf on its rows' residuals after the tree is grown.
@@ -959,7 +961,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         if obj == "tweedie":
             return _obj.Tweedie(self.tweedie_variance_power)
         simple = {"squared_error": _obj.SquaredError, "absolute_error": _obj.AbsoluteError,
-                  "poisson": _obj.Poisson, "gamma": _obj.Gamma}
+                  "poisson": _obj.Poisson, "gamma": _obj.Gamma, "cox": _obj.Cox}
         return simple[obj]()
 
     @_all_or_nothing
