@@ -84,7 +84,7 @@ def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learn
     leaf_of_pos[:] = np.repeat(order.astype(np.intp), (ends - starts)[leaves][order])
     before = raw_before[rows]
     w = None if sample_weight is None else sample_weight[rows]
-    best = objective.refit_leaves(y[rows], before, w, leaf_of_pos, leaves.shape[0])
+    best = objective.refit_leaves(y[rows], before, w, leaf_of_pos, leaves.shape[0], k)
     values = nodes["value"][leaves]
     refit = ~np.isnan(best)   # a leaf whose rows all have zero weight keeps its value
     values[refit] = learning_rate * best[refit]

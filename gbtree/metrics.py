@@ -207,7 +207,12 @@ def concordance_index(y, pred, w=None):
 
 
 def quantile_loss(alpha):
+    """The pinball loss at ``alpha``; for a tuple of alphas and predictions of one
+    column per alpha, the mean of the columns' losses."""
     def pinball(y, pred, w=None):
+        if np.ndim(pred) == 2:
+            return float(np.mean([quantile_loss(a)(y, pred[:, k], w)
+                                  for k, a in enumerate(alpha)]))
         d = y - pred
         return _avg(np.where(d >= 0, alpha * d, (alpha - 1) * d), w)
     return pinball
@@ -383,7 +388,8 @@ def get_metric(spec, objective):
     if spec == "tweedie-deviance":
         return Metric(spec, tweedie_deviance(getattr(objective, "power", 1.5)), tasks=_REGRESSION)
     if spec == "quantile":
-        return Metric(spec, quantile_loss(getattr(objective, "alpha", 0.5)), tasks=_REGRESSION)
+        alpha = getattr(objective, "alphas", getattr(objective, "alpha", 0.5))
+        return Metric(spec, quantile_loss(alpha), tasks=_REGRESSION | {"multi-quantile"})
     ranking = _parse_ranking_metric(spec)
     if ranking is not None:
         base, k = ranking

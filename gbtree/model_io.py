@@ -41,6 +41,7 @@ _OBJECTIVES = {
     "SquaredError": lambda: _obj.SquaredError(), "AbsoluteError": lambda: _obj.AbsoluteError(),
     "Quantile": lambda: _obj.Quantile(), "Huber": lambda: _obj.Huber(),
     "Poisson": lambda: _obj.Poisson(), "Gamma": lambda: _obj.Gamma(), "Cox": lambda: _obj.Cox(),
+    "MultiQuantile": lambda: _obj.MultiQuantile(),
     "Tweedie": lambda: _obj.Tweedie(), "Logistic": lambda: _obj.Logistic(),
     "Softmax": lambda: _obj.Softmax(3), "Ranking": lambda: _obj.Ranking(np.zeros(1)),
     "Custom": lambda: _obj.Custom(None),
@@ -511,7 +512,8 @@ def _objective(sec, dec, n_outputs, estimator):
     if cls_name == "Custom" and dec.mode != "pickle":
         raise _bad("objective.class", "a custom objective is code, not part of a model file")
     expected = {"GBTRegressor": ("SquaredError", "AbsoluteError", "Quantile", "Huber",
-                                 "Poisson", "Gamma", "Tweedie", "Cox", "Custom"),
+                                 "Poisson", "Gamma", "Tweedie", "Cox", "MultiQuantile",
+                                 "Custom"),
                 "GBTClassifier": ("Logistic", "Softmax", "Custom"),
                 "GBTRanker": ("Ranking",)}[estimator]
     if cls_name not in expected:
@@ -530,6 +532,12 @@ def _objective(sec, dec, n_outputs, estimator):
     for key, value in state.items():
         value = dec(value, f"objective.state.{key}")
         ref = fields[key]
+        if isinstance(ref, tuple):   # a tuple of numbers (MultiQuantile's alphas)
+            if not (isinstance(value, (list, tuple)) and 0 < len(value) <= 1000
+                    and all(_is(x, "real") for x in value)):
+                raise _bad(f"objective.state.{key}", "expected a list of numbers")
+            setattr(obj, key, tuple(float(x) for x in value))
+            continue
         same = (type(value) is type(ref) or value is None or ref is None
                 or (isinstance(ref, float) and _is(value, "real"))
                 or callable(ref) or key == "func")
@@ -538,6 +546,11 @@ def _objective(sec, dec, n_outputs, estimator):
         setattr(obj, key, value)
     if "group_ptr" in vars(default):
         obj.group_ptr = None
+    if cls_name == "MultiQuantile" and not (
+            len(obj.alphas) == obj.n_outputs >= 2 and all(0 < a < 1 for a in obj.alphas)
+            and all(a < b for a, b in zip(obj.alphas, obj.alphas[1:]))):
+        raise _bad("objective.state.alphas", "expected increasing numbers in (0, 1), one per "
+                                             "output")
     if not all(_is(x, "real") for x in getattr(obj, "_kernel_args", ())):
         raise _bad("objective.state._kernel_args", "expected numbers")
     if obj.n_outputs != n_outputs or (cls_name == "Softmax" and n_outputs < 3):

@@ -111,8 +111,9 @@ class Objective:
     def continue_from(self, fitted):
         """Take over the running state of ``fitted`` (same loss) when training continues."""
 
-    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves):
-        """Optimal value of each leaf given the raw predictions before the tree (or NaN)."""
+    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves, output=0):
+        """Optimal value of each leaf of a tree of ``output`` given the raw predictions
+        before the tree (or NaN)."""
         raise NotImplementedError
 
     def loss(self, y, raw, sample_weight=None):
@@ -229,7 +230,7 @@ class AbsoluteError(Objective):
     def loss(self, y, raw, sample_weight=None):
         return float(np.average(np.abs(y - raw[:, 0]), weights=sample_weight))
 
-    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves):
+    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves, output=0):
         return grouped_weighted_quantile(y - raw_before, sample_weight, leaf_of_row, n_leaves,
                                          self.alpha)
 
@@ -253,6 +254,47 @@ class Quantile(AbsoluteError):
         d = y - raw[:, 0]
         return float(np.average(np.where(d >= 0, self.alpha * d, (self.alpha - 1) * d),
                                 weights=sample_weight))
+
+
+class MultiQuantile(Objective):
+    """Several quantiles in one model: output k (one tree per round) estimates the
+    ``alphas[k]`` quantile (alphas increasing) with ``Quantile``'s pinball loss,
+    starting value and leaf refit. ``transform`` sorts each row's values, so the
+    predicted quantiles never cross: sorting moves each value towards the true
+    quantile curve's order and never increases the summed pinball loss of a row
+    whose true quantiles are ordered (Chernozhukov, Fernandez-Val and Galichon's
+    rearrangement, 2010)."""
+
+    name = "quantile"
+    task = "multi-quantile"
+    default_metric = "quantile"
+    needs_refit = True
+
+    def __init__(self, alphas=(0.25, 0.75)):
+        self.alphas = tuple(float(a) for a in alphas)
+        self.n_outputs = len(self.alphas)
+
+    def init_raw(self, y, sample_weight):
+        return np.array([weighted_quantile(y, sample_weight, a) for a in self.alphas])
+
+    def gradient(self, y, raw, sample_weight, grad, hess, n_threads):
+        d = raw - y[:, None]
+        a = np.asarray(self.alphas)
+        g = np.where(d > 0, 1.0 - a, np.where(d < 0, -a, 0.0))
+        w = 1.0 if sample_weight is None else sample_weight[:, None]
+        grad[:] = (g * w).T
+        hess[:] = np.broadcast_to(w, d.shape).T
+
+    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves, output=0):
+        return grouped_weighted_quantile(y - raw_before, sample_weight, leaf_of_row, n_leaves,
+                                         self.alphas[output])
+
+    def loss(self, y, raw, sample_weight=None):
+        return float(np.mean([Quantile(a).loss(y, raw[:, [k]], sample_weight)
+                              for k, a in enumerate(self.alphas)]))
+
+    def transform(self, raw):
+        return np.sort(raw, axis=1)
 
 
 class Huber(Objective):
@@ -302,7 +344,7 @@ class Huber(Objective):
                                          self.delta * (a - 0.5 * self.delta)),
                                 weights=sample_weight))
 
-    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves):
+    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves, output=0):
         return self._m_step(y - raw_before, sample_weight, leaf_of_row, n_leaves)
 
     def transform(self, raw):

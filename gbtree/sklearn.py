@@ -917,8 +917,11 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         each leaf on its rows' residuals after the tree is grown.
     huber_delta : float, default=1.0
         Residual size where the Huber loss turns from quadratic to linear.
-    quantile_alpha : float, default=0.5
-        The quantile that ``objective="quantile"`` estimates, in (0, 1).
+    quantile_alpha : float or list of float, default=0.5
+        The quantile that ``objective="quantile"`` estimates, in (0, 1); a
+        list of increasing values fits one model of them all (one tree per
+        value and round), whose ``predict`` returns one column per value,
+        sorted in each row so that the quantiles never cross.
     tweedie_variance_power : float, default=1.5
         Variance power of ``objective="tweedie"``, in (1, 2).
 """ + _SHARED_PARAMS_DOC
@@ -944,8 +947,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
     def _make_objective(self):
         # checked whichever objective is used, as every other parameter is
         _check_number("huber_delta", self.huber_delta, "real", 0, low_open=True)
-        _check_number("quantile_alpha", self.quantile_alpha, "real", 0, 1, low_open=True,
-                      high_open=True)
+        alphas = self._quantile_alphas()
         _check_number("tweedie_variance_power", self.tweedie_variance_power, "real", 1, 2,
                       low_open=True, high_open=True)
         obj = self.objective
@@ -957,12 +959,28 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         if obj == "huber":
             return _obj.Huber(self.huber_delta)
         if obj == "quantile":
-            return _obj.Quantile(self.quantile_alpha)
+            return _obj.Quantile(alphas[0]) if len(alphas) == 1 else _obj.MultiQuantile(alphas)
         if obj == "tweedie":
             return _obj.Tweedie(self.tweedie_variance_power)
         simple = {"squared_error": _obj.SquaredError, "absolute_error": _obj.AbsoluteError,
                   "poisson": _obj.Poisson, "gamma": _obj.Gamma, "cox": _obj.Cox}
         return simple[obj]()
+
+    def _quantile_alphas(self):
+        """``quantile_alpha`` as a tuple of increasing numbers in (0, 1)."""
+        value = self.quantile_alpha
+        if isinstance(value, (list, tuple, np.ndarray)):
+            alphas = list(np.asarray(value).ravel()) if isinstance(value, np.ndarray) else value
+            if len(alphas) == 0:
+                raise ValueError("quantile_alpha must hold at least one value")
+            for i, a in enumerate(alphas):
+                _check_number(f"quantile_alpha[{i}]", a, "real", 0, 1, low_open=True,
+                              high_open=True)
+            if any(a >= b for a, b in zip(alphas, alphas[1:])):
+                raise ValueError(f"quantile_alpha must be increasing, got {value!r}")
+            return tuple(float(a) for a in alphas)
+        _check_number("quantile_alpha", value, "real", 0, 1, low_open=True, high_open=True)
+        return (float(value),)
 
     @_all_or_nothing
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
@@ -1008,7 +1026,8 @@ class GBTRegressor(RegressorMixin, _GBTModel):
 
     def predict(self, X, iteration_range=None, *, base_margin=None, pred_contribs=False,
                 approx_contribs=False, pred_interactions=False):
-        """Predicted values, shape (n_samples,).
+        """Predicted values, shape (n_samples,), or (n_samples, n_alphas) for several
+        ``quantile_alpha``.
 
         ``iteration_range=(start, stop)`` uses the trees of rounds
         ``start <= r < stop``; by default all rounds up to the best one.
