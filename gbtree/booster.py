@@ -56,7 +56,17 @@ class BoostParams:
     monotone_constraints: object = None
     absent_as_missing: bool = False
     grad_quant_bins: int = 0    # 0: float gradients
+    dart: object = None         # DartParams, or None: plain boosting
     seed: int = 0
+
+
+@dataclass
+class DartParams:
+    rate_drop: float = 0.0
+    skip_drop: float = 0.0
+    one_drop: bool = False
+    normalize_type: str = "tree"
+    sample_type: str = "uniform"
 
 
 class EvalSet:
@@ -72,6 +82,49 @@ class EvalSet:
         self.group_ptr = group_ptr
         self.base_margin = base_margin   # (n_rows, n_outputs) starting raw scores, or None
         self.raw = None
+
+
+class _Dart:
+    """DART's choices during a fit (Vinayak and Gilad-Bachrach, 2015, with XGBoost's
+    rules): which trees a round drops, and how the dropped and new trees are scaled.
+    ``weights`` holds each tree's weight (trees of an earlier fit count 1)."""
+
+    def __init__(self, params, n_trees):
+        self.p = params
+        self.weights = [1.0] * n_trees
+
+    def drop(self, rng):
+        """Indices of the trees this round drops (sorted)."""
+        n, p = len(self.weights), self.p
+        if n == 0 or rng.random() < p.skip_drop:
+            return np.empty(0, dtype=np.intp)
+        w = np.asarray(self.weights)
+        prob = (p.rate_drop * n * w / w.sum() if p.sample_type == "weighted"
+                else np.full(n, p.rate_drop))
+        drop = np.flatnonzero(rng.random(n) < prob)
+        if drop.size == 0 and p.one_drop:
+            pick = (rng.choice(n, p=w / w.sum()) if p.sample_type == "weighted"
+                    else rng.integers(n))
+            drop = np.array([pick], dtype=np.intp)
+        return drop
+
+    def factors(self, n_drop, n_new, learning_rate):
+        """(the factor of the dropped trees, the weight of the new ones)."""
+        if n_drop == 0:
+            return 1.0, 1.0
+        lr = learning_rate / n_new
+        if self.p.normalize_type == "forest":
+            return 1.0 / (1.0 + lr), 1.0 / (1.0 + lr)
+        return n_drop / (n_drop + lr), 1.0 / (n_drop + lr)
+
+
+def _binned_contributions(X_binned, missing_bin, trees, outputs, K, n_threads):
+    """The sum of ``trees`` (each adding to raw output ``outputs[j]``) on every row of
+    the binned training matrix, shape (n_rows, K)."""
+    ens = TreeEnsemble(X_binned.shape[1], np.zeros(K))
+    for nodes, k in zip(trees, outputs):
+        ens.add_tree(nodes, int(k))
+    return ens.predict_raw_binned(X_binned, missing_bin, n_threads)
 
 
 def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learning_rate):
@@ -259,6 +312,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     for cb in callbacks:
         cb.before_training(state)
     n_rounds = 0
+    dart = None if params.dart is None else _Dart(params.dart, ensemble.n_trees)
     for it in range(params.n_estimators):
         state.iteration = it
         if _stop_asked(callbacks, "before_iteration", state):
@@ -267,6 +321,20 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not 0 < lr < np.inf:
             raise ValueError(f"the learning rate of round {rounds_before + it} (a callback may "
                              f"set it) must be a finite number > 0, got {lr!r}")
+        dropped = np.empty(0, dtype=np.intp)
+        raw_all = raw
+        if dart is not None:
+            # (a generator of its own: the round's other draws stay those of plain boosting)
+            dropped = dart.drop(np.random.default_rng([params.seed, rounds_before + it, 1]))
+        if dropped.size:
+            # the new trees fit what the trees not dropped leave
+            dropped_trees = [ensemble.tree(t).copy() for t in dropped]
+            dropped_out = ensemble.tree_class[dropped]
+            contrib = _binned_contributions(X_binned, mapper.n_bins_, dropped_trees,
+                                            dropped_out, K, n_threads)
+            raw_all = raw.copy()
+            raw -= contrib
+            raw_dropped = raw.copy()
         objective.gradient(y, raw, sample_weight, grad, hess, n_threads)
         # every random draw of a round depends on (seed, round) only: any n_jobs, warm start
         rng = np.random.default_rng([params.seed, rounds_before + it])
@@ -277,7 +345,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             keep[rows] = True
             left_out = np.flatnonzero(~keep).astype(np.uint32)
             if oob:
-                oob_before = _loss_on(objective, y, raw, sample_weight, left_out)
+                oob_before = _loss_on(objective, y, raw_all, sample_weight, left_out)
         refit_weight = sample_weight
         if amplified is not None and objective.needs_refit:
             refit_weight = np.ones(n_rows) if sample_weight is None else sample_weight.copy()
@@ -299,10 +367,29 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             if not np.isfinite(nodes["value"]).all():
                 raise ValueError(f"a leaf value of round {rounds_before + it} is inf or NaN: "
                                  f"the model diverges; lower learning_rate (now {lr:g})")
-            if left_out is not None:
+            if left_out is not None and not dropped.size:
                 add_tree_binned_rows(X_binned, mapper.n_bins_, nodes, left_out, raw, k, n_threads)
-            ensemble.add_tree(nodes, k)
             trees.append(nodes)
+        if dropped.size:
+            factor, weight = dart.factors(dropped.size, K, lr)
+            for nodes in trees:
+                nodes["value"] *= weight
+            ensemble.scale_trees(dropped, factor)
+            dart.weights = [w * factor if i in set(dropped.tolist()) else w
+                            for i, w in enumerate(dart.weights)]
+            # every row's raw score again: the others, the scaled dropped trees, the new ones
+            raw[:] = raw_dropped + factor * contrib + _binned_contributions(
+                X_binned, mapper.n_bins_, trees, range(K), K, n_threads)
+            for ev in eval_sets:
+                gone = np.zeros_like(ev.raw)
+                add_trees_to_raw(ev.X, dropped_trees, dropped_out, gone, n_threads, absent=absent)
+                ev.raw += (factor - 1.0) * gone
+        else:
+            weight = 1.0
+        if dart is not None:
+            dart.weights += [weight] * K
+        for k, nodes in enumerate(trees):
+            ensemble.add_tree(nodes, k)
         if oob:
             after = _loss_on(objective, y, raw, sample_weight, left_out)
             oob_improvement.append(oob_before - after)

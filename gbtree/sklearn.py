@@ -182,6 +182,26 @@ _SHARED_PARAMS_DOC = """
         off any group of categories, which target statistics blur when
         categories of similar mean target interact differently with other
         features. 0: statistics for every categorical column.
+    booster : {"gbtree", "dart"}, default="gbtree"
+        ``"dart"``: DART (Vinayak and Gilad-Bachrach, 2015; XGBoost's names and
+        rules): each round drops some earlier trees, fits the new tree to what
+        the others leave, then scales the dropped trees and the new one so the
+        model does not overshoot. Early stopping is refused with it (every
+        round rescales earlier trees). See docs/index.md.
+    rate_drop : float, default=0.0
+        DART: the chance that each earlier tree is dropped in a round, in [0, 1].
+    skip_drop : float, default=0.0
+        DART: the chance that a round drops nothing, in [0, 1].
+    one_drop : bool, default=False
+        DART: drop at least one tree in a round that is not skipped.
+    normalize_type : {"tree", "forest"}, default="tree"
+        DART: with k trees dropped and learning rate lr, ``"tree"`` weighs the
+        new tree ``1 / (k + lr)`` and scales the dropped ones by
+        ``k / (k + lr)``; ``"forest"`` weighs the new tree ``1 / (1 + lr)`` and
+        scales the dropped ones by as much.
+    sample_type : {"uniform", "weighted"}, default="uniform"
+        DART: drop trees with equal chances, or in proportion to their weights
+        (trees of an earlier ``warm_start`` fit count with weight 1).
 """
 
 _SHARED_DEFAULTS = dict(
@@ -193,7 +213,8 @@ _SHARED_DEFAULTS = dict(
     top_rate=0.2, other_rate=0.1, colsample_bytree=1.0, colsample_bylevel=1.0,
     colsample_bynode=1.0, feature_weights=None, interaction_constraints=None,
     monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
-    categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32,
+    categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32, booster="gbtree",
+    rate_drop=0.0, skip_drop=0.0, one_drop=False, normalize_type="tree", sample_type="uniform",
 )
 
 
@@ -248,6 +269,22 @@ class _GBTModel(BaseEstimator):
             if self.subsample != 1.0:
                 raise ValueError("subsample must be 1.0 with sampling_method='goss' "
                                  "(GOSS does its own row sampling)")
+        if self.booster not in ("gbtree", "dart"):
+            raise ValueError(f"booster must be 'gbtree' or 'dart', got {self.booster!r}")
+        for name in ("rate_drop", "skip_drop"):
+            _check_number(name, getattr(self, name), "real", 0, 1)
+        if not isinstance(self.one_drop, (bool, np.bool_)):
+            raise TypeError(f"one_drop must be a bool, got {self.one_drop!r}")
+        if self.normalize_type not in ("tree", "forest"):
+            raise ValueError(f"normalize_type must be 'tree' or 'forest', got "
+                             f"{self.normalize_type!r}")
+        if self.sample_type not in ("uniform", "weighted"):
+            raise ValueError(f"sample_type must be 'uniform' or 'weighted', got "
+                             f"{self.sample_type!r}")
+        if self.booster == "dart" and self.early_stopping_rounds is not None:
+            raise ValueError("early_stopping_rounds cannot be used with booster='dart': each "
+                             "round rescales earlier trees, so the model of the best round is "
+                             "not the first rounds of the final one")
         return booster.BoostParams(
             n_estimators=int(self.n_estimators), learning_rate=float(self.learning_rate),
             max_depth=int(self.max_depth), max_leaves=int(self.max_leaves),
@@ -262,6 +299,9 @@ class _GBTModel(BaseEstimator):
             colsample_bylevel=float(self.colsample_bylevel),
             colsample_bynode=float(self.colsample_bynode),
             grad_quant_bins=0 if self.grad_quant_bins is None else int(self.grad_quant_bins),
+            dart=None if self.booster == "gbtree" else booster.DartParams(
+                float(self.rate_drop), float(self.skip_drop), bool(self.one_drop),
+                self.normalize_type, self.sample_type),
         )
 
     def _check_x(self, X, reset, y="no_validation", y_numeric=False):
@@ -937,7 +977,9 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  colsample_bylevel=1.0, colsample_bynode=1.0, feature_weights=None,
                  interaction_constraints=None, monotone_constraints=None,
                  absent_as_missing=False, grad_quant_bins=None, categorical_features=None,
-                 cat_smooth="auto", max_cat_to_ordinal=32):
+                 cat_smooth="auto", max_cat_to_ordinal=32,
+                 booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
+                 normalize_type="tree", sample_type="uniform"):
         self.objective = objective
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
@@ -1073,7 +1115,9 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0,
                  feature_weights=None, interaction_constraints=None,
                  monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
-                 categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32):
+                 categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32,
+                 booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
+                 normalize_type="tree", sample_type="uniform"):
         self.objective = objective
         self.class_weight = class_weight
         _set_shared(self, locals())
@@ -1263,7 +1307,9 @@ class GBTRanker(_GBTModel):
                  colsample_bylevel=1.0, colsample_bynode=1.0, feature_weights=None,
                  interaction_constraints=None, monotone_constraints=None,
                  absent_as_missing=False, grad_quant_bins=None, categorical_features=None,
-                 cat_smooth="auto", max_cat_to_ordinal=32):
+                 cat_smooth="auto", max_cat_to_ordinal=32,
+                 booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
+                 normalize_type="tree", sample_type="uniform"):
         self.objective = objective
         self.lambdarank_truncation_level = lambdarank_truncation_level
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample

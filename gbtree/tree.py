@@ -106,6 +106,14 @@ class TreeEnsemble:
         if X.shape[1] != self.n_features:
             raise ValueError(f"X has {X.shape[1]} features, but the model has {self.n_features}")
 
+    def scale_trees(self, trees, factor):
+        """Multiply the values (leaves and inner nodes) of the listed trees by ``factor``."""
+        self._flush()
+        with _ENSEMBLE_LOCK:
+            for t in np.asarray(trees, dtype=np.intp):
+                self._nodes["value"][self._tree_ptr[t]:self._tree_ptr[t + 1]] *= factor
+            self._forest = None
+
     def truncate(self, n_trees):
         """Keep the first ``n_trees`` trees."""
         self._flush()
