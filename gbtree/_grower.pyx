@@ -1621,6 +1621,14 @@ cdef class TreeGrower:
             memcpy(&out_view[0], self.nodes.data(), self.nodes.size() * sizeof(node_struct))
         return out
 
+    def node_bounds(self):
+        """``(lower, upper)``: the bounds monotone constraints put on each node's weight
+        (before the learning rate) in the last tree; -inf and inf without them."""
+        cdef Py_ssize_t n_nodes = self.nodes.size(), k
+        lower = np.array([self.states[k].lower for k in range(n_nodes)], dtype=np.float64)
+        upper = np.array([self.states[k].upper for k in range(n_nodes)], dtype=np.float64)
+        return lower, upper
+
     def leaf_rows(self):
         """Partition array of the rows the last tree was grown on, and (start, end) of
         each of its nodes in it: a node's range holds its left child's, then its

@@ -140,6 +140,10 @@ def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learn
     best = objective.refit_leaves(y[rows], before, w, leaf_of_pos, leaves.shape[0], k)
     values = nodes["value"][leaves]
     refit = ~np.isnan(best)   # a leaf whose rows all have zero weight keeps its value
+    # within the bounds of monotone constraints (infinite without them), which keep
+    # every tree monotone whatever values its leaves take inside them
+    lower, upper = grower.node_bounds()
+    best = np.clip(best, lower[leaves], upper[leaves])
     values[refit] = learning_rate * best[refit]
     nodes["value"][leaves] = values
     raw[rows, k] = before + values[leaf_of_pos]

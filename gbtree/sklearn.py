@@ -131,8 +131,9 @@ _SHARED_PARAMS_DOC = """
         Per feature +1 (predictions never decrease as it grows), -1 (never
         increase) or 0: a sequence with one entry per feature, or a dict from
         feature index or name to +1 / -1. XGBoost's rule: leaf weights are kept
-        within bounds set by the constrained splits above them. Not available
-        with the objectives that refit leaves (absolute error, quantile, Huber).
+        within bounds set by the constrained splits above them (the objectives
+        that refit leaves, absolute error, quantile and Huber, refit them
+        within those bounds).
     absent_as_missing : bool, default=False
         For a ``scipy.sparse`` X: an absent entry is a 0 (False: the model is
         the one fit on ``X.toarray()``, bit for bit) or a missing value (True,
@@ -531,9 +532,6 @@ class _GBTModel(BaseEstimator):
         params.feature_weights = self._feature_weights(X.shape[1])
         params.interaction_constraints = self._interaction_groups(X.shape[1])
         params.monotone_constraints = self._monotone(X.shape[1])
-        if params.monotone_constraints is not None and objective.needs_refit:
-            raise ValueError(f"monotone_constraints cannot be used with objective="
-                             f"{objective.name!r}, whose leaves are refit after growth")
         metrics = self._metrics(objective)
         callbacks = self._callbacks()
         if not prepared:

@@ -219,8 +219,36 @@ def test_monotone_constraints_by_name_and_errors():
                        ("(1,0,0)", TypeError)]:
         with pytest.raises(error, match="monotone_constraints"):
             GBTRegressor(n_estimators=2, monotone_constraints=bad).fit(df, y)
-    with pytest.raises(ValueError, match="monotone_constraints cannot be used"):
-        GBTRegressor(objective="absolute_error", monotone_constraints=[1, 0, 0]).fit(X, y)
+
+
+@pytest.mark.parametrize("objective, extra", [
+    ("absolute_error", {}), ("huber", {"huber_delta": 0.5}),
+    ("quantile", {"quantile_alpha": 0.8}), ("quantile", {"quantile_alpha": [0.1, 0.5, 0.9]})])
+def test_monotone_constraints_hold_for_the_objectives_that_refit_leaves(objective, extra):
+    # refit leaves stay within the bounds of the constrained splits above them: every
+    # prediction rises with feature 0 and falls with feature 1, on any grid of rows
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(3000, 3))
+    y = X[:, 0] - X[:, 1] + np.sin(6 * X[:, 2]) + rng.standard_t(2, size=3000)
+    model = GBTRegressor(objective=objective, monotone_constraints=[1, -1, 0], max_depth=6,
+                         n_estimators=40, learning_rate=0.3, **extra).fit(X, y)
+    grid = np.linspace(-1.2, 1.2, 41)
+    for row in rng.uniform(-1, 1, size=(40, 3)):
+        for f, sign in ((0, 1), (1, -1)):
+            Xg = np.tile(row, (grid.size, 1))
+            Xg[:, f] = grid
+            pred = model.predict(Xg)
+            steps = np.diff(pred, axis=0) * sign
+            assert np.all(steps >= -1e-12), (objective, f)
+    free = GBTRegressor(objective=objective, max_depth=6, n_estimators=40, learning_rate=0.3,
+                        **extra).fit(X, y)
+    # (without the constraints the same fit is not monotone: the test can fail)
+    rises = []
+    for row in rng.uniform(-1, 1, size=(40, 3)):
+        Xg = np.tile(row, (grid.size, 1))
+        Xg[:, 0] = grid
+        rises.append(np.all(np.diff(free.predict(Xg), axis=0) >= 0))
+    assert not all(rises)
 
 
 def test_feature_weights_draw_the_same_at_any_scale():
