@@ -32,6 +32,13 @@ SHAP values         exact path-dependent TreeSHAP: gbtree ``predict(pred_contrib
                     ``DMatrix`` (made before the clock), LightGBM ``pred_contrib``
                     (no interactions), CatBoost ``get_feature_importance`` of type
                     ``ShapValues`` / ``ShapInteractionValues`` on a ``Pool``
+random forests      (``forest``) ``rounds`` trees averaged, each on 80 % of the rows and
+                    80 % of the features per node, L2 penalty 1e-5: gbtree
+                    ``num_parallel_tree=rounds`` in one round at learning rate 1, XGBoost
+                    the same, LightGBM ``boosting="rf"`` (bagging 0.8 every tree,
+                    ``feature_fraction_bynode=0.8``), sklearn ``RandomForest*`` with
+                    ``max_samples=0.8``, ``max_features=0.8``, ``max_leaf_nodes=leaves``
+                    (exact splits, no bins, no hessian knob); CatBoost has none
 model files         gbtree JSON and binary (``save_model``, ``gbtree.load_model``),
                     XGBoost JSON and UBJSON (``xgb.Booster(model_file=...)``),
                     LightGBM text (``lgb.Booster(model_file=...)``), CatBoost cbm
@@ -51,6 +58,9 @@ import numpy as np
 QUANT_BINS = 64
 # GOSS: the share of rows with the largest |gradient| kept, and of the rest drawn.
 GOSS_TOP, GOSS_OTHER = 0.2, 0.1
+# random forests (Config.forest): the share of rows per tree and of features per node
+# (XGBoost's XGBRF defaults), and its L2 penalty
+RF_ROWS, RF_COLS, RF_LAMBDA = 0.8, 0.8, 1e-5
 
 class Unsupported(Exception):
     """A setting the library does not have; the run is reported as ``unsupported``."""
@@ -71,6 +81,7 @@ class Config:
     subsample: float = 1.0         # share of rows per tree (uniform sampling)
     goss: bool = False             # gradient-based one-side sampling, top 20 % + 10 %
     truncation: int = 30           # ranking: documents per query that pairs start from
+    forest: bool = False           # a random forest of ``rounds`` trees (RF_ROWS, RF_COLS)
 
     @property
     def binary(self):
@@ -175,10 +186,14 @@ class GbtreeRunner(Runner):
             cls = GBTClassifier if cfg.classifier else GBTRegressor
         if cfg.goss:
             extra.update(sampling_method="goss", top_rate=GOSS_TOP, other_rate=GOSS_OTHER)
-        return cls(n_estimators=cfg.rounds, learning_rate=cfg.learning_rate, max_depth=0,
-                   max_leaves=cfg.leaves, grow_policy="lossguide", max_bin=cfg.max_bin + 1,
-                   min_child_weight=cfg.min_child_weight, reg_lambda=cfg.reg_lambda,
-                   subsample=cfg.subsample, n_jobs=cfg.threads, random_state=cfg.seed, **extra)
+        shape = dict(n_estimators=cfg.rounds, learning_rate=cfg.learning_rate,
+                     subsample=cfg.subsample, reg_lambda=cfg.reg_lambda)
+        if cfg.forest:
+            shape = dict(n_estimators=1, num_parallel_tree=cfg.rounds, learning_rate=1.0,
+                         subsample=RF_ROWS, colsample_bynode=RF_COLS, reg_lambda=RF_LAMBDA)
+        return cls(max_depth=0, max_leaves=cfg.leaves, grow_policy="lossguide",
+                   max_bin=cfg.max_bin + 1, min_child_weight=cfg.min_child_weight,
+                   n_jobs=cfg.threads, random_state=cfg.seed, **shape, **extra)
 
     def fit(self, cfg, X, y, qid=None):
         model = self.estimator(cfg).fit(X, y, **self.fit_group(cfg, qid))
@@ -229,6 +244,9 @@ class XGBoostRunner(Runner):
         if cfg.task == "ranking":
             params.update(lambdarank_pair_method="topk",
                           lambdarank_num_pair_per_sample=cfg.truncation)
+        if cfg.forest:
+            params.update(num_parallel_tree=cfg.rounds, learning_rate=1.0, subsample=RF_ROWS,
+                          colsample_bynode=RF_COLS, reg_lambda=RF_LAMBDA)
         return params
 
     def estimator(self, cfg):
@@ -239,8 +257,8 @@ class XGBoostRunner(Runner):
         if cfg.classifier:          # the wrapper chooses the objective from the labels
             params.pop("objective")
             params.pop("num_class", None)
-        return cls(n_estimators=cfg.rounds, n_jobs=cfg.threads, random_state=cfg.seed,
-                   **params)
+        return cls(n_estimators=1 if cfg.forest else cfg.rounds, n_jobs=cfg.threads,
+                   random_state=cfg.seed, **params)
 
     def fit(self, cfg, X, y, qid=None):
         import xgboost as xgb
@@ -249,7 +267,8 @@ class XGBoostRunner(Runner):
                                      qid=qid)
         bin_seconds = time.perf_counter() - t0
         params = dict(self._params(cfg), nthread=cfg.threads, seed=cfg.seed)
-        return xgb.train(params, dtrain, num_boost_round=cfg.rounds), bin_seconds
+        return xgb.train(params, dtrain, num_boost_round=1 if cfg.forest else cfg.rounds), \
+            bin_seconds
 
     def predict(self, cfg, model, X):
         return model.inplace_predict(X)
@@ -285,11 +304,15 @@ class LightGBMRunner(Runner):
         # min_sum_hessian_in_leaf, reg_lambda = lambda_l2, n_jobs = num_threads.
         return dict(num_leaves=cfg.leaves, max_depth=-1, learning_rate=cfg.learning_rate,
                     max_bin=cfg.max_bin, min_child_samples=1,
-                    min_child_weight=cfg.min_child_weight, reg_lambda=cfg.reg_lambda,
+                    min_child_weight=cfg.min_child_weight,
+                    reg_lambda=RF_LAMBDA if cfg.forest else cfg.reg_lambda,
                     colsample_bytree=1.0, n_jobs=cfg.threads,
                     random_state=cfg.seed, verbose=-1, **self._sampling(cfg))
 
     def _sampling(self, cfg):
+        if cfg.forest:
+            return dict(boosting_type="rf", subsample=RF_ROWS, subsample_freq=1,
+                        feature_fraction_bynode=RF_COLS)
         if cfg.goss:
             return dict(data_sample_strategy="goss", top_rate=GOSS_TOP, other_rate=GOSS_OTHER)
         if cfg.subsample < 1.0:
@@ -361,7 +384,13 @@ class SklearnRunner(Runner):
         return threadpool_limits(limits=cfg.threads, user_api="openmp")
 
     def estimator(self, cfg, verbose=0):
-        from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+        from sklearn.ensemble import (HistGradientBoostingClassifier,
+                                      HistGradientBoostingRegressor, RandomForestClassifier,
+                                      RandomForestRegressor)
+        if cfg.forest and cfg.task != "ranking":
+            cls = RandomForestClassifier if cfg.classifier else RandomForestRegressor
+            return cls(n_estimators=cfg.rounds, max_leaf_nodes=cfg.leaves, max_samples=RF_ROWS,
+                       max_features=RF_COLS, n_jobs=cfg.threads, random_state=cfg.seed)
         if cfg.task == "ranking" or cfg.goss or cfg.subsample < 1.0:
             raise Unsupported("scikit-learn's HistGradientBoosting has no ranking objective "
                             "and no row sampling")
@@ -373,6 +402,8 @@ class SklearnRunner(Runner):
 
     def fit(self, cfg, X, y, qid=None):
         import io
+        if cfg.forest:
+            return self.estimator(cfg).fit(X, y), None
         log = io.StringIO()
         with contextlib.redirect_stdout(log):
             model = self.estimator(cfg, verbose=1).fit(X, y)
@@ -392,7 +423,7 @@ class CatBoostRunner(Runner):
 
     def estimator(self, cfg):
         import catboost
-        if cfg.task == "ranking" or cfg.goss or cfg.subsample < 1.0:
+        if cfg.task == "ranking" or cfg.goss or cfg.subsample < 1.0 or cfg.forest:
             raise Unsupported("the CatBoost runners cover binary, multiclass and regression "
                             "without row sampling")
         cls = catboost.CatBoostClassifier if cfg.classifier else catboost.CatBoostRegressor

@@ -57,6 +57,7 @@ class BoostParams:
     absent_as_missing: bool = False
     grad_quant_bins: int = 0    # 0: float gradients
     dart: object = None         # DartParams, or None: plain boosting
+    num_parallel_tree: int = 1
     seed: int = 0
 
 
@@ -127,17 +128,22 @@ def _binned_contributions(X_binned, missing_bin, trees, outputs, K, n_threads):
     return ens.predict_raw_binned(X_binned, missing_bin, n_threads)
 
 
-def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learning_rate):
+def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learning_rate,
+           residual_base=None):
     """Replace the Newton leaf values by the objective's line search on each leaf's rows
-    (the rows the tree was grown on) and update their raw predictions."""
+    (the rows the tree was grown on) and update their raw predictions: ``raw_before``
+    (output k before this tree) plus the new values. The line search fits the
+    residuals of ``residual_base`` (default ``raw_before``; the round's start for the
+    parallel trees of a forest)."""
     rows, starts, ends = grower.leaf_rows()
     leaves = np.flatnonzero(nodes["is_leaf"])
     order = np.argsort(starts[leaves])   # leaf segments tile the partition array
     leaf_of_pos = np.empty(rows.shape[0], dtype=np.intp)
     leaf_of_pos[:] = np.repeat(order.astype(np.intp), (ends - starts)[leaves][order])
     before = raw_before[rows]
+    base = before if residual_base is None else residual_base[rows]
     w = None if sample_weight is None else sample_weight[rows]
-    best = objective.refit_leaves(y[rows], before, w, leaf_of_pos, leaves.shape[0], k)
+    best = objective.refit_leaves(y[rows], base, w, leaf_of_pos, leaves.shape[0], k)
     values = nodes["value"][leaves]
     refit = ~np.isnan(best)   # a leaf whose rows all have zero weight keeps its value
     # within the bounds of monotone constraints (infinite without them), which keep
@@ -303,8 +309,10 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     grower = TreeGrower(X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
                         GrowerParams.from_boost(params), n_threads,
                         default_bin=mapper.default_bins())
-    rounds_before = ensemble.n_trees // K   # warm start: round numbers continue
-    oob = params.subsample < 1.0 and params.sampling_method == "uniform"
+    # warm start: round numbers continue
+    rounds_before = ensemble.n_trees // (K * params.num_parallel_tree)
+    P = params.num_parallel_tree
+    oob = params.subsample < 1.0 and params.sampling_method == "uniform" and P == 1
     oob_improvement, oob_scores = [], []
     state = TrainingState(params.n_estimators, params.learning_rate, metrics,
                           [ev.name for ev in eval_sets])
@@ -356,26 +364,47 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             refit_weight[amplified] *= (1.0 - params.top_rate) / params.other_rate
         tree_seeds = rng.integers(0, 2 ** 63, size=K, dtype=np.uint64)
         trees = []
-        for k in range(K):
-            raw_before = raw[:, k].copy() if objective.needs_refit else None
-            try:
-                nodes = grower.grow(grad[k], hess[k], lr, raw, k, rows, tree_seeds[k])
-            except ValueError as exc:
-                if "must be finite" not in str(exc):
-                    raise
-                round_number = rounds_before + it
-                raise ValueError(_not_finite(round_number, round_number == 0, y, sample_weight,
-                                             raw, lr)) from None
-            if objective.needs_refit:
-                _refit(objective, grower, nodes, y, raw, raw_before, refit_weight, k, lr)
-            if not np.isfinite(nodes["value"]).all():
-                raise ValueError(f"a leaf value of round {rounds_before + it} is inf or NaN: "
-                                 f"the model diverges; lower learning_rate (now {lr:g})")
-            if left_out is not None and not dropped.size:
-                add_tree_binned_rows(X_binned, mapper.n_bins_, nodes, left_out, raw, k, n_threads)
-            trees.append(nodes)
+        # a forest's P trees per output all fit the round's gradients, each on rows and
+        # columns of its own, and add lr / P each (the first draws as plain boosting's)
+        round_start = raw.copy() if P > 1 and objective.needs_refit else None
+        for p in range(P):
+            if p > 0:
+                forest_rng = np.random.default_rng([params.seed, rounds_before + it, 2, p])
+                rows, amplified = _sample_rows(params, forest_rng, n_rows, grad, hess)
+                left_out = None
+                if rows is not None:
+                    keep = np.zeros(n_rows, dtype=bool)
+                    keep[rows] = True
+                    left_out = np.flatnonzero(~keep).astype(np.uint32)
+                refit_weight = sample_weight
+                if amplified is not None and objective.needs_refit:
+                    refit_weight = (np.ones(n_rows) if sample_weight is None
+                                    else sample_weight.copy())
+                    refit_weight[amplified] *= (1.0 - params.top_rate) / params.other_rate
+                tree_seeds = forest_rng.integers(0, 2 ** 63, size=K, dtype=np.uint64)
+            for k in range(K):
+                raw_before = raw[:, k].copy() if objective.needs_refit else None
+                try:
+                    nodes = grower.grow(grad[k], hess[k], lr / P, raw, k, rows, tree_seeds[k])
+                except ValueError as exc:
+                    if "must be finite" not in str(exc):
+                        raise
+                    round_number = rounds_before + it
+                    raise ValueError(_not_finite(round_number, round_number == 0, y,
+                                                 sample_weight, raw, lr)) from None
+                if objective.needs_refit:
+                    _refit(objective, grower, nodes, y, raw, raw_before, refit_weight, k, lr / P,
+                           None if round_start is None else round_start[:, k])
+                if not np.isfinite(nodes["value"]).all():
+                    raise ValueError(f"a leaf value of round {rounds_before + it} is inf or "
+                                     f"NaN: the model diverges; lower learning_rate (now {lr:g})")
+                if left_out is not None and not dropped.size:
+                    add_tree_binned_rows(X_binned, mapper.n_bins_, nodes, left_out, raw, k,
+                                         n_threads)
+                trees.append(nodes)
+        outputs = [j % K for j in range(len(trees))]   # tree j of the round feeds output j % K
         if dropped.size:
-            factor, weight = dart.factors(dropped.size, K, lr)
+            factor, weight = dart.factors(dropped.size, len(trees), lr)
             for nodes in trees:
                 nodes["value"] *= weight
             ensemble.scale_trees(dropped, factor)
@@ -383,7 +412,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
                             for i, w in enumerate(dart.weights)]
             # every row's raw score again: the others, the scaled dropped trees, the new ones
             raw[:] = raw_dropped + factor * contrib + _binned_contributions(
-                X_binned, mapper.n_bins_, trees, range(K), K, n_threads)
+                X_binned, mapper.n_bins_, trees, outputs, K, n_threads)
             for ev in eval_sets:
                 gone = np.zeros_like(ev.raw)
                 add_trees_to_raw(ev.X, dropped_trees, dropped_out, gone, n_threads, absent=absent)
@@ -391,8 +420,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         else:
             weight = 1.0
         if dart is not None:
-            dart.weights += [weight] * K
-        for k, nodes in enumerate(trees):
+            dart.weights += [weight] * len(trees)
+        for nodes, k in zip(trees, outputs):
             ensemble.add_tree(nodes, k)
         if oob:
             after = _loss_on(objective, y, raw, sample_weight, left_out)
@@ -400,7 +429,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             oob_scores.append(after)
         n_rounds += 1
         for ev in eval_sets:
-            add_trees_to_raw(ev.X, trees, range(K), ev.raw, n_threads, absent=absent)
+            add_trees_to_raw(ev.X, trees, outputs, ev.raw, n_threads, absent=absent)
             pred = objective.transform(ev.raw)
             for m in metrics:
                 state.evals_result[ev.name][m.name].append(

@@ -718,9 +718,10 @@ def _check_attributes(est, name):
     names = getattr(est, "feature_names_in_", None)
     if names is not None and names.shape[0] != ens.n_features:
         raise _bad("attributes.feature_names_in_", f"expected {ens.n_features} names")
-    if est.n_estimators_ * ens.n_outputs != ens.n_trees:
+    per_round = ens.n_outputs * est.num_parallel_tree
+    if est.n_estimators_ * per_round != ens.n_trees:
         raise _bad("attributes.n_estimators_", f"{est.n_estimators_} rounds of "
-                                               f"{ens.n_outputs} trees, the model has "
+                                               f"{per_round} trees, the model has "
                                                f"{ens.n_trees}")
     if not 0 <= est.best_iteration_ < max(est.n_estimators_, 1):
         raise _bad("attributes.best_iteration_", f"{est.best_iteration_} outside "

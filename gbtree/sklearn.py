@@ -203,6 +203,12 @@ _SHARED_PARAMS_DOC = """
     sample_type : {"uniform", "weighted"}, default="uniform"
         DART: drop trees with equal chances, or in proportion to their weights
         (trees of an earlier ``warm_start`` fit count with weight 1).
+    num_parallel_tree : int, default=1
+        Trees grown per output and round, all on the round's gradients, each on
+        rows (``subsample``) and columns (``colsample_*``) of its own and adding
+        ``learning_rate / num_parallel_tree``: with ``n_estimators=1`` and
+        ``learning_rate=1``, a random forest (XGBoost's ``XGBRFRegressor``
+        builds on the same). See docs/index.md.
 """
 
 _SHARED_DEFAULTS = dict(
@@ -216,6 +222,7 @@ _SHARED_DEFAULTS = dict(
     monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
     categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32, booster="gbtree",
     rate_drop=0.0, skip_drop=0.0, one_drop=False, normalize_type="tree", sample_type="uniform",
+    num_parallel_tree=1,
 )
 
 
@@ -270,6 +277,7 @@ class _GBTModel(BaseEstimator):
             if self.subsample != 1.0:
                 raise ValueError("subsample must be 1.0 with sampling_method='goss' "
                                  "(GOSS does its own row sampling)")
+        _check_number("num_parallel_tree", self.num_parallel_tree, "int", 1, 100_000)
         if self.booster not in ("gbtree", "dart"):
             raise ValueError(f"booster must be 'gbtree' or 'dart', got {self.booster!r}")
         for name in ("rate_drop", "skip_drop"):
@@ -300,6 +308,7 @@ class _GBTModel(BaseEstimator):
             colsample_bylevel=float(self.colsample_bylevel),
             colsample_bynode=float(self.colsample_bynode),
             grad_quant_bins=0 if self.grad_quant_bins is None else int(self.grad_quant_bins),
+            num_parallel_tree=int(self.num_parallel_tree),
             dart=None if self.booster == "gbtree" else booster.DartParams(
                 float(self.rate_drop), float(self.skip_drop), bool(self.one_drop),
                 self.normalize_type, self.sample_type),
@@ -726,6 +735,10 @@ class _GBTModel(BaseEstimator):
         if not same:
             raise ValueError("warm_start=True continues the fitted model, but the objective or "
                              "its parameters changed; set warm_start=False to refit")
+        if self.num_parallel_tree * self._ensemble.n_outputs * self.n_estimators_ != \
+                self._ensemble.n_trees:
+            raise ValueError("warm_start=True continues the fitted model, but "
+                             "num_parallel_tree changed; set warm_start=False to refit")
         if bool(self.absent_as_missing) != (self._absent() != 0.0):
             raise ValueError("warm_start=True continues the fitted model, but absent_as_missing "
                              "changed; set warm_start=False to refit")
@@ -735,9 +748,13 @@ class _GBTModel(BaseEstimator):
         objective.continue_from(self._objective)
         return (self._ensemble, self._bin_mapper), self.n_estimators_
 
+    def _trees_per_round(self):
+        ens = self._ensemble
+        return ens.n_trees // self.n_estimators_ if self.n_estimators_ else ens.n_outputs
+
     def _tree_range(self, iteration_range):
         """Trees for rounds ``[start, stop)``; the default stops after the best round."""
-        K = self._ensemble.n_outputs
+        K = self._trees_per_round()
         if iteration_range is None:
             return 0, (self.best_iteration_ + 1) * K
         try:
@@ -766,11 +783,12 @@ class _GBTModel(BaseEstimator):
         X = self._validate_predict_data(X)
         n_threads = effective_n_threads(self.n_jobs)
         ens = self._ensemble
-        K = ens.n_outputs
+        K, per_round = ens.n_outputs, self._trees_per_round()
         raw = ens._starting_raw(X.shape[0], check_base_margin(base_margin, X.shape[0], K))
         for r in range(self.n_estimators_):
-            add_trees_to_raw(X, [ens.tree(r * K + k) for k in range(K)], range(K), raw, n_threads,
-                             absent=self._absent())
+            trees = range(r * per_round, (r + 1) * per_round)
+            add_trees_to_raw(X, [ens.tree(t) for t in trees], ens.tree_class[trees.start:trees.stop],
+                             raw, n_threads, absent=self._absent())
             yield raw.copy()   # the caller may keep every stage
 
     @property
@@ -834,7 +852,8 @@ class _GBTModel(BaseEstimator):
             Column t is the id, within tree t, of the leaf the row reaches (the
             ``node`` of ``trees_to_dataframe()``, the number before ``:`` in
             ``get_dump()``). Trees are in fitting order: for K >= 3 classes,
-            tree ``t`` belongs to round ``t // K`` and class ``classes_[t % K]``.
+            tree ``t`` belongs to class ``classes_[t % K]`` and to round
+            ``t // (K * num_parallel_tree)``.
         """
         X = self._validate_predict_data(X)
         return self._ensemble.apply(X, effective_n_threads(self.n_jobs), absent=self._absent())
@@ -977,7 +996,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  absent_as_missing=False, grad_quant_bins=None, categorical_features=None,
                  cat_smooth="auto", max_cat_to_ordinal=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
-                 normalize_type="tree", sample_type="uniform"):
+                 normalize_type="tree", sample_type="uniform", num_parallel_tree=1):
         self.objective = objective
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
@@ -1115,7 +1134,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
                  categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
-                 normalize_type="tree", sample_type="uniform"):
+                 normalize_type="tree", sample_type="uniform", num_parallel_tree=1):
         self.objective = objective
         self.class_weight = class_weight
         _set_shared(self, locals())
@@ -1307,7 +1326,7 @@ class GBTRanker(_GBTModel):
                  absent_as_missing=False, grad_quant_bins=None, categorical_features=None,
                  cat_smooth="auto", max_cat_to_ordinal=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
-                 normalize_type="tree", sample_type="uniform"):
+                 normalize_type="tree", sample_type="uniform", num_parallel_tree=1):
         self.objective = objective
         self.lambdarank_truncation_level = lambdarank_truncation_level
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample

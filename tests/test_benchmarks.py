@@ -37,6 +37,7 @@ TINY = {
     "categorical": ["--rows", "2000"],
     "ranking": ["--queries", "40", "--docs", "20"],
     "sampling": ["--rows", "2000", "--test-rows", "500"],
+    "random-forest": ["--rows", "2000", "--test-rows", "500"],
     "out-of-core": ["--rows", "2000", "--test-rows", "500"],
     "shap": ["--rows", "2000", "--test-rows", "200", "--interaction-rows", "20"],
     "model-files": ["--rows", "2000", "--test-rows", "500"],
