@@ -216,7 +216,8 @@ def _check_arrays(X, y, sample_weight, n_threads):
     for name, a in (("y", y), ("sample_weight", sample_weight)):
         if name == "sample_weight" and a is None:
             continue
-        if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.shape == (X.shape[0],)):
+        if not (isinstance(a, np.ndarray) and a.dtype == np.float64
+                and a.shape[:1] == (X.shape[0],) and (a.ndim == 1 or (name == "y" and a.ndim == 2))):
             raise ValueError(f"{name} must be a float64 ndarray of shape ({X.shape[0]},), got "
                              f"{getattr(a, 'dtype', type(a).__name__)} of shape "
                              f"{getattr(a, 'shape', None)}")

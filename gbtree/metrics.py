@@ -333,6 +333,14 @@ def _parse_ranking_metric(spec):
 
 
 _REGRESSION = frozenset({"regression", "ranking"})
+# metrics that a model of several targets reports as the mean over its columns
+_PER_COLUMN = ("rmse", "mae", "mape", "r2")
+
+
+def _per_column(func):
+    def mean_over_columns(y, pred, w=None):
+        return float(np.mean([func(y[:, k], pred[:, k], w) for k in range(y.shape[1])]))
+    return mean_over_columns
 _SURVIVAL = frozenset({"survival"})
 _TASKS = {"logloss": frozenset({"binary"}), "error": frozenset({"binary"}),
           "cox-nloglik": _SURVIVAL, "concordance": _SURVIVAL,
@@ -384,6 +392,8 @@ def get_metric(spec, objective):
                          f"got {spec!r}")
     if spec in _FIXED:
         func, greater = _FIXED[spec]
+        if spec in _PER_COLUMN and getattr(objective, "task", None) == "multi-output":
+            return Metric(spec, _per_column(func), greater, tasks=frozenset({"multi-output"}))
         return Metric(spec, func, greater, tasks=_TASKS.get(spec, _REGRESSION))
     if spec == "tweedie-deviance":
         return Metric(spec, tweedie_deviance(getattr(objective, "power", 1.5)), tasks=_REGRESSION)

@@ -41,7 +41,7 @@ _OBJECTIVES = {
     "SquaredError": lambda: _obj.SquaredError(), "AbsoluteError": lambda: _obj.AbsoluteError(),
     "Quantile": lambda: _obj.Quantile(), "Huber": lambda: _obj.Huber(),
     "Poisson": lambda: _obj.Poisson(), "Gamma": lambda: _obj.Gamma(), "Cox": lambda: _obj.Cox(),
-    "MultiQuantile": lambda: _obj.MultiQuantile(),
+    "MultiQuantile": lambda: _obj.MultiQuantile(), "MultiSquaredError": lambda: _obj.MultiSquaredError(),
     "Tweedie": lambda: _obj.Tweedie(), "Logistic": lambda: _obj.Logistic(),
     "Softmax": lambda: _obj.Softmax(3), "Ranking": lambda: _obj.Ranking(np.zeros(1)),
     "Custom": lambda: _obj.Custom(None),
@@ -513,7 +513,7 @@ def _objective(sec, dec, n_outputs, estimator):
         raise _bad("objective.class", "a custom objective is code, not part of a model file")
     expected = {"GBTRegressor": ("SquaredError", "AbsoluteError", "Quantile", "Huber",
                                  "Poisson", "Gamma", "Tweedie", "Cox", "MultiQuantile",
-                                 "Custom"),
+                                 "MultiSquaredError", "Custom"),
                 "GBTClassifier": ("Logistic", "Softmax", "Custom"),
                 "GBTRanker": ("Ranking",)}[estimator]
     if cls_name not in expected:
@@ -553,7 +553,8 @@ def _objective(sec, dec, n_outputs, estimator):
                                              "output")
     if not all(_is(x, "real") for x in getattr(obj, "_kernel_args", ())):
         raise _bad("objective.state._kernel_args", "expected numbers")
-    if obj.n_outputs != n_outputs or (cls_name == "Softmax" and n_outputs < 3):
+    if obj.n_outputs != n_outputs or (cls_name in ("Softmax", "MultiSquaredError")
+                                      and n_outputs < (3 if cls_name == "Softmax" else 2)):
         raise _bad("objective.state.n_outputs", f"{obj.n_outputs} outputs, the trees have "
                                                 f"{n_outputs}")
     return obj

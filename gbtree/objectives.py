@@ -256,6 +256,36 @@ class Quantile(AbsoluteError):
                                 weights=sample_weight))
 
 
+class MultiSquaredError(Objective):
+    """Squared error on each column of a ``y`` of shape (n, K): output k (one tree per
+    round) fits column k; F0 is each column's weighted mean; identity link."""
+
+    name = "squared_error"
+    task = "multi-output"
+    default_metric = "rmse"
+
+    def __init__(self, n_outputs=2):
+        self.n_outputs = int(n_outputs)
+
+    def check_target(self, y):
+        if y.ndim != 2 or y.shape[1] != self.n_outputs:
+            raise ValueError(f"y must have {self.n_outputs} columns, got shape {y.shape}")
+
+    def init_raw(self, y, sample_weight):
+        return np.average(y, axis=0, weights=sample_weight)
+
+    def gradient(self, y, raw, sample_weight, grad, hess, n_threads):
+        w = 1.0 if sample_weight is None else sample_weight[:, None]
+        grad[:] = ((raw - y) * w).T
+        hess[:] = np.broadcast_to(w, raw.shape).T
+
+    def loss(self, y, raw, sample_weight=None):
+        return float(np.average(0.5 * np.mean((y - raw) ** 2, axis=1), weights=sample_weight))
+
+    def transform(self, raw):
+        return raw
+
+
 class MultiQuantile(Objective):
     """Several quantiles in one model: output k (one tree per round) estimates the
     ``alphas[k]`` quantile (alphas increasing) with ``Quantile``'s pinball loss,

@@ -314,11 +314,11 @@ class _GBTModel(BaseEstimator):
                 self.normalize_type, self.sample_type),
         )
 
-    def _check_x(self, X, reset, y="no_validation", y_numeric=False):
+    def _check_x(self, X, reset, y="no_validation", y_numeric=False, multi_output=False):
         """validate_data with sparse matrices accepted (as canonical CSR, never dense);
-        returns X, or (X, y) when y is given (fit)."""
+        returns X, or (X, y) when y is given (fit; a 2-D y with ``multi_output``)."""
         with_y = not (isinstance(y, str) and y == "no_validation")
-        extra = dict(y_numeric=y_numeric) if with_y else {}
+        extra = dict(y_numeric=y_numeric, multi_output=multi_output) if with_y else {}
         if reset:
             self._cat_encoder = self._categorical_encoder(X)
         encoder = getattr(self, "_cat_encoder", None)
@@ -383,12 +383,18 @@ class _GBTModel(BaseEstimator):
         self.is_categorical_ = np.isin(np.arange(np.shape(X)[1]), columns)
         return encoder
 
-    def _validate_fit_data(self, X, y, sample_weight, y_numeric):
+    def _validate_fit_data(self, X, y, sample_weight, y_numeric, multi_output=False):
         # continuing a model: X must have the fitted model's columns
         continuing = self.warm_start is True and hasattr(self, "_ensemble")
         if continuing:
             self._check_same_categorical(X)
-        X, y = self._check_x(X, not continuing, y, y_numeric)
+        X, y = self._check_x(X, not continuing, y, y_numeric, multi_output)
+        if multi_output:
+            if sp.issparse(y):
+                raise TypeError("y must be dense: a sparse y is not supported")
+            if y.ndim == 2 and y.shape[1] == 1:
+                y = y[:, 0]   # a column vector: one target
+            y = np.ascontiguousarray(y)   # (a column of a larger array is a strided view)
         if y_numeric:   # scikit-learn converts only an object y
             try:
                 y = y.astype(np.float64, copy=False)
@@ -469,7 +475,7 @@ class _GBTModel(BaseEstimator):
         return callbacks
 
     def _eval_sets(self, eval_set, sample_weight_eval_set, encode_y, base_margin_eval_set=None,
-                   n_outputs=1):
+                   n_outputs=1, y_columns=0):
         if eval_set is None:
             for name, value in (("sample_weight_eval_set", sample_weight_eval_set),
                                 ("base_margin_eval_set", base_margin_eval_set)):
@@ -497,7 +503,11 @@ class _GBTModel(BaseEstimator):
             except ValueError as exc:   # (a ragged list)
                 raise ValueError(f"eval_set[{i}]: y must be 1-D with one value per row of X: "
                                  f"{exc}") from None
-            if y_val.ndim != 1 or y_val.shape[0] != X_val.shape[0]:
+            if y_columns and y_val.shape != (X_val.shape[0], y_columns):
+                raise ValueError(f"eval_set[{i}]: y must have shape ({X_val.shape[0]}, "
+                                 f"{y_columns}), one row per row of X and the training "
+                                 f"y's columns, got {y_val.shape}")
+            if not y_columns and (y_val.ndim != 1 or y_val.shape[0] != X_val.shape[0]):
                 raise ValueError(f"eval_set[{i}]: y must be 1-D with one value per row of X")
             y_val = encode_y(y_val, f"eval_set[{i}]")
             w_val = None
@@ -545,7 +555,8 @@ class _GBTModel(BaseEstimator):
         callbacks = self._callbacks()
         if not prepared:
             eval_sets = self._eval_sets(eval_set, sample_weight_eval_set, encode_y,
-                                        base_margin_eval_set, objective.n_outputs)
+                                        base_margin_eval_set, objective.n_outputs,
+                                        y.shape[1] if y.ndim == 2 else 0)
             for i, ev in enumerate(eval_sets):
                 try:
                     objective.check_eval_target(ev.y)
@@ -607,7 +618,7 @@ class _GBTModel(BaseEstimator):
         encoder = getattr(self, "_cat_encoder", None)
         if encoder is None:
             return X
-        if objective.n_outputs > 1 and encoder.statistics_columns():
+        if (objective.n_outputs > 1 or y.ndim == 2) and encoder.statistics_columns():
             raise ValueError("categorical_features: the target statistics of a column of more "
                              "than max_cat_to_ordinal values need one target: a regressor, a "
                              "binary classifier or a ranker, not a classifier of "
@@ -1003,13 +1014,23 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         self.tweedie_variance_power = tweedie_variance_power
         _set_shared(self, locals())
 
-    def _make_objective(self):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True   # a y of several columns (squared error)
+        return tags
+
+    def _make_objective(self, n_targets=1):
         # checked whichever objective is used, as every other parameter is
         _check_number("huber_delta", self.huber_delta, "real", 0, low_open=True)
         alphas = self._quantile_alphas()
         _check_number("tweedie_variance_power", self.tweedie_variance_power, "real", 1, 2,
                       low_open=True, high_open=True)
         obj = self.objective
+        if n_targets > 1 and not _is_str(obj, "squared_error"):
+            raise ValueError(f"a y of {n_targets} columns needs objective='squared_error' (one "
+                             f"output per column), got objective={obj!r}")
+        if n_targets > 1:
+            return _obj.MultiSquaredError(n_targets)
         if callable(obj):
             return _obj.Custom(obj)
         if not _is_str(obj, *_obj.REGRESSION_OBJECTIVES):
@@ -1050,7 +1071,9 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         ----------
         X : array-like of shape (n_samples, n_features)
             NaN marks a missing value.
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Several columns (``objective="squared_error"`` only): one output, and
+            one tree per round, per column; ``predict`` returns one column each.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights.
         eval_set : list of (X, y) pairs, default=None
@@ -1066,8 +1089,10 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         base_margin_eval_set : list of array-like or None, default=None
             The offsets of each eval set.
         """
-        objective = self._make_objective()
-        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=True)
+        self._make_objective()   # (its parameters are checked before the data)
+        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=True,
+                                                      multi_output=True)
+        objective = self._make_objective(y.shape[1] if y.ndim == 2 else 1)
         base_margin = check_base_margin(base_margin, X.shape[0], objective.n_outputs)
 
         def encode(y_val, name):
@@ -1086,7 +1111,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
     def predict(self, X, iteration_range=None, *, base_margin=None, pred_contribs=False,
                 approx_contribs=False, pred_interactions=False):
         """Predicted values, shape (n_samples,), or (n_samples, n_alphas) for several
-        ``quantile_alpha``.
+        ``quantile_alpha``, or (n_samples, n_targets) for a y of several columns.
 
         ``iteration_range=(start, stop)`` uses the trees of rounds
         ``start <= r < stop``; by default all rounds up to the best one.
