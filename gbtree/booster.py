@@ -208,7 +208,7 @@ def _loss_on(objective, y, raw, sample_weight, rows):
     return objective.loss(y[rows], raw[rows], w)
 
 
-def _check_arrays(X, y, sample_weight, n_threads):
+def _check_arrays(X, y, sample_weight, n_threads, infinite_y=False):
     """``train``'s own preconditions (the estimators check the user's input before)."""
     if not (sp.issparse(X) or (isinstance(X, np.ndarray) and X.ndim == 2)):
         raise TypeError(f"X must be a 2-d ndarray or a scipy.sparse matrix, got "
@@ -221,7 +221,7 @@ def _check_arrays(X, y, sample_weight, n_threads):
             raise ValueError(f"{name} must be a float64 ndarray of shape ({X.shape[0]},), got "
                              f"{getattr(a, 'dtype', type(a).__name__)} of shape "
                              f"{getattr(a, 'shape', None)}")
-        if not np.isfinite(a).all():
+        if not (np.isfinite(a).all() or (name == "y" and infinite_y and not np.isnan(a).any())):
             raise ValueError(f"{name} must be finite")
     if (isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral)
             or not 1 <= n_threads <= max_threads()):
@@ -273,7 +273,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         ``evals_result``, ``best_iteration``, ``best_score``, ``bin_mapper``
     """
     t0 = time.perf_counter()
-    _check_arrays(X, y, sample_weight, n_threads)
+    _check_arrays(X, y, sample_weight, n_threads, objective.infinite_y)
     y, sample_weight = kernel_array(y), kernel_array(sample_weight)   # (aligned loads)
     objective.check_target(y)
     if sp.issparse(X):

@@ -13,7 +13,7 @@ from . import objectives as _obj
 
 # the objectives' transforms of the raw scores, by class
 _IDENTITY = (_obj.SquaredError, _obj.AbsoluteError, _obj.Huber, _obj.Ranking)
-_EXP = (_obj.Poisson, _obj.Gamma, _obj.Tweedie, _obj.Cox)
+_EXP = (_obj.Poisson, _obj.Gamma, _obj.Tweedie, _obj.Cox, _obj.AFT)
 
 
 def _transform(est):

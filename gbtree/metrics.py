@@ -157,6 +157,15 @@ def cox_nloglik(y, pred, w=None):
     return _objectives.cox_nloglik(y, np.log(np.maximum(pred, _EPS)), w)
 
 
+def aft_nloglik(distribution, sigma):
+    """The AFT model's mean negative log-likelihood of predicted times ``pred`` for
+    interval labels y (n, 2)."""
+    def nloglik(y, pred, w=None):
+        raw = np.log(np.maximum(pred, _EPS))
+        return _avg(_objectives.aft_nloglik(y, raw, distribution, sigma), w)
+    return nloglik
+
+
 def concordance_index(y, pred, w=None):
     """Harrell's concordance index of risk scores ``pred`` (higher: the event comes
     sooner) for survival labels y (time, negative when censored).
@@ -354,8 +363,8 @@ _FIXED = {
     "poisson-nloglik": (poisson_nloglik, False), "gamma-deviance": (gamma_deviance, False),
     "cox-nloglik": (cox_nloglik, False), "concordance": (concordance_index, True),
 }
-METRIC_NAMES = tuple(_FIXED) + ("tweedie-deviance", "quantile", "ndcg", "ndcg@k", "map",
-                                 "map@k")
+METRIC_NAMES = tuple(_FIXED) + ("tweedie-deviance", "quantile", "aft-nloglik", "ndcg", "ndcg@k",
+                                 "map", "map@k")
 
 
 def get_metric(spec, objective):
@@ -395,6 +404,10 @@ def get_metric(spec, objective):
         if spec in _PER_COLUMN and getattr(objective, "task", None) == "multi-output":
             return Metric(spec, _per_column(func), greater, tasks=frozenset({"multi-output"}))
         return Metric(spec, func, greater, tasks=_TASKS.get(spec, _REGRESSION))
+    if spec == "aft-nloglik":
+        return Metric(spec, aft_nloglik(getattr(objective, "distribution", "normal"),
+                                        getattr(objective, "sigma", 1.0)),
+                      tasks=frozenset({"survival-aft"}))
     if spec == "tweedie-deviance":
         return Metric(spec, tweedie_deviance(getattr(objective, "power", 1.5)), tasks=_REGRESSION)
     if spec == "quantile":

@@ -42,6 +42,7 @@ _OBJECTIVES = {
     "Quantile": lambda: _obj.Quantile(), "Huber": lambda: _obj.Huber(),
     "Poisson": lambda: _obj.Poisson(), "Gamma": lambda: _obj.Gamma(), "Cox": lambda: _obj.Cox(),
     "MultiQuantile": lambda: _obj.MultiQuantile(), "MultiSquaredError": lambda: _obj.MultiSquaredError(),
+    "AFT": lambda: _obj.AFT(),
     "Tweedie": lambda: _obj.Tweedie(), "Logistic": lambda: _obj.Logistic(),
     "Softmax": lambda: _obj.Softmax(3), "Ranking": lambda: _obj.Ranking(np.zeros(1)),
     "Custom": lambda: _obj.Custom(None),
@@ -513,7 +514,7 @@ def _objective(sec, dec, n_outputs, estimator):
         raise _bad("objective.class", "a custom objective is code, not part of a model file")
     expected = {"GBTRegressor": ("SquaredError", "AbsoluteError", "Quantile", "Huber",
                                  "Poisson", "Gamma", "Tweedie", "Cox", "MultiQuantile",
-                                 "MultiSquaredError", "Custom"),
+                                 "MultiSquaredError", "AFT", "Custom"),
                 "GBTClassifier": ("Logistic", "Softmax", "Custom"),
                 "GBTRanker": ("Ranking",)}[estimator]
     if cls_name not in expected:
@@ -551,6 +552,9 @@ def _objective(sec, dec, n_outputs, estimator):
             and all(a < b for a, b in zip(obj.alphas, obj.alphas[1:]))):
         raise _bad("objective.state.alphas", "expected increasing numbers in (0, 1), one per "
                                              "output")
+    if cls_name == "AFT" and not (obj.distribution in _obj.AFT_DISTRIBUTIONS
+                                  and np.isfinite(obj.sigma) and obj.sigma > 0):
+        raise _bad("objective.state", "expected a known distribution and sigma > 0")
     if not all(_is(x, "real") for x in getattr(obj, "_kernel_args", ())):
         raise _bad("objective.state._kernel_args", "expected numbers")
     if obj.n_outputs != n_outputs or (cls_name in ("Softmax", "MultiSquaredError")

@@ -979,7 +979,9 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         ``"poisson"``, ``"gamma"`` or ``"tweedie"`` (the last three with a log
         link: ``predict`` returns ``exp(raw)``), ``"cox"`` (survival: y is the
         time of the event, negative for a censored row; ``predict`` returns
-        the hazard ratio ``exp(raw)``), or a callable
+        the hazard ratio ``exp(raw)``), ``"aft"`` (survival, accelerated
+        failure time: y of shape (n, 2), each row's lower and upper bound on
+        the time; ``predict`` returns the time ``exp(raw)``), or a callable
         ``f(y_true, raw_prediction[, sample_weight]) -> (grad, hess)`` (see
         ``gbtree.objectives.Custom``). Absolute error, quantile and Huber refit
         each leaf on its rows' residuals after the tree is grown.
@@ -992,10 +994,15 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         sorted in each row so that the quantiles never cross.
     tweedie_variance_power : float, default=1.5
         Variance power of ``objective="tweedie"``, in (1, 2).
+    aft_loss_distribution : {"normal", "logistic", "extreme"}, default="normal"
+        The distribution of Z in ``objective="aft"``'s ``log T = F + sigma Z``.
+    aft_loss_distribution_scale : float, default=1.0
+        ``sigma`` of ``objective="aft"``, > 0.
 """ + _SHARED_PARAMS_DOC
 
     def __init__(self, *, objective="squared_error", huber_delta=1.0, quantile_alpha=0.5,
-                 tweedie_variance_power=1.5, n_estimators=100, learning_rate=0.1, max_depth=6,
+                 tweedie_variance_power=1.5, aft_loss_distribution="normal",
+                 aft_loss_distribution_scale=1.0, n_estimators=100, learning_rate=0.1, max_depth=6,
                  max_leaves=0, grow_policy="depthwise", max_bin=256, min_child_weight=1.0,
                  reg_lambda=1.0, reg_alpha=0.0, gamma=0.0, max_delta_step=0.0, eval_metric=None,
                  early_stopping_rounds=None, validation_fraction=0.0, callbacks=None,
@@ -1012,6 +1019,8 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
         self.tweedie_variance_power = tweedie_variance_power
+        self.aft_loss_distribution = aft_loss_distribution
+        self.aft_loss_distribution_scale = aft_loss_distribution_scale
         _set_shared(self, locals())
 
     def __sklearn_tags__(self):
@@ -1019,13 +1028,24 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         tags.target_tags.multi_output = True   # a y of several columns (squared error)
         return tags
 
-    def _make_objective(self, n_targets=1):
+    def _make_objective(self, n_targets=0):
         # checked whichever objective is used, as every other parameter is
         _check_number("huber_delta", self.huber_delta, "real", 0, low_open=True)
         alphas = self._quantile_alphas()
         _check_number("tweedie_variance_power", self.tweedie_variance_power, "real", 1, 2,
                       low_open=True, high_open=True)
+        if self.aft_loss_distribution not in _obj.AFT_DISTRIBUTIONS:
+            raise ValueError(f"aft_loss_distribution must be one of "
+                             f"{tuple(_obj.AFT_DISTRIBUTIONS)}, got {self.aft_loss_distribution!r}")
+        _check_number("aft_loss_distribution_scale", self.aft_loss_distribution_scale, "real", 0,
+                      low_open=True)
         obj = self.objective
+        if _is_str(obj, "aft"):
+            if n_targets != 2 and n_targets != 0:
+                raise ValueError("objective='aft' needs y of shape (n_samples, 2): each row's "
+                                 "lower and upper bound on the time (equal for an observed "
+                                 "time, inf above a right-censored one)")
+            return _obj.AFT(self.aft_loss_distribution, self.aft_loss_distribution_scale)
         if n_targets > 1 and not _is_str(obj, "squared_error"):
             raise ValueError(f"a y of {n_targets} columns needs objective='squared_error' (one "
                              f"output per column), got objective={obj!r}")
@@ -1089,9 +1109,17 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         base_margin_eval_set : list of array-like or None, default=None
             The offsets of each eval set.
         """
-        self._make_objective()   # (its parameters are checked before the data)
-        X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=True,
-                                                      multi_output=True)
+        aft = isinstance(self._make_objective(), _obj.AFT)   # (checks the parameters first)
+        if aft:
+            # interval labels may hold inf, which scikit-learn's checks of y refuse: they
+            # check the finite lower bounds, and the objective the intervals
+            bounds = _aft_bounds(y)
+            X, _, sample_weight = self._validate_fit_data(X, bounds[:, 0], sample_weight,
+                                                          y_numeric=True)
+            y = bounds
+        else:
+            X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=True,
+                                                          multi_output=True)
         objective = self._make_objective(y.shape[1] if y.ndim == 2 else 1)
         base_margin = check_base_margin(base_margin, X.shape[0], objective.n_outputs)
 
@@ -1100,7 +1128,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                 y_val = y_val.astype(np.float64)
             except (TypeError, ValueError):
                 raise ValueError(f"{name}: y must hold numbers") from None
-            if not np.all(np.isfinite(y_val)):
+            if np.any(np.isnan(y_val)) or (not aft and not np.all(np.isfinite(y_val))):
                 raise ValueError(f"{name}: y contains NaN or infinity")
             return y_val
 
@@ -1552,6 +1580,20 @@ class GBTRanker(_GBTModel):
         scores = self.predict(X)
         return ndcg_at_k(y, scores, qid=qid, group=group, sample_weight=sample_weight, k=10,
                          exp_gain=self.ndcg_exp_gain)
+
+
+def _aft_bounds(y):
+    """``objective="aft"``'s labels as a float64 (n, 2) array of lower and upper bounds."""
+    try:
+        bounds = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"y must hold numbers: {exc}") from None
+    if bounds.ndim != 2 or bounds.shape[1] != 2:
+        raise ValueError("objective='aft' needs y of shape (n_samples, 2): each row's lower "
+                         "and upper bound on the time (equal for an observed time, inf above "
+                         f"a right-censored one), got shape {bounds.shape}")
+    _obj.AFT().check_target(bounds)
+    return np.ascontiguousarray(bounds)
 
 
 def _set_shared(est, given):

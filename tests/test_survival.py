@@ -127,3 +127,114 @@ def test_cox_model_predicts_hazard_ratios_saves_and_refuses_bad_labels(tmp_path)
         GBTRegressor(objective="cox").fit(X, -np.abs(y))
     with pytest.raises(ValueError, match="eval_metric 'rmse' does not apply"):
         GBTRegressor(objective="cox", eval_metric="rmse").fit(X, y)
+
+
+# ---------------------------------------------------------------------------
+# objective="aft": accelerated failure time on interval labels
+
+from gbtree.objectives import aft_gradient, aft_nloglik  # noqa: E402
+
+
+def interval_labels(rs, n):
+    """Observed times, right-, left- and interval-censored rows, a quarter each."""
+    t = rs.uniform(0.2, 6, n)
+    kind = rs.randint(0, 4, n)
+    lower = np.where(kind == 2, 0.0, t)
+    upper = np.where(kind == 1, np.inf, np.where(kind == 3, t * rs.uniform(1.1, 3, n), t))
+    return np.column_stack([lower, upper])
+
+
+@pytest.mark.parametrize("distribution", ["normal", "logistic", "extreme"])
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
+def test_aft_loss_is_the_likelihood_and_its_gradient_its_derivative(distribution, sigma):
+    from scipy import stats
+    dist = {"normal": stats.norm, "logistic": stats.logistic, "extreme": stats.gumbel_l}[distribution]
+    rs = np.random.RandomState(0)
+    y = interval_labels(rs, 400)
+    f = rs.normal(size=400)
+    exact = y[:, 0] == y[:, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z_lo, z_up = (np.log(y[:, 0]) - f) / sigma, (np.log(y[:, 1]) - f) / sigma
+        # (the interval's probability from the tail where it is not a difference near 1)
+        mass = np.where(z_lo > 0, dist.sf(z_lo) - dist.sf(z_up), dist.cdf(z_up) - dist.cdf(z_lo))
+        expected = np.where(exact, -(dist.logpdf(z_lo) - np.log(sigma * y[:, 0])),
+                            -np.log(mass))
+    got = aft_nloglik(y, f, distribution, sigma)
+    finite = np.isfinite(expected)   # (an interval of probability below 1e-300 costs 690.8)
+    np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-8)
+    assert np.all(np.isfinite(got)) and np.all(got[~finite] > 690)
+    g, h = aft_gradient(y, f, distribution, sigma)
+    eps = 1e-5
+    g_num = (aft_nloglik(y, f + eps, distribution, sigma)
+             - aft_nloglik(y, f - eps, distribution, sigma)) / (2 * eps)
+    gp, _ = aft_gradient(y, f + eps, distribution, sigma)
+    gm, _ = aft_gradient(y, f - eps, distribution, sigma)
+    inside = (np.abs(gp) < 14.9) & (np.abs(gm) < 14.9) & (np.abs(g) < 14.9)   # not clipped
+    assert inside.mean() > 0.5
+    np.testing.assert_allclose(g[inside], g_num[inside], rtol=1e-5, atol=1e-6)
+    h_num = (gp - gm) / (2 * eps)
+    unclipped = inside & (h > 1e-15) & (h < 14.9)
+    np.testing.assert_allclose(h[unclipped], h_num[unclipped], rtol=1e-4, atol=1e-6)
+    assert np.all((h >= 1e-16) & (h <= 15)) and np.all(np.abs(g) <= 15)
+
+
+def censored_times(seed, n):
+    rs = np.random.RandomState(seed)
+    X = rs.normal(size=(n, 4))
+    T = np.exp(1 + X[:, 0] - 0.5 * X[:, 1] ** 2 + 0.5 * rs.normal(size=n))
+    C = np.exp(1.5 + rs.normal(size=n))
+    return X, np.column_stack([np.minimum(T, C), np.where(T <= C, T, np.inf)])
+
+
+@pytest.mark.parametrize("distribution", ["normal", "logistic", "extreme"])
+def test_aft_matches_xgboost(distribution):
+    xgb = pytest.importorskip("xgboost")
+    X, y = censored_times(0, 4000)
+    Xt, yt = censored_times(1, 4000)
+    params = dict(aft_loss_distribution=distribution, aft_loss_distribution_scale=0.8)
+    ours = GBTRegressor(objective="aft", n_estimators=100, learning_rate=0.05, max_depth=3,
+                        eval_metric="aft-nloglik", **params).fit(X, y, eval_set=[(Xt, yt)])
+    d, dt = xgb.DMatrix(X), xgb.DMatrix(Xt)
+    for m, labels in ((d, y), (dt, yt)):
+        m.set_float_info("label_lower_bound", labels[:, 0])
+        m.set_float_info("label_upper_bound", labels[:, 1])
+    record = {}
+    theirs = xgb.train(dict(objective="survival:aft", eta=0.05, max_depth=3, tree_method="hist",
+                            eval_metric="aft-nloglik", **params), d, 100, evals=[(dt, "test")],
+                       evals_result=record, verbose_eval=False)
+    assert ours.evals_result_["validation_0"]["aft-nloglik"][-1] <= \
+        record["test"]["aft-nloglik"][-1] * 1.01
+    y_event = np.where(np.isfinite(yt[:, 1]), yt[:, 0], -yt[:, 0])
+    # a longer predicted time is a lower risk
+    assert concordance_index(y_event, -ours.predict(Xt)) >= \
+        concordance_index(y_event, -theirs.predict(dt)) - 0.005
+
+
+def test_aft_on_real_data_files_and_refusals(tmp_path):
+    xgb = pytest.importorskip("xgboost")
+    X, y_event = _real("load_whas500")
+    y = np.column_stack([np.abs(y_event), np.where(y_event > 0, y_event, np.inf)])
+    from sklearn.model_selection import KFold
+    ours, theirs = [], []
+    for train, test in KFold(5, shuffle=True, random_state=0).split(X):
+        m = GBTRegressor(objective="aft", n_estimators=100, learning_rate=0.05,
+                         max_depth=3).fit(X[train], y[train])
+        ours.append(concordance_index(y_event[test], -m.predict(X[test])))
+        d = xgb.DMatrix(X[train])
+        d.set_float_info("label_lower_bound", y[train, 0])
+        d.set_float_info("label_upper_bound", y[train, 1])
+        b = xgb.train(dict(objective="survival:aft", eta=0.05, max_depth=3, tree_method="hist"),
+                      d, 100)
+        theirs.append(concordance_index(y_event[test], -b.predict(xgb.DMatrix(X[test]))))
+    diff = np.array(ours) - np.array(theirs)
+    assert diff.mean() >= -max(0.01, diff.std(ddof=1) / np.sqrt(len(diff)))
+    m.save_model(tmp_path / "aft.json")
+    np.testing.assert_array_equal(load_model(tmp_path / "aft.json").predict(X), m.predict(X))
+    with pytest.raises(ValueError, match=r"needs y of shape \(n_samples, 2\)"):
+        GBTRegressor(objective="aft").fit(X, y[:, 0])
+    with pytest.raises(ValueError, match="0 <= lower <= upper"):
+        GBTRegressor(objective="aft").fit(X, y[:, ::-1])
+    with pytest.raises(ValueError, match="aft_loss_distribution must be one of"):
+        GBTRegressor(objective="aft", aft_loss_distribution="weibull").fit(X, y)
+    with pytest.raises(ValueError, match="aft_loss_distribution_scale must be > 0"):
+        GBTRegressor(objective="aft", aft_loss_distribution_scale=0.0).fit(X, y)
