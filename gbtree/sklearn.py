@@ -998,11 +998,16 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         The distribution of Z in ``objective="aft"``'s ``log T = F + sigma Z``.
     aft_loss_distribution_scale : float, default=1.0
         ``sigma`` of ``objective="aft"``, > 0.
+    multi_strategy : "one_output_per_tree", default="one_output_per_tree"
+        For a y of several columns: one tree per column and round (XGBoost's
+        name). Trees whose leaves hold a vector (``"multi_output_tree"``) are
+        not available yet: asking for them raises ValueError.
 """ + _SHARED_PARAMS_DOC
 
     def __init__(self, *, objective="squared_error", huber_delta=1.0, quantile_alpha=0.5,
                  tweedie_variance_power=1.5, aft_loss_distribution="normal",
-                 aft_loss_distribution_scale=1.0, n_estimators=100, learning_rate=0.1, max_depth=6,
+                 aft_loss_distribution_scale=1.0, multi_strategy="one_output_per_tree",
+                 n_estimators=100, learning_rate=0.1, max_depth=6,
                  max_leaves=0, grow_policy="depthwise", max_bin=256, min_child_weight=1.0,
                  reg_lambda=1.0, reg_alpha=0.0, gamma=0.0, max_delta_step=0.0, eval_metric=None,
                  early_stopping_rounds=None, validation_fraction=0.0, callbacks=None,
@@ -1021,6 +1026,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         self.tweedie_variance_power = tweedie_variance_power
         self.aft_loss_distribution = aft_loss_distribution
         self.aft_loss_distribution_scale = aft_loss_distribution_scale
+        self.multi_strategy = multi_strategy
         _set_shared(self, locals())
 
     def __sklearn_tags__(self):
@@ -1034,6 +1040,9 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         alphas = self._quantile_alphas()
         _check_number("tweedie_variance_power", self.tweedie_variance_power, "real", 1, 2,
                       low_open=True, high_open=True)
+        if self.multi_strategy != "one_output_per_tree":
+            raise ValueError(f"multi_strategy must be 'one_output_per_tree' (trees whose leaves "
+                             f"hold a vector are not available), got {self.multi_strategy!r}")
         if self.aft_loss_distribution not in _obj.AFT_DISTRIBUTIONS:
             raise ValueError(f"aft_loss_distribution must be one of "
                              f"{tuple(_obj.AFT_DISTRIBUTIONS)}, got {self.aft_loss_distribution!r}")
