@@ -119,6 +119,24 @@ class _Dart:
         return n_drop / (n_drop + lr), 1.0 / (n_drop + lr)
 
 
+def _draws(params, rng, grad, hess, sample_weight, needs_refit):
+    """The random draws of one set of trees (one per output), in this order: the rows
+    they grow on (None: all) and those left out (or None), the weights of the leaf
+    refit (GOSS's amplified rows weigh more), the trees' seeds."""
+    n_rows, K = grad.shape[1], grad.shape[0]
+    rows, amplified = _sample_rows(params, rng, n_rows, grad, hess)
+    left_out = None
+    if rows is not None:
+        keep = np.zeros(n_rows, dtype=bool)
+        keep[rows] = True
+        left_out = np.flatnonzero(~keep).astype(np.uint32)
+    refit_weight = sample_weight
+    if amplified is not None and needs_refit:
+        refit_weight = np.ones(n_rows) if sample_weight is None else sample_weight.copy()
+        refit_weight[amplified] *= (1.0 - params.top_rate) / params.other_rate
+    return rows, left_out, refit_weight, rng.integers(0, 2 ** 63, size=K, dtype=np.uint64)
+
+
 def _binned_contributions(X_binned, missing_bin, trees, outputs, K, n_threads):
     """The sum of ``trees`` (each adding to raw output ``outputs[j]``) on every row of
     the binned training matrix, shape (n_rows, K)."""
@@ -350,39 +368,20 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             raw_dropped = raw.copy()
         objective.gradient(y, raw, sample_weight, grad, hess, n_threads)
         # every random draw of a round depends on (seed, round) only: any n_jobs, warm start
-        rng = np.random.default_rng([params.seed, rounds_before + it])
-        rows, amplified = _sample_rows(params, rng, n_rows, grad, hess)
-        left_out = None
-        if rows is not None:
-            keep = np.zeros(n_rows, dtype=bool)
-            keep[rows] = True
-            left_out = np.flatnonzero(~keep).astype(np.uint32)
-            if oob:
-                oob_before = _loss_on(objective, y, raw_all, sample_weight, left_out)
-        refit_weight = sample_weight
-        if amplified is not None and objective.needs_refit:
-            refit_weight = np.ones(n_rows) if sample_weight is None else sample_weight.copy()
-            refit_weight[amplified] *= (1.0 - params.top_rate) / params.other_rate
-        tree_seeds = rng.integers(0, 2 ** 63, size=K, dtype=np.uint64)
+        rows, left_out, refit_weight, tree_seeds = _draws(
+            params, np.random.default_rng([params.seed, rounds_before + it]), grad, hess,
+            sample_weight, objective.needs_refit)
+        if oob and left_out is not None:
+            oob_before = _loss_on(objective, y, raw_all, sample_weight, left_out)
         trees = []
         # a forest's P trees per output all fit the round's gradients, each on rows and
         # columns of its own, and add lr / P each (the first draws as plain boosting's)
         round_start = raw.copy() if P > 1 and objective.needs_refit else None
         for p in range(P):
             if p > 0:
-                forest_rng = np.random.default_rng([params.seed, rounds_before + it, 2, p])
-                rows, amplified = _sample_rows(params, forest_rng, n_rows, grad, hess)
-                left_out = None
-                if rows is not None:
-                    keep = np.zeros(n_rows, dtype=bool)
-                    keep[rows] = True
-                    left_out = np.flatnonzero(~keep).astype(np.uint32)
-                refit_weight = sample_weight
-                if amplified is not None and objective.needs_refit:
-                    refit_weight = (np.ones(n_rows) if sample_weight is None
-                                    else sample_weight.copy())
-                    refit_weight[amplified] *= (1.0 - params.top_rate) / params.other_rate
-                tree_seeds = forest_rng.integers(0, 2 ** 63, size=K, dtype=np.uint64)
+                rows, left_out, refit_weight, tree_seeds = _draws(
+                    params, np.random.default_rng([params.seed, rounds_before + it, 2, p]),
+                    grad, hess, sample_weight, objective.needs_refit)
             for k in range(K):
                 raw_before = raw[:, k].copy() if objective.needs_refit else None
                 try:
@@ -409,8 +408,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             for nodes in trees:
                 nodes["value"] *= weight
             ensemble.scale_trees(dropped, factor)
-            dart.weights = [w * factor if i in set(dropped.tolist()) else w
-                            for i, w in enumerate(dart.weights)]
+            for t in dropped:
+                dart.weights[t] *= factor
             # every row's raw score again: the others, the scaled dropped trees, the new ones
             raw[:] = raw_dropped + factor * contrib + _binned_contributions(
                 X_binned, mapper.n_bins_, trees, outputs, K, n_threads)
