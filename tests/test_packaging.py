@@ -16,7 +16,7 @@ def test_the_wheel_holds_no_kernel_sources_or_test_references():
     installed = dist.read_text("RECORD") is not None
     files = [f for f in dist.files or [] if f.parts[0] == "gbtree"] if installed else []
     sources = [str(f) for f in files
-               if f.suffix in (".pyx", ".pxd", ".cpp") or f.name == "_reference.py"]
+               if f.suffix in (".pyx", ".pxd", ".h", ".cpp") or f.name == "_reference.py"]
     assert sources == []
     if files:       # installed from a wheel: the extensions and the schema are there
         names = {f.name for f in files}
