@@ -1,4 +1,5 @@
-"""scikit-learn estimators: parameters, validation, fit/predict; the work is in booster.py."""
+"""scikit-learn estimators: their own parameters, validation, fit/predict; the shared
+parameters are in params.py, the work in booster.py."""
 import numbers
 import os
 
@@ -13,7 +14,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted,
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 
-from . import booster, explain, model_io
+from . import booster, explain, model_io, params
 from . import objectives as _obj
 from ._threads import effective_n_threads
 from .callback import EarlyStopping
@@ -29,201 +30,8 @@ from .tree import add_trees_to_raw
 _INPUT_DTYPES = [np.float64, np.float32]
 _SPARSE_FORMATS = ("csr", "csc", "coo")
 _FAST_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
-# the largest value of the integer parameters the kernels take as a C int
-_C_INT_MAX = 2 ** 31 - 1
 
 
-_SHARED_PARAMS_DOC = """
-    n_estimators : int, default=100
-        Boosting rounds (one tree per round, or one per class for multiclass).
-    learning_rate : float, default=0.1
-        Shrinkage ``eta`` applied to every tree's leaf values.
-    max_depth : int, default=6
-        Maximum tree depth; 0 means no limit (then ``max_leaves`` must be set).
-    max_leaves : int, default=0
-        Maximum number of leaves per tree; 0 means no limit.
-    grow_policy : {"depthwise", "lossguide"}, default="depthwise"
-        ``depthwise`` splits every node of a level before the next level;
-        ``lossguide`` always splits the leaf with the largest gain (best-first,
-        LightGBM style), up to ``max_leaves``.
-    max_bin : int, default=256
-        Bins per feature including the bin for missing values (2..256), so at
-        most ``max_bin - 1`` candidate thresholds per feature.
-    min_child_weight : float, default=1.0
-        Minimum sum of hessians (weighted) in each child of a split.
-    reg_lambda : float, default=1.0
-        L2 penalty on leaf weights.
-    reg_alpha : float, default=0.0
-        L1 penalty on leaf weights.
-    gamma : float, default=0.0
-        Minimum gain to make a split (XGBoost's ``min_split_loss``; gains are
-        ``G_L^2/(H_L+lambda) + G_R^2/(H_R+lambda) - G^2/(H+lambda)``, see docs).
-    max_delta_step : float, default=0.0
-        If > 0, leaf weights are clipped to ``[-max_delta_step, max_delta_step]``.
-    eval_metric : str, callable, list of them, or None, default=None
-        Metrics computed on every eval set after each round (names in
-        ``gbtree.metrics.METRIC_NAMES``; a callable ``f(y_true, y_pred[,
-        sample_weight])`` on the prediction scale, minimised unless it has
-        ``greater_is_better = True``). None: the objective's own metric. The
-        last one drives early stopping.
-    early_stopping_rounds : int or None, default=None
-        Stop when the last metric on the last eval set has not improved for
-        this many rounds; predictions then use the best round. None: off.
-    validation_fraction : float, default=0.0
-        If > 0, this fraction of the training rows (stratified by class for
-        classifiers, drawn with ``random_state``) is held out as the eval set
-        named ``"validation"`` (after any ``eval_set``), so early stopping works
-        inside ``Pipeline`` and ``GridSearchCV``. 0: no hold-out.
-    callbacks : list of gbtree.callback.Callback or None, default=None
-        Objects whose hooks run before and after each round (see
-        ``gbtree.callback``): any hook returning True stops training.
-    log_period : int, default=10
-        With ``verbosity=1``, print the round, the metrics and the elapsed time
-        every ``log_period`` rounds (``verbosity=2``: every round).
-    n_jobs : int or None, default=None
-        OpenMP threads for the kernels; None or -1 means every core available
-        to the process (honouring ``OMP_NUM_THREADS``, cgroups and
-        ``threadpoolctl``). The model does not depend on it.
-    random_state : int, RandomState instance or None, default=0
-        Seeds everything random: the row subsample used to compute the bin
-        edges (on data with more than 200,000 rows), the ``validation_fraction``
-        split, row sampling (``subsample``, GOSS), column sampling, the
-        ranker's pair sampling and the row order of categorical target
-        statistics. Each round's draws depend only on it and the
-        round number.
-    verbosity : int, default=0
-        0 silent, 1 a summary per fit and a log every ``log_period`` rounds,
-        2 a log line every round.
-    importance_type : {"weight", "gain", "cover", "total_gain", "total_cover"}, \
-            default="total_gain"
-        What ``feature_importances_`` normalises: split counts, average or
-        total split gain, average or total hessian cover (see ``get_score``).
-    warm_start : bool, default=False
-        If True and the model is fitted, ``fit`` keeps the trees (and the bins
-        and starting value of the first fit) and adds ``n_estimators -
-        n_estimators_`` rounds: the result equals one fit of ``n_estimators``
-        rounds on the same data.
-    subsample : float, default=1.0
-        With ``sampling_method="uniform"``, each round's trees are grown on a
-        random share of the rows (each row kept with this probability;
-        Friedman's stochastic gradient boosting); < 1 also gives out-of-bag
-        estimates (``oob_improvement_``, ``oob_scores_``, ``oob_score_``).
-    sampling_method : {"uniform", "goss"}, default="uniform"
-        ``"goss"``: LightGBM's gradient-based one-side sampling: each round
-        keeps the ``top_rate`` share of rows with the largest ``|gradient|`` and a
-        random ``other_rate`` share of the rest, amplified by
-        ``(1 - top_rate) / other_rate``.
-    top_rate, other_rate : float, default=0.2, 0.1
-        GOSS shares (each in (0, 1), their sum <= 1).
-    colsample_bytree, colsample_bylevel, colsample_bynode : float, default=1.0
-        Share of the features each tree, then each depth level of it, then
-        each node of that level may split on (they compose as XGBoost's:
-        ``max(1, floor(share * n))`` drawn from the set above).
-    feature_weights : array-like of shape (n_features,) or None, default=None
-        Non-negative weights for the column sampling (a feature is drawn with
-        probability proportional to its weight; 0 = never). None: uniform.
-    interaction_constraints : list of lists of features or None, default=None
-        Groups of feature indices (or names, when fit on a DataFrame) allowed
-        to interact: all the split features on a path from the root must lie
-        in one common group. A feature in no group can only interact with
-        itself.
-    monotone_constraints : list, array or dict, or None, default=None
-        Per feature +1 (predictions never decrease as it grows), -1 (never
-        increase) or 0: a sequence with one entry per feature, or a dict from
-        feature index or name to +1 / -1. XGBoost's rule: leaf weights are kept
-        within bounds set by the constrained splits above them (the objectives
-        that refit leaves, absolute error, quantile and Huber, refit them
-        within those bounds).
-    absent_as_missing : bool, default=False
-        For a ``scipy.sparse`` X: an absent entry is a 0 (False: the model is
-        the one fit on ``X.toarray()``, bit for bit) or a missing value (True,
-        XGBoost's convention: absent entries follow each split's learned
-        default direction). A stored NaN is always missing, a stored 0 always 0.
-        Dense input is not affected.
-    grad_quant_bins : int or None, default=None
-        None: histograms sum the float gradients and hessians. An int k >= 2:
-        LightGBM's quantised training (its ``num_grad_quant_bins``): each tree
-        rounds every gradient to one of the integers -k/2 .. k/2 and every
-        hessian to 0 .. k (times a per-tree step), at random up or down so
-        that the rounding is unbiased, and the histograms sum integers (one
-        integer add per value instead of two float adds, half the histogram
-        memory). Splits are chosen on the rounded sums; leaf values and covers
-        are then recomputed from the exact gradients. Larger k is closer to the
-        exact model at the same cost; k = 64 gives about the test AUC of exact
-        training with less histogram memory (``python -m benchmarks higgs-like
-        --libs gbtree,gbtree-quantized`` compares them).
-        ``n_samples * (k + 1)`` must stay below 2**31.
-    categorical_features : "from_dtype", list of indices or names, boolean mask or None, \
-            default=None
-        Columns that hold categories (numbers or text, any number of distinct
-        values). A column of more than ``max_cat_to_ordinal`` distinct values
-        is replaced by CatBoost's ordered target statistic before binning: at
-        ``fit`` a row gets the smoothed mean target of the rows of its category
-        that come before it in a random order (drawn with ``random_state``), so
-        its own label never enters its value; at ``predict`` and for eval sets,
-        of all training rows of its category; a category not seen at ``fit``
-        gets the mean target. A missing value stays missing. ``"from_dtype"``:
-        the columns of pandas ``category``, polars ``Categorical`` / ``Enum`` or
-        pyarrow dictionary type. Dense X only; a classifier of 3+ classes takes
-        only columns of at most ``max_cat_to_ordinal`` values (a statistic
-        needs one target). None: no column is categorical. See docs/index.md.
-    cat_smooth : "auto" or float, default="auto"
-        The prior's weight ``a`` in the statistic ``(sum w*y + a*p) / (sum w +
-        a)``, ``p`` the weighted mean target: larger values pull rare
-        categories towards ``p``. ``"auto"``: per column, the variance of y
-        within a category over the variance of the categories' means,
-        estimated on the training rows (empirical Bayes, Buhlmann-Straub): the
-        weight that makes each statistic the best linear estimate of its
-        category's mean.
-    max_cat_to_ordinal : int, default=32
-        A categorical column of at most this many distinct values at ``fit``
-        gets ordinal codes instead (each category's position among the sorted
-        values, a value not among the training rows missing): every category
-        keeps a bin of its own (while ``max_bin`` allows), so trees can split
-        off any group of categories, which target statistics blur when
-        categories of similar mean target interact differently with other
-        features. 0: statistics for every categorical column.
-    booster : {"gbtree", "dart"}, default="gbtree"
-        ``"dart"``: DART (Vinayak and Gilad-Bachrach, 2015; XGBoost's names and
-        rules): each round drops some earlier trees, fits the new tree to what
-        the others leave, then scales the dropped trees and the new one so the
-        model does not overshoot. Early stopping is refused with it (every
-        round rescales earlier trees). See docs/index.md.
-    rate_drop : float, default=0.0
-        DART: the chance that each earlier tree is dropped in a round, in [0, 1].
-    skip_drop : float, default=0.0
-        DART: the chance that a round drops nothing, in [0, 1].
-    one_drop : bool, default=False
-        DART: drop at least one tree in a round that is not skipped.
-    normalize_type : {"tree", "forest"}, default="tree"
-        DART: with k trees dropped and learning rate lr, ``"tree"`` weighs the
-        new tree ``1 / (k + lr)`` and scales the dropped ones by
-        ``k / (k + lr)``; ``"forest"`` weighs the new tree ``1 / (1 + lr)`` and
-        scales the dropped ones by as much.
-    sample_type : {"uniform", "weighted"}, default="uniform"
-        DART: drop trees with equal chances, or in proportion to their weights
-        (trees of an earlier ``warm_start`` fit count with weight 1).
-    num_parallel_tree : int, default=1
-        Trees grown per output and round, all on the round's gradients, each on
-        rows (``subsample``) and columns (``colsample_*``) of its own and adding
-        ``learning_rate / num_parallel_tree``: with ``n_estimators=1`` and
-        ``learning_rate=1``, a random forest (XGBoost's ``XGBRFRegressor``
-        builds on the same). See docs/index.md.
-"""
-
-_SHARED_DEFAULTS = dict(
-    n_estimators=100, learning_rate=0.1, max_depth=6, max_leaves=0, grow_policy="depthwise",
-    max_bin=256, min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0, gamma=0.0,
-    max_delta_step=0.0, eval_metric=None, early_stopping_rounds=None, validation_fraction=0.0,
-    callbacks=None, log_period=10, n_jobs=None, random_state=0, verbosity=0,
-    importance_type="total_gain", warm_start=False, subsample=1.0, sampling_method="uniform",
-    top_rate=0.2, other_rate=0.1, colsample_bytree=1.0, colsample_bylevel=1.0,
-    colsample_bynode=1.0, feature_weights=None, interaction_constraints=None,
-    monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
-    categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32, booster="gbtree",
-    rate_drop=0.0, skip_drop=0.0, one_drop=False, normalize_type="tree", sample_type="uniform",
-    num_parallel_tree=1,
-)
 
 
 class _GBTModel(BaseEstimator):
@@ -237,82 +45,7 @@ class _GBTModel(BaseEstimator):
 
     # ------------------------------------------------------------------ validation
     def _boost_params(self):
-        _check_number("n_estimators", self.n_estimators, "int", 1)
-        _check_number("learning_rate", self.learning_rate, "real", 0, low_open=True)
-        _check_number("max_depth", self.max_depth, "int", 0, _C_INT_MAX)
-        _check_number("max_leaves", self.max_leaves, "int", 0, _C_INT_MAX)
-        if self.max_leaves == 1:
-            raise ValueError("max_leaves must be 0 (no limit) or >= 2, got 1")
-        if self.grow_policy not in ("depthwise", "lossguide"):
-            raise ValueError(
-                f"grow_policy must be 'depthwise' or 'lossguide', got {self.grow_policy!r}")
-        if self.max_depth == 0 and self.max_leaves == 0:
-            raise ValueError("max_depth and max_leaves cannot both be 0 (trees would be "
-                             "unbounded); set max_depth > 0 or max_leaves >= 2")
-        _check_number("max_bin", self.max_bin, "int", 2, 256)
-        for name in ("min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step"):
-            _check_number(name, getattr(self, name), "real", 0)
-        _check_number("verbosity", self.verbosity, "int", 0, 3)
-        _check_number("log_period", self.log_period, "int", 1)
-        for name in ("warm_start", "absent_as_missing"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}")
-        _check_number("validation_fraction", self.validation_fraction, "real", 0, 1,
-                      high_open=True)
-        if self.early_stopping_rounds is not None:
-            _check_number("early_stopping_rounds", self.early_stopping_rounds, "int", 1)
-        for name in ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode"):
-            _check_number(name, getattr(self, name), "real", 0, 1, low_open=True)
-        if self.grad_quant_bins is not None:
-            _check_number("grad_quant_bins", self.grad_quant_bins, "int", 2, 32766)
-        if self.sampling_method not in ("uniform", "goss"):
-            raise ValueError(f"sampling_method must be 'uniform' or 'goss', "
-                             f"got {self.sampling_method!r}")
-        for name in ("top_rate", "other_rate"):
-            _check_number(name, getattr(self, name), "real", 0, 1, low_open=True, high_open=True)
-        if self.sampling_method == "goss":
-            if self.top_rate + self.other_rate > 1:
-                raise ValueError(f"top_rate + other_rate must be <= 1, got "
-                                 f"{self.top_rate} + {self.other_rate}")
-            if self.subsample != 1.0:
-                raise ValueError("subsample must be 1.0 with sampling_method='goss' "
-                                 "(GOSS does its own row sampling)")
-        _check_number("num_parallel_tree", self.num_parallel_tree, "int", 1, 100_000)
-        if self.booster not in ("gbtree", "dart"):
-            raise ValueError(f"booster must be 'gbtree' or 'dart', got {self.booster!r}")
-        for name in ("rate_drop", "skip_drop"):
-            _check_number(name, getattr(self, name), "real", 0, 1)
-        if not isinstance(self.one_drop, (bool, np.bool_)):
-            raise TypeError(f"one_drop must be a bool, got {self.one_drop!r}")
-        if self.normalize_type not in ("tree", "forest"):
-            raise ValueError(f"normalize_type must be 'tree' or 'forest', got "
-                             f"{self.normalize_type!r}")
-        if self.sample_type not in ("uniform", "weighted"):
-            raise ValueError(f"sample_type must be 'uniform' or 'weighted', got "
-                             f"{self.sample_type!r}")
-        if self.booster == "dart" and self.early_stopping_rounds is not None:
-            raise ValueError("early_stopping_rounds cannot be used with booster='dart': each "
-                             "round rescales earlier trees, so the model of the best round is "
-                             "not the first rounds of the final one")
-        return booster.BoostParams(
-            n_estimators=int(self.n_estimators), learning_rate=float(self.learning_rate),
-            max_depth=int(self.max_depth), max_leaves=int(self.max_leaves),
-            grow_policy=self.grow_policy, max_bin=int(self.max_bin),
-            min_child_weight=float(self.min_child_weight), reg_lambda=float(self.reg_lambda),
-            reg_alpha=float(self.reg_alpha), gamma=float(self.gamma),
-            max_delta_step=float(self.max_delta_step), verbosity=int(self.verbosity),
-            absent_as_missing=bool(self.absent_as_missing),
-            log_period=int(self.log_period), subsample=float(self.subsample),
-            sampling_method=self.sampling_method, top_rate=float(self.top_rate),
-            other_rate=float(self.other_rate), colsample_bytree=float(self.colsample_bytree),
-            colsample_bylevel=float(self.colsample_bylevel),
-            colsample_bynode=float(self.colsample_bynode),
-            grad_quant_bins=0 if self.grad_quant_bins is None else int(self.grad_quant_bins),
-            num_parallel_tree=int(self.num_parallel_tree),
-            dart=None if self.booster == "gbtree" else booster.DartParams(
-                float(self.rate_drop), float(self.skip_drop), bool(self.one_drop),
-                self.normalize_type, self.sample_type),
-        )
+        return params.boost_params(self)
 
     def _check_x(self, X, reset, y="no_validation", y_numeric=False, multi_output=False):
         """validate_data with sparse matrices accepted (as canonical CSR, never dense);
@@ -1002,7 +735,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         For a y of several columns: one tree per column and round (XGBoost's
         name). Trees whose leaves hold a vector (``"multi_output_tree"``) are
         not available yet: asking for them raises ValueError.
-""" + _SHARED_PARAMS_DOC
+""" + params.SHARED_PARAMS_DOC
 
     def __init__(self, *, objective="squared_error", huber_delta=1.0, quantile_alpha=0.5,
                  tweedie_variance_power=1.5, aft_loss_distribution="normal",
@@ -1027,7 +760,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         self.aft_loss_distribution = aft_loss_distribution
         self.aft_loss_distribution_scale = aft_loss_distribution_scale
         self.multi_strategy = multi_strategy
-        _set_shared(self, locals())
+        params.set_shared(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1182,7 +915,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
     class_weight : dict, "balanced" or None, default=None
         Weights per class, multiplied into ``sample_weight`` (scikit-learn's
         convention; ``"balanced"`` is ``n_samples / (n_classes * count)``).
-""" + _SHARED_PARAMS_DOC
+""" + params.SHARED_PARAMS_DOC
 
     def __init__(self, *, objective="log_loss", class_weight=None, n_estimators=100,
                  learning_rate=0.1, max_depth=6, max_leaves=0, grow_policy="depthwise",
@@ -1199,7 +932,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1):
         self.objective = objective
         self.class_weight = class_weight
-        _set_shared(self, locals())
+        params.set_shared(self, locals())
 
     @_all_or_nothing
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
@@ -1363,7 +1096,7 @@ class GBTRanker(_GBTModel):
 
     Parameters
     ----------
-""" + _RANKER_PARAMS_DOC + _SHARED_PARAMS_DOC + """
+""" + _RANKER_PARAMS_DOC + params.SHARED_PARAMS_DOC + """
     Notes
     -----
     ``sample_weight`` is per row and must be equal within a query: it weighs
@@ -1394,7 +1127,7 @@ class GBTRanker(_GBTModel):
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample
         self.lambdarank_norm = lambdarank_norm
         self.ndcg_exp_gain = ndcg_exp_gain
-        _set_shared(self, locals())
+        params.set_shared(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1406,10 +1139,10 @@ class GBTRanker(_GBTModel):
             raise ValueError(f"objective must be one of {_obj.RANKING_OBJECTIVES}, "
                              f"got {self.objective!r}")
         _check_number("lambdarank_truncation_level", self.lambdarank_truncation_level, "int", 1,
-                      _C_INT_MAX)
+                      params.C_INT_MAX)
         if self.lambdarank_num_pair_per_sample is not None:
             _check_number("lambdarank_num_pair_per_sample", self.lambdarank_num_pair_per_sample,
-                          "int", 1, _C_INT_MAX)
+                          "int", 1, params.C_INT_MAX)
         for name in ("lambdarank_norm", "ndcg_exp_gain"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -1603,8 +1336,3 @@ def _aft_bounds(y):
                          f"a right-censored one), got shape {bounds.shape}")
     _obj.AFT().check_target(bounds)
     return np.ascontiguousarray(bounds)
-
-
-def _set_shared(est, given):
-    for name in _SHARED_DEFAULTS:
-        setattr(est, name, given[name])
