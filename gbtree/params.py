@@ -1,5 +1,8 @@
-"""The parameters every estimator shares: their documentation, their defaults, and
-their check into the engine's ``booster.BoostParams``."""
+"""The parameters every estimator shares: their documentation, their defaults, their
+check into the engine's ``booster.BoostParams``, and the per-feature ones (weights,
+monotone and interaction constraints) read against the training columns."""
+import numbers
+
 import numpy as np
 
 from . import booster
@@ -286,3 +289,84 @@ def boost_params(est):
             float(est.rate_drop), float(est.skip_drop), bool(est.one_drop),
             est.normalize_type, est.sample_type),
     )
+
+
+def feature_weights(est, n_features):
+    """``feature_weights`` checked, scaled to a largest weight of 1 (or None)."""
+    if est.feature_weights is None:
+        return None
+    try:
+        w = np.asarray(est.feature_weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"feature_weights must be numbers, got "
+                         f"{est.feature_weights!r}") from None
+    if w.shape != (n_features,):
+        raise ValueError(f"feature_weights must have one weight per feature ({n_features}), "
+                         f"got shape {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
+        raise ValueError("feature_weights must be finite, >= 0, with at least one > 0")
+    # the same draws at any scale: the sampling keys log(u) / w overflow to -inf
+    # for subnormal weights, and every such feature would tie
+    return w / w.max()
+
+
+def monotone_constraints(est, n_features):
+    """``monotone_constraints`` as an int8 array of -1/0/+1 per feature (None: none)."""
+    spec = est.monotone_constraints
+    if spec is None:
+        return None
+    out = np.zeros(n_features, dtype=np.int8)
+    names = list(getattr(est, "feature_names_in_", []))
+    if isinstance(spec, dict):
+        items = spec.items()
+    elif isinstance(spec, (list, tuple, np.ndarray)):
+        if isinstance(spec, np.ndarray) and spec.ndim != 1:
+            raise ValueError(f"monotone_constraints must be 1-D, got an array of shape "
+                             f"{spec.shape}")
+        if len(spec) != n_features:
+            raise ValueError(f"monotone_constraints must have one entry per feature "
+                             f"({n_features}), got {len(spec)}")
+        items = enumerate(spec)
+    else:
+        raise TypeError(f"monotone_constraints must be a sequence or a dict, got {spec!r}")
+    for key, c in items:
+        if isinstance(key, str):
+            if key not in names:
+                raise ValueError(f"monotone_constraints names an unknown feature {key!r}")
+            key = names.index(key)
+        if not (isinstance(key, numbers.Integral) and 0 <= key < n_features):
+            raise ValueError(f"monotone_constraints: {key!r} is not a feature index in "
+                             f"[0, {n_features}) or a feature name")
+        if isinstance(c, bool) or not isinstance(c, numbers.Real) or c not in (-1, 0, 1):
+            raise ValueError(f"monotone_constraints values must be -1, 0 or 1, got {c!r}")
+        out[key] = int(c)
+    return out if np.any(out) else None
+
+
+def interaction_groups(est, n_features):
+    """``interaction_constraints`` as lists of feature indices (None: none)."""
+    if est.interaction_constraints is None:
+        return None
+    names = list(getattr(est, "feature_names_in_", []))
+    groups = []
+    try:
+        for group in est.interaction_constraints:
+            if isinstance(group, str):
+                raise TypeError
+            idx = []
+            for f in group:
+                if isinstance(f, str):
+                    if f not in names:
+                        raise ValueError(f"interaction_constraints names an unknown feature "
+                                         f"{f!r}")
+                    idx.append(names.index(f))
+                elif isinstance(f, numbers.Integral) and 0 <= f < n_features:
+                    idx.append(int(f))
+                else:
+                    raise ValueError(f"interaction_constraints: {f!r} is not a feature index "
+                                     f"in [0, {n_features}) or a feature name")
+            groups.append(idx)
+    except TypeError:
+        raise TypeError("interaction_constraints must be a list of lists of feature indices "
+                        f"or names, got {est.interaction_constraints!r}") from None
+    return groups

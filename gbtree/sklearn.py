@@ -14,7 +14,8 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted,
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 
-from . import booster, explain, model_io, params
+from . import booster, explain, model_io
+from . import params as _params
 from . import objectives as _obj
 from ._threads import effective_n_threads
 from .callback import EarlyStopping
@@ -45,7 +46,7 @@ class _GBTModel(BaseEstimator):
 
     # ------------------------------------------------------------------ validation
     def _boost_params(self):
-        return params.boost_params(self)
+        return _params.boost_params(self)
 
     def _check_x(self, X, reset, y="no_validation", y_numeric=False, multi_output=False):
         """validate_data with sparse matrices accepted (as canonical CSR, never dense);
@@ -281,9 +282,9 @@ class _GBTModel(BaseEstimator):
         prepared = eval_sets is not None
         rng = self._rng() if rng is None else rng
         params.seed = int(rng.randint(0, 2 ** 31 - 1))
-        params.feature_weights = self._feature_weights(X.shape[1])
-        params.interaction_constraints = self._interaction_groups(X.shape[1])
-        params.monotone_constraints = self._monotone(X.shape[1])
+        params.feature_weights = _params.feature_weights(self, X.shape[1])
+        params.interaction_constraints = _params.interaction_groups(self, X.shape[1])
+        params.monotone_constraints = _params.monotone_constraints(self, X.shape[1])
         metrics = self._metrics(objective)
         callbacks = self._callbacks()
         if not prepared:
@@ -387,81 +388,6 @@ class _GBTModel(BaseEstimator):
             if sign * (previous["best_score_"] - self.best_score_) >= 0:
                 self.best_iteration_ = previous["best_iteration_"]
                 self.best_score_ = previous["best_score_"]
-
-    def _feature_weights(self, n_features):
-        if self.feature_weights is None:
-            return None
-        try:
-            w = np.asarray(self.feature_weights, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"feature_weights must be numbers, got "
-                             f"{self.feature_weights!r}") from None
-        if w.shape != (n_features,):
-            raise ValueError(f"feature_weights must have one weight per feature ({n_features}), "
-                             f"got shape {w.shape}")
-        if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
-            raise ValueError("feature_weights must be finite, >= 0, with at least one > 0")
-        # the same draws at any scale: the sampling keys log(u) / w overflow to -inf
-        # for subnormal weights, and every such feature would tie
-        return w / w.max()
-
-    def _monotone(self, n_features):
-        spec = self.monotone_constraints
-        if spec is None:
-            return None
-        out = np.zeros(n_features, dtype=np.int8)
-        names = list(getattr(self, "feature_names_in_", []))
-        if isinstance(spec, dict):
-            items = spec.items()
-        elif isinstance(spec, (list, tuple, np.ndarray)):
-            if isinstance(spec, np.ndarray) and spec.ndim != 1:
-                raise ValueError(f"monotone_constraints must be 1-D, got an array of shape "
-                                 f"{spec.shape}")
-            if len(spec) != n_features:
-                raise ValueError(f"monotone_constraints must have one entry per feature "
-                                 f"({n_features}), got {len(spec)}")
-            items = enumerate(spec)
-        else:
-            raise TypeError(f"monotone_constraints must be a sequence or a dict, got {spec!r}")
-        for key, c in items:
-            if isinstance(key, str):
-                if key not in names:
-                    raise ValueError(f"monotone_constraints names an unknown feature {key!r}")
-                key = names.index(key)
-            if not (isinstance(key, numbers.Integral) and 0 <= key < n_features):
-                raise ValueError(f"monotone_constraints: {key!r} is not a feature index in "
-                                 f"[0, {n_features}) or a feature name")
-            if isinstance(c, bool) or not isinstance(c, numbers.Real) or c not in (-1, 0, 1):
-                raise ValueError(f"monotone_constraints values must be -1, 0 or 1, got {c!r}")
-            out[key] = int(c)
-        return out if np.any(out) else None
-
-    def _interaction_groups(self, n_features):
-        if self.interaction_constraints is None:
-            return None
-        names = list(getattr(self, "feature_names_in_", []))
-        groups = []
-        try:
-            for group in self.interaction_constraints:
-                if isinstance(group, str):
-                    raise TypeError
-                idx = []
-                for f in group:
-                    if isinstance(f, str):
-                        if f not in names:
-                            raise ValueError(f"interaction_constraints names an unknown feature "
-                                             f"{f!r}")
-                        idx.append(names.index(f))
-                    elif isinstance(f, numbers.Integral) and 0 <= f < n_features:
-                        idx.append(int(f))
-                    else:
-                        raise ValueError(f"interaction_constraints: {f!r} is not a feature index "
-                                         f"in [0, {n_features}) or a feature name")
-                groups.append(idx)
-        except TypeError:
-            raise TypeError("interaction_constraints must be a list of lists of feature indices "
-                            f"or names, got {self.interaction_constraints!r}") from None
-        return groups
 
     def _warm_start_model(self, X, objective):
         """(model to continue, its rounds) under ``warm_start``, else (None, 0)."""
@@ -735,7 +661,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         For a y of several columns: one tree per column and round (XGBoost's
         name). Trees whose leaves hold a vector (``"multi_output_tree"``) are
         not available yet: asking for them raises ValueError.
-""" + params.SHARED_PARAMS_DOC
+""" + _params.SHARED_PARAMS_DOC
 
     def __init__(self, *, objective="squared_error", huber_delta=1.0, quantile_alpha=0.5,
                  tweedie_variance_power=1.5, aft_loss_distribution="normal",
@@ -760,7 +686,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         self.aft_loss_distribution = aft_loss_distribution
         self.aft_loss_distribution_scale = aft_loss_distribution_scale
         self.multi_strategy = multi_strategy
-        params.set_shared(self, locals())
+        _params.set_shared(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -915,7 +841,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
     class_weight : dict, "balanced" or None, default=None
         Weights per class, multiplied into ``sample_weight`` (scikit-learn's
         convention; ``"balanced"`` is ``n_samples / (n_classes * count)``).
-""" + params.SHARED_PARAMS_DOC
+""" + _params.SHARED_PARAMS_DOC
 
     def __init__(self, *, objective="log_loss", class_weight=None, n_estimators=100,
                  learning_rate=0.1, max_depth=6, max_leaves=0, grow_policy="depthwise",
@@ -932,7 +858,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1):
         self.objective = objective
         self.class_weight = class_weight
-        params.set_shared(self, locals())
+        _params.set_shared(self, locals())
 
     @_all_or_nothing
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
@@ -1096,7 +1022,7 @@ class GBTRanker(_GBTModel):
 
     Parameters
     ----------
-""" + _RANKER_PARAMS_DOC + params.SHARED_PARAMS_DOC + """
+""" + _RANKER_PARAMS_DOC + _params.SHARED_PARAMS_DOC + """
     Notes
     -----
     ``sample_weight`` is per row and must be equal within a query: it weighs
@@ -1127,7 +1053,7 @@ class GBTRanker(_GBTModel):
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample
         self.lambdarank_norm = lambdarank_norm
         self.ndcg_exp_gain = ndcg_exp_gain
-        params.set_shared(self, locals())
+        _params.set_shared(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1139,10 +1065,10 @@ class GBTRanker(_GBTModel):
             raise ValueError(f"objective must be one of {_obj.RANKING_OBJECTIVES}, "
                              f"got {self.objective!r}")
         _check_number("lambdarank_truncation_level", self.lambdarank_truncation_level, "int", 1,
-                      params.C_INT_MAX)
+                      _params.C_INT_MAX)
         if self.lambdarank_num_pair_per_sample is not None:
             _check_number("lambdarank_num_pair_per_sample", self.lambdarank_num_pair_per_sample,
-                          "int", 1, params.C_INT_MAX)
+                          "int", 1, _params.C_INT_MAX)
         for name in ("lambdarank_norm", "ndcg_exp_gain"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
