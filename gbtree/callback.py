@@ -181,3 +181,21 @@ class LearningRateScheduler(Callback):
                              f"{state.iteration}; it must be finite and > 0")
         state.learning_rate = lr
         return False
+
+
+def training_callbacks(callbacks, early_stopping_rounds=None):
+    """The callbacks of a fit: the user's (checked to be ``Callback`` objects) and, with
+    ``early_stopping_rounds``, an ``EarlyStopping``."""
+    if callbacks is not None and not isinstance(callbacks, (list, tuple)):
+        raise TypeError(f"callbacks must be a list of gbtree.callback.Callback instances, "
+                        f"got {callbacks!r}")
+    out = [] if callbacks is None else list(callbacks)
+    for cb in out:
+        if isinstance(cb, type) or not all(
+                hasattr(cb, h) for h in ("before_training", "before_iteration",
+                                         "after_iteration", "after_training")):
+            raise TypeError(f"callbacks must be gbtree.callback.Callback instances, "
+                            f"got {cb!r}")
+    if early_stopping_rounds is not None:
+        out.append(EarlyStopping(int(early_stopping_rounds)))
+    return out

@@ -461,3 +461,28 @@ def ndcg_at_k(y_true, y_score, *, qid=None, group=None, sample_weight=None, k=10
         sample_weight[order if order is not None else slice(None)], ptr, "ndcg_at_k")
     per_query = ndcg_per_query(_take(y_true, order), _take(y_score, order), ptr, k, exp_gain)
     return float(np.average(per_query, weights=None if w is None else w[ptr[:-1]]))
+
+
+def eval_metrics(spec, objective, estimator="the estimator"):
+    """The ``Metric`` list of an ``eval_metric`` value (None: the objective's own), each
+    one checked to apply to the objective's task."""
+    given = spec
+    if spec is None:
+        spec = [objective.default_metric]
+    elif isinstance(spec, str) or callable(spec):
+        spec = [spec]
+    elif not isinstance(spec, (list, tuple)) or not spec:
+        raise ValueError(f"eval_metric must be a name, a callable, a non-empty list of "
+                         f"them or None, got {given!r}")
+    metrics = [get_metric(m, objective) for m in spec]
+    for m in metrics:
+        if m.needs_group and not getattr(objective, "needs_groups", False):
+            raise ValueError(f"eval_metric {m.name!r} is a ranking metric: it needs query "
+                             f"groups, which only GBTRanker has")
+        task = objective.task
+        if m.tasks is not None and task not in m.tasks:
+            raise ValueError(f"eval_metric {m.name!r} does not apply to a {task} model "
+                             f"({estimator}); it is for {' / '.join(sorted(m.tasks))} models")
+    if len({m.name for m in metrics}) != len(metrics):
+        raise ValueError(f"eval_metric has the same metric twice: {given!r}")
+    return metrics
