@@ -578,6 +578,75 @@ cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
 # ---------------------------------------------------------------- Python wrappers
 # Used by the tests to compare the kernels with their NumPy twins (tests/_reference.py).
 
+cdef void _sparse_view(X_binned, sparse_binned* S):
+    """Point ``S`` at the arrays of a ``binning.SparseBinned`` (which keeps them)."""
+    cdef const int64_t[::1] indptr = X_binned.indptr
+    cdef const uint32_t[::1] entries
+    cdef const uint16_t[::1] entries16
+    S.indptr = &indptr[0]
+    S.entries = NULL
+    S.entries16 = NULL
+    if X_binned.entries.dtype == np.uint16:
+        entries16 = X_binned.entries
+        if entries16.shape[0] > 0:
+            S.entries16 = &entries16[0]
+    else:
+        entries = X_binned.entries
+        if entries.shape[0] > 0:
+            S.entries = &entries[0]
+    S.row_entries = X_binned.entries.shape[0] / max(indptr.shape[0] - 1, 1)
+
+
+def output_histograms(X_binned, const IDX_C[::1] rows, const G_H_C[:, :, ::1] pairs,
+                      const int[::1] bin_offsets, const X_BINNED_C[::1] default_bin,
+                      double[:, :, ::1] out, double[:, ::1] totals, int n_threads=1,
+                      int max_chunks=16):
+    """The histograms of ``rows`` for several outputs (a tree whose leaves hold a
+    vector): ``out[k]`` (n_entries, 2) gets the sums of ``pairs[k]``, the
+    (n_rows, 2) float32 (gradient, hessian) pairs of output k, read in place,
+    and ``totals[k]`` the rows' (sum_g, sum_h) of output k.
+
+    ``rows=None``: every row (dense only). ``default_bin`` (required for sparse
+    input, else None): recover each feature's default bin from the totals.
+    """
+    cdef int n_features = bin_offsets.shape[0] - 1, k
+    cdef Py_ssize_t n_entries = bin_offsets[n_features]
+    cdef Py_ssize_t n_rows = rows.shape[0] if rows is not None else X_binned.shape[0]
+    cdef bint dense = isinstance(X_binned, np.ndarray)
+    if (out.shape[0] != pairs.shape[0] or out.shape[1] != n_entries or out.shape[2] != 2
+            or pairs.shape[1] != X_binned.shape[0] or pairs.shape[2] != 2
+            or totals.shape[0] != pairs.shape[0] or totals.shape[1] != 2):
+        raise ValueError("out, pairs and the binned matrix do not match")
+    if not dense and (default_bin is None or rows is None):
+        raise ValueError("sparse input needs rows and default_bin")
+    cdef hist_plan plan = make_plan(n_rows, n_features, n_entries, max_chunks, n_threads)
+    cdef sparse_binned S
+    cdef const sparse_binned* S_ptr = NULL
+    cdef const X_BINNED_C[:, ::1] X_v
+    cdef const X_BINNED_C* X = NULL
+    if dense:
+        X_v = X_binned
+        if X_v.shape[0] > 0 and X_v.shape[1] > 0:
+            X = &X_v[0, 0]
+    else:
+        _sparse_view(X_binned, &S)
+        S_ptr = &S
+    cdef const IDX_C* rows_ptr = &rows[0] if rows is not None and n_rows > 0 else NULL
+    cdef const X_BINNED_C* default_ptr = &default_bin[0] if default_bin is not None else NULL
+    scratch = np.empty((max(plan.scratch_chunks, 1) * max(n_entries, 1), 2))
+    cdef double[:, ::1] scratch_v = scratch
+    if n_entries == 0 or n_rows == 0:
+        out[...] = 0.0
+        totals[...] = 0.0
+        return
+    for k in range(pairs.shape[0]):
+        with nogil:
+            build_histogram(X, S_ptr, rows_ptr, n_rows, NULL, 0, &pairs[k, 0, 0],
+                            &bin_offsets[0], n_features, <hist_entry*>&out[k, 0, 0],
+                            <hist_entry*>&scratch_v[0, 0], plan, n_threads, default_ptr,
+                            <hist_entry*>&totals[k, 0])
+
+
 def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
                        const int[::1] bin_offsets, int n_threads=1, int max_chunks=16,
                        default_bin=None, bint return_totals=False, packed=None,
@@ -602,9 +671,6 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
     if scratch_chunks > plan.scratch_chunks:
         plan.scratch_chunks = scratch_chunks
     cdef const X_BINNED_C[:, ::1] dense
-    cdef const int64_t[::1] indptr
-    cdef const uint32_t[::1] entries
-    cdef const uint16_t[::1] entries16
     cdef const X_BINNED_C[::1] defaults
     cdef const X_BINNED_C* X = NULL
     cdef const sparse_binned* S_ptr = NULL
@@ -638,19 +704,7 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
         if dense.shape[0] > 0 and dense.shape[1] > 0:
             X = &dense[0, 0]
     else:
-        indptr = X_binned.indptr
-        S.indptr = &indptr[0]
-        S.entries = NULL
-        S.entries16 = NULL
-        if X_binned.entries.dtype == np.uint16:
-            entries16 = X_binned.entries
-            if entries16.shape[0] > 0:
-                S.entries16 = &entries16[0]
-        else:
-            entries = X_binned.entries
-            if entries.shape[0] > 0:
-                S.entries = &entries[0]
-        S.row_entries = X_binned.entries.shape[0] / max(indptr.shape[0] - 1, 1)
+        _sparse_view(X_binned, &S)
         S_ptr = &S
         if default_bin is None:
             raise ValueError("sparse input needs default_bin")

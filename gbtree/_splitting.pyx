@@ -9,7 +9,7 @@ at ``w = leaf_weight(G, H)``, which is ``T_alpha(G)^2 / (H + lambda)`` when
 """
 import numpy as np
 
-from cython.parallel cimport parallel, prange
+from cython.parallel cimport parallel, prange, threadid
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint16_t, uint32_t, int64_t
@@ -377,6 +377,173 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
         best.gain = 0.0
         return best
     return per_feature[best_f]
+
+
+cdef void _scan_outputs(const double* hist, Py_ssize_t stride, int K, int off, int nb,
+                        const double* sums, double parent_score, const split_params* p,
+                        double* acc, double* best_gain, int* best_bin,
+                        unsigned char* best_left) noexcept nogil:
+    """One feature's best split for ``K`` outputs at once: output k's entry e is
+    ``hist[k * stride + 2 * e]`` (g) and ``+ 1`` (h), its node sums
+    ``sums[2 k]``, ``sums[2 k + 1]``. The gain is the sum of the outputs' gains
+    (a tree whose leaves hold a vector), valid when both children's hessians,
+    averaged over the outputs, are > 0 and >= min_child_weight (XGBoost's rule
+    for such trees). ``acc`` is a scratch of 4 K doubles. With one output this
+    is ``_scan_feature``'s choice."""
+    cdef double* left = acc           # running (g, h) sums of the value bins, per output
+    cdef double* miss = acc + 2 * K   # the missing bin, per output
+    cdef bint has_missing = False
+    cdef int b, k
+    cdef const double* e
+    best_gain[0] = -INFINITY
+    best_bin[0] = -1
+    best_left[0] = 0
+    for k in range(K):
+        e = hist + k * stride + 2 * (off + nb)
+        miss[2 * k] = e[0]
+        miss[2 * k + 1] = e[1]
+        has_missing = has_missing or e[0] != 0.0 or e[1] != 0.0
+        left[2 * k] = 0.0
+        left[2 * k + 1] = 0.0
+    for b in range(nb):
+        for k in range(K):
+            e = hist + k * stride + 2 * (off + b)
+            left[2 * k] += e[0]
+            left[2 * k + 1] += e[1]
+        if b < nb - 1:
+            _try_outputs(left, NULL, sums, K, parent_score, p, b, 0, best_gain, best_bin,
+                         best_left)
+            if has_missing:
+                _try_outputs(left, miss, sums, K, parent_score, p, b, 1, best_gain, best_bin,
+                             best_left)
+        elif has_missing:
+            _try_outputs(left, NULL, sums, K, parent_score, p, b, 0, best_gain, best_bin,
+                         best_left)
+    if best_bin[0] >= 0 and not has_missing:
+        # no missing value reached this node: future ones go to the heavier child
+        best_left[0] = 2
+
+
+cdef inline void _try_outputs(const double* left, const double* miss, const double* sums,
+                              int K, double parent_score, const split_params* p, int b,
+                              unsigned char default_left, double* best_gain, int* best_bin,
+                              unsigned char* best_left) noexcept nogil:
+    cdef double gl, hl, gr, hr, hl_all = 0.0, hr_all = 0.0, s = 0.0, gain
+    cdef int k
+    for k in range(K):
+        gl = left[2 * k]
+        hl = left[2 * k + 1]
+        if miss != NULL:
+            gl = gl + miss[2 * k]
+            hl = hl + miss[2 * k + 1]
+        gr = sums[2 * k] - gl
+        hr = sums[2 * k + 1] - hl
+        hl_all += hl
+        hr_all += hr
+        s += _score(gl, hl, p) + _score(gr, hr, p)
+    if (hl_all / K < p.min_child_weight or hr_all / K < p.min_child_weight
+            or hl_all <= 0.0 or hr_all <= 0.0):
+        return
+    gain = s - parent_score
+    if gain > best_gain[0] and gain > REL_EPS * s:
+        best_gain[0] = gain
+        best_bin[0] = b
+        best_left[0] = default_left
+
+
+def find_best_split_outputs(const double[:, :, ::1] hist, const int[::1] n_bins,
+                            const int[::1] bin_offsets, const double[:, ::1] sums,
+                            double reg_lambda=1.0, double reg_alpha=0.0,
+                            double min_child_weight=1.0, double max_delta_step=0.0,
+                            double gamma=0.0, const unsigned char[::1] allowed=None,
+                            int n_threads=1):
+    """Best split of a node for several outputs at once (a tree whose leaves hold a
+    vector): ``hist`` is (K, n_entries, 2), one histogram per output, ``sums``
+    (K, 2) the node's (G, H) per output. The gain of a split is the sum of the
+    outputs' gains (``_scan_outputs``); ties go to the lowest feature, then the
+    lowest bin; the gain must be >= gamma. ``allowed`` (uint8 per feature, or
+    None) masks the features the node may split on.
+
+    Returns None when nothing is valid, else (gain, feature, bin, default_left,
+    left_sums, gains) with ``left_sums`` the left child's (K, 2) sums, missing
+    rows included when default_left, and ``gains`` each output's part of the
+    gain.
+    """
+    cdef int K = hist.shape[0], n_features = n_bins.shape[0], f, k, b
+    cdef Py_ssize_t n_entries = hist.shape[1]
+    if (K < 1 or sums.shape[0] != K or bin_offsets.shape[0] != n_features + 1
+            or n_entries != bin_offsets[n_features] or hist.shape[2] != 2 or sums.shape[1] != 2
+            or (allowed is not None and allowed.shape[0] != n_features)):
+        raise ValueError("hist, sums, n_bins, bin_offsets and allowed do not match")
+    cdef split_params p
+    p.reg_lambda = reg_lambda
+    p.reg_alpha = reg_alpha
+    p.min_child_weight = min_child_weight
+    p.max_delta_step = max_delta_step
+    p.gamma = gamma
+    p.plain_scan = False
+    cdef double parent_score = 0.0
+    for k in range(K):
+        parent_score += _score(sums[k, 0], sums[k, 1], &p)
+    gains = np.full(n_features, -np.inf)
+    bins = np.full(n_features, -1, dtype=np.intc)
+    lefts = np.zeros(n_features, dtype=np.uint8)
+    cdef double[::1] g_v = gains
+    cdef int[::1] b_v = bins
+    cdef unsigned char[::1] l_v = lefts
+    cdef const double* h_ptr = &hist[0, 0, 0] if n_entries > 0 else NULL
+    cdef const double* s_ptr = &sums[0, 0]
+    cdef const unsigned char* allowed_ptr = &allowed[0] if allowed is not None else NULL
+    if n_entries * K < MIN_PARALLEL_ENTRIES:
+        n_threads = 1
+    scratch = np.empty((n_threads, 4 * K))   # each thread's running sums
+    cdef double[:, ::1] acc = scratch
+    if n_threads == 1:
+        for f in range(n_features):
+            if allowed_ptr == NULL or allowed_ptr[f]:
+                _scan_outputs(h_ptr, 2 * n_entries, K, bin_offsets[f], n_bins[f], s_ptr,
+                              parent_score, &p, &acc[0, 0], &g_v[f], &b_v[f], &l_v[f])
+    else:
+        for f in prange(n_features, schedule='static', num_threads=n_threads, nogil=True):
+            if allowed_ptr == NULL or allowed_ptr[f]:
+                _scan_outputs(h_ptr, 2 * n_entries, K, bin_offsets[f], n_bins[f], s_ptr,
+                              parent_score, &p, &acc[threadid(), 0], &g_v[f], &b_v[f],
+                              &l_v[f])
+    ok = (bins >= 0) & (gains >= gamma)
+    if not ok.any():
+        return None
+    f = int(np.flatnonzero(ok)[np.argmax(gains[ok])])   # first of the largest
+    b = bins[f]
+    off = bin_offsets[f]
+    H = np.asarray(hist)
+    left = np.ascontiguousarray(np.cumsum(H[:, off:off + b + 1], axis=1)[:, -1])  # as the scan
+    if lefts[f] == 1:
+        left += H[:, off + n_bins[f]]
+    if lefts[f] == 2:   # no missing rows: the heavier side
+        h_left = left[:, 1].sum()
+        lefts[f] = h_left >= np.asarray(sums)[:, 1].sum() - h_left
+    per_output = np.empty(K)
+    for k in range(K):
+        per_output[k] = (_score(left[k, 0], left[k, 1], &p)
+                         + _score(sums[k, 0] - left[k, 0], sums[k, 1] - left[k, 1], &p)
+                         - _score(sums[k, 0], sums[k, 1], &p))
+    return float(gains[f]), f, int(b), bool(lefts[f]), left, per_output
+
+
+def partition_column(const X_BINNED_C[::1] column, IDX_C[::1] rows, int bin, int missing_bin,
+                     bint default_left, int n_threads=1):
+    """``partition`` of ``rows`` in place by one feature's bins (``column[r]`` is row
+    r's bin: a row of a column-major binned matrix); returns the number of left
+    rows, which come first, each side in its order."""
+    cdef Py_ssize_t n = rows.shape[0]
+    buffer = np.empty(max(n, 1), dtype=np.uint32)
+    counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
+    cdef IDX_C[::1] buf_v = buffer
+    cdef Py_ssize_t[::1] counts_v = counts
+    if n == 0:
+        return 0
+    return partition(&column[0], 1, &rows[0], n, bin, missing_bin, default_left, &buf_v[0],
+                     &counts_v[0], n_threads)
 
 
 cdef inline int _goes_left(X_BINNED_C b, int bin, int missing_bin, bint default_left) noexcept nogil:

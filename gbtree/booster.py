@@ -25,6 +25,7 @@ from .binning import BinMapper, canonical_csr, kernel_array
 from .callback import LogEvaluation, TrainingState
 from .grower_params import GrowerParams
 from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
+from .vector_grower import VectorLeafGrower
 
 
 @dataclass
@@ -58,6 +59,7 @@ class BoostParams:
     grad_quant_bins: int = 0    # 0: float gradients
     dart: object = None         # DartParams, or None: plain boosting
     num_parallel_tree: int = 1
+    multi_strategy: str = "one_output_per_tree"   # or "multi_output_tree": vector leaves
     seed: int = 0
 
 
@@ -202,6 +204,22 @@ def _sample_rows(params, rng, n_rows, grad, hess):
     return None, None
 
 
+def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds):
+    """The trees of one set, as (output, nodes): one tree per output, each grown when
+    the caller asks for it (after it has finished the one before), or the K trees
+    of one tree whose leaves hold a vector."""
+    if vector_leaves:
+        yield from enumerate(grower.grow(pairs, learning_rate, raw, rows, seeds[0]))
+        return
+    for k in range(pairs.shape[0]):
+        yield k, grower.grow(pairs[k, :, 0], pairs[k, :, 1], learning_rate, raw, k, rows,
+                             seeds[k])
+
+
+# what a grower's ValueError says when the gradients' sums are not finite
+NOT_FINITE = "grad and hess must be finite"
+
+
 def _not_finite(round_number, first, y, sample_weight, raw, lr):
     """Why a round's gradients or hessians are inf or NaN: y or the weights are too
     large for float32 (the model's first round), or the model diverged."""
@@ -325,9 +343,10 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     # (gradient, hessian) pairs: the histogram kernels read each output's rows in place
     pairs = np.empty((K, n_rows, 2), dtype=G_H_DTYPE)
     grad, hess = pairs[:, :, 0], pairs[:, :, 1]
-    grower = TreeGrower(X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
-                        GrowerParams.from_boost(params), n_threads,
-                        default_bin=mapper.default_bins())
+    vector_leaves = params.multi_strategy == "multi_output_tree"
+    grower = (VectorLeafGrower if vector_leaves else TreeGrower)(
+        X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
+        GrowerParams.from_boost(params), n_threads, default_bin=mapper.default_bins())
     # warm start: round numbers continue
     rounds_before = ensemble.n_trees // (K * params.num_parallel_tree)
     P = params.num_parallel_tree
@@ -382,26 +401,28 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
                 rows, left_out, refit_weight, tree_seeds = _draws(
                     params, np.random.default_rng([params.seed, rounds_before + it, 2, p]),
                     grad, hess, sample_weight, objective.needs_refit)
-            for k in range(K):
-                raw_before = raw[:, k].copy() if objective.needs_refit else None
-                try:
-                    nodes = grower.grow(grad[k], hess[k], lr / P, raw, k, rows, tree_seeds[k])
-                except ValueError as exc:
-                    if "must be finite" not in str(exc):
-                        raise
-                    round_number = rounds_before + it
-                    raise ValueError(_not_finite(round_number, round_number == 0, y,
-                                                 sample_weight, raw, lr)) from None
-                if objective.needs_refit:
-                    _refit(objective, grower, nodes, y, raw, raw_before, refit_weight, k, lr / P,
-                           None if round_start is None else round_start[:, k])
-                if not np.isfinite(nodes["value"]).all():
-                    raise ValueError(f"a leaf value of round {rounds_before + it} is inf or "
-                                     f"NaN: the model diverges; lower learning_rate (now {lr:g})")
-                if left_out is not None and not dropped.size:
-                    add_tree_binned_rows(X_binned, mapper.n_bins_, nodes, left_out, raw, k,
-                                         n_threads)
-                trees.append(nodes)
+            raw_set = raw.copy() if objective.needs_refit else None
+            try:
+                for k, nodes in _grow_set(grower, vector_leaves, pairs, lr / P, raw, rows,
+                                          tree_seeds):
+                    if objective.needs_refit:
+                        _refit(objective, grower, nodes, y, raw, raw_set[:, k].copy(),
+                               refit_weight, k, lr / P,
+                               None if round_start is None else round_start[:, k])
+                    if not np.isfinite(nodes["value"]).all():
+                        raise ValueError(f"a leaf value of round {rounds_before + it} is inf "
+                                         f"or NaN: the model diverges; lower learning_rate "
+                                         f"(now {lr:g})")
+                    if left_out is not None and not dropped.size:
+                        add_tree_binned_rows(X_binned, mapper.n_bins_, nodes, left_out, raw, k,
+                                             n_threads)
+                    trees.append(nodes)
+            except ValueError as exc:
+                if NOT_FINITE not in str(exc):
+                    raise
+                round_number = rounds_before + it
+                raise ValueError(_not_finite(round_number, round_number == 0, y,
+                                             sample_weight, raw, lr)) from None
         outputs = [j % K for j in range(len(trees))]   # tree j of the round feeds output j % K
         if dropped.size:
             factor, weight = dart.factors(dropped.size, len(trees), lr)

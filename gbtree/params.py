@@ -187,6 +187,15 @@ SHARED_PARAMS_DOC = """
         ``learning_rate / num_parallel_tree``: with ``n_estimators=1`` and
         ``learning_rate=1``, a random forest (XGBoost's ``XGBRFRegressor``
         builds on the same). See docs/index.md.
+    multi_strategy : str, default="one_output_per_tree"
+        For a model of several outputs (a y of several columns, several
+        quantiles, several classes): one tree per output and round, or
+        (``"multi_output_tree"``, XGBoost's name) one tree per round whose
+        leaves hold one value per output, each split maximising the gain
+        summed over the outputs, so that they share its structure. Such a tree
+        is stored as one tree per output with that structure: prediction,
+        model files, SHAP values and export read it as such. Monotone and
+        interaction constraints and ``grad_quant_bins`` are refused with it.
 """
 
 SHARED_DEFAULTS = dict(
@@ -200,7 +209,7 @@ SHARED_DEFAULTS = dict(
     monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
     categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32, booster="gbtree",
     rate_drop=0.0, skip_drop=0.0, one_drop=False, normalize_type="tree", sample_type="uniform",
-    num_parallel_tree=1,
+    num_parallel_tree=1, multi_strategy="one_output_per_tree",
 )
 
 
@@ -266,6 +275,14 @@ def boost_params(est):
     if est.sample_type not in ("uniform", "weighted"):
         raise ValueError(f"sample_type must be 'uniform' or 'weighted', got "
                          f"{est.sample_type!r}")
+    if est.multi_strategy not in ("one_output_per_tree", "multi_output_tree"):
+        raise ValueError(f"multi_strategy must be 'one_output_per_tree' or "
+                         f"'multi_output_tree', got {est.multi_strategy!r}")
+    if est.multi_strategy == "multi_output_tree":
+        for name in ("monotone_constraints", "interaction_constraints", "grad_quant_bins"):
+            if getattr(est, name) is not None:
+                raise ValueError(f"{name} cannot be used with multi_strategy="
+                                 f"'multi_output_tree' (trees whose leaves hold a vector)")
     if est.booster == "dart" and est.early_stopping_rounds is not None:
         raise ValueError("early_stopping_rounds cannot be used with booster='dart': each "
                          "round rescales earlier trees, so the model of the best round is "
@@ -284,7 +301,7 @@ def boost_params(est):
         colsample_bylevel=float(est.colsample_bylevel),
         colsample_bynode=float(est.colsample_bynode),
         grad_quant_bins=0 if est.grad_quant_bins is None else int(est.grad_quant_bins),
-        num_parallel_tree=int(est.num_parallel_tree),
+        num_parallel_tree=int(est.num_parallel_tree), multi_strategy=est.multi_strategy,
         dart=None if est.booster == "gbtree" else booster.DartParams(
             float(est.rate_drop), float(est.skip_drop), bool(est.one_drop),
             est.normalize_type, est.sample_type),

@@ -492,15 +492,11 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         The distribution of Z in ``objective="aft"``'s ``log T = F + sigma Z``.
     aft_loss_distribution_scale : float, default=1.0
         ``sigma`` of ``objective="aft"``, > 0.
-    multi_strategy : "one_output_per_tree", default="one_output_per_tree"
-        For a y of several columns: one tree per column and round (XGBoost's
-        name). Trees whose leaves hold a vector (``"multi_output_tree"``) are
-        not available yet: asking for them raises ValueError.
 """ + _params.SHARED_PARAMS_DOC
 
     def __init__(self, *, objective="squared_error", huber_delta=1.0, quantile_alpha=0.5,
                  tweedie_variance_power=1.5, aft_loss_distribution="normal",
-                 aft_loss_distribution_scale=1.0, multi_strategy="one_output_per_tree",
+                 aft_loss_distribution_scale=1.0,
                  n_estimators=100, learning_rate=0.1, max_depth=6,
                  max_leaves=0, grow_policy="depthwise", max_bin=256, min_child_weight=1.0,
                  reg_lambda=1.0, reg_alpha=0.0, gamma=0.0, max_delta_step=0.0, eval_metric=None,
@@ -513,14 +509,14 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  absent_as_missing=False, grad_quant_bins=None, categorical_features=None,
                  cat_smooth="auto", max_cat_to_ordinal=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
-                 normalize_type="tree", sample_type="uniform", num_parallel_tree=1):
+                 normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
+                 multi_strategy="one_output_per_tree"):
         self.objective = objective
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
         self.tweedie_variance_power = tweedie_variance_power
         self.aft_loss_distribution = aft_loss_distribution
         self.aft_loss_distribution_scale = aft_loss_distribution_scale
-        self.multi_strategy = multi_strategy
         _params.set_shared(self, locals())
 
     def __sklearn_tags__(self):
@@ -534,9 +530,6 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         alphas = self._quantile_alphas()
         _check_number("tweedie_variance_power", self.tweedie_variance_power, "real", 1, 2,
                       low_open=True, high_open=True)
-        if self.multi_strategy != "one_output_per_tree":
-            raise ValueError(f"multi_strategy must be 'one_output_per_tree' (trees whose leaves "
-                             f"hold a vector are not available), got {self.multi_strategy!r}")
         if self.aft_loss_distribution not in _obj.AFT_DISTRIBUTIONS:
             raise ValueError(f"aft_loss_distribution must be one of "
                              f"{tuple(_obj.AFT_DISTRIBUTIONS)}, got {self.aft_loss_distribution!r}")
@@ -690,7 +683,8 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
                  categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
-                 normalize_type="tree", sample_type="uniform", num_parallel_tree=1):
+                 normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
+                 multi_strategy="one_output_per_tree"):
         self.objective = objective
         self.class_weight = class_weight
         _params.set_shared(self, locals())
@@ -882,7 +876,8 @@ class GBTRanker(_GBTModel):
                  absent_as_missing=False, grad_quant_bins=None, categorical_features=None,
                  cat_smooth="auto", max_cat_to_ordinal=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
-                 normalize_type="tree", sample_type="uniform", num_parallel_tree=1):
+                 normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
+                 multi_strategy="one_output_per_tree"):
         self.objective = objective
         self.lambdarank_truncation_level = lambdarank_truncation_level
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample

@@ -146,6 +146,49 @@ def find_best_split(hist, n_bins, bin_offsets, G, H, reg_lambda=1.0, reg_alpha=0
     return best
 
 
+def find_best_split_outputs(hist, n_bins, bin_offsets, sums, reg_lambda=1.0, reg_alpha=0.0,
+                            min_child_weight=1.0, max_delta_step=0.0, gamma=0.0):
+    """Exhaustive search for a tree whose leaves hold a vector: ``hist`` (K, n_entries,
+    2), ``sums`` (K, 2). The gain is the sum of the outputs' gains; a split is valid
+    when both children's hessians averaged over the outputs are > 0 and >=
+    min_child_weight. Returns None or (gain, feature, bin, default_left, left sums)."""
+    reg = dict(reg_lambda=reg_lambda, reg_alpha=reg_alpha,
+               min_child_weight=min_child_weight, max_delta_step=max_delta_step)
+    K = hist.shape[0]
+    score = lambda S: sum(node_score(g, h, **reg) for g, h in S)   # noqa: E731
+    parent = score(sums)
+    best = None
+    for f in range(len(n_bins)):
+        h = hist[:, bin_offsets[f]:bin_offsets[f + 1]]
+        nb = n_bins[f]
+        miss = h[:, nb]
+        has_missing = np.any(miss != 0)
+        cum = np.cumsum(h[:, :nb], axis=1)
+        for b in range(nb):
+            options = []
+            if b < nb - 1 or has_missing:
+                options.append((0, cum[:, b]))
+            if has_missing and b < nb - 1:
+                options.append((1, cum[:, b] + miss))
+            for default_left, left in options:
+                right = sums - left
+                hl, hr = left[:, 1].sum(), right[:, 1].sum()
+                if hl / K < min_child_weight or hr / K < min_child_weight or hl <= 0 or hr <= 0:
+                    continue
+                s = score(left) + score(right)
+                gain = s - parent
+                if gain <= 1e-10 * s or gain < gamma:
+                    continue
+                if best is None or gain > best[0]:
+                    best = [gain, f, b, bool(default_left), left, has_missing]
+    if best is None:
+        return None
+    if not best.pop():
+        hl = best[4][:, 1].sum()
+        best[3] = bool(hl >= sums[:, 1].sum() - hl)
+    return tuple(best)
+
+
 def partition(X_binned, rows, feature, bin, missing_bin, default_left):
     """Stable partition of ``rows``: (left rows then right rows, number of left rows)."""
     b = X_binned[rows, feature]

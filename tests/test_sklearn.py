@@ -51,13 +51,28 @@ class OneQueryRanker(GBTRanker):
 # one, so that nothing is skipped silently.
 EXPECTED_FAILED_CHECKS = {
     "OneQueryRanker": {},
+    "GBTClassifier/multi_output_tree": {
+        f"check_sample_weight_equivalence_on_{kind}_data":
+            "a weight multiplies each row's float32 gradient, which differs from the sum of "
+            "repeated rows by float32 rounding: the same trees, probabilities within 4e-9 of "
+            "each other, past the check's rtol of 1e-7 for the smallest ones"
+        for kind in ("dense", "sparse")
+    },
 }
+
+
+def _expected_failures(est):
+    vector = getattr(est, "multi_strategy", None) == "multi_output_tree"
+    return EXPECTED_FAILED_CHECKS.get(type(est).__name__ + ("/multi_output_tree" if vector
+                                                             else ""), {})
 
 
 @parametrize_with_checks(
     [GBTRegressor(n_estimators=10), GBTClassifier(n_estimators=10),
-     OneQueryRanker(objective="rank:pairwise", n_estimators=10)],
-    expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS.get(type(est).__name__, {}),
+     OneQueryRanker(objective="rank:pairwise", n_estimators=10),
+     GBTRegressor(n_estimators=10, multi_strategy="multi_output_tree"),
+     GBTClassifier(n_estimators=10, multi_strategy="multi_output_tree")],
+    expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
