@@ -20,6 +20,12 @@ the 100,000-row data set), and the test rows never depend on the training size.
     pseudo-rapidities and the b-tag count; a row's class is drawn from the
     softmax of minus its squared distances to the centres, plus a resonance
     term, so the classes overlap and no model reaches zero loss.
+``multi-target``
+    Regression of 4 targets on the ``higgs-like`` features: every target is
+    one shared function of the masses (the resonance bumps and the b-tag
+    count of ``higgs-like``'s logit) scaled and shifted by a term of its own
+    (a pseudo-rapidity, a momentum, an angle, nothing), plus Gaussian noise
+    of standard deviation 0.5: targets that share most of their structure.
 ``regression-wide``
     Regression, 90 float32 features (the width of YearPredictionMSD): 12
     latent factors mixed into 90 correlated noisy features, some of them
@@ -111,6 +117,22 @@ def _multiclass_block(rng, n):
     return X, y, logits
 
 
+N_TARGETS = 4
+
+
+def _multi_target_block(rng, n):
+    """One block of multi-target rows: (X float32 (n, 28), y (n, 4), noiseless y)."""
+    X, _, _ = _higgs_block(rng, n)
+    col = {name: X[:, i].astype(np.float64) for i, name in enumerate(HIGGS_FEATURES)}
+    shared = (4.0 * np.exp(-0.5 * ((col["m_bb"] - 1.3) / 0.35) ** 2)
+              + 3.0 * np.exp(-0.5 * ((col["m_jj"] - 1.6) / 0.45) ** 2)
+              + 0.9 * sum(col[f"jet{k}_btag"] > 1.5 for k in range(1, 5)))
+    own = [1.5 * np.tanh(col["lepton_eta"]), np.log(col["lepton_pt"] + 0.1),
+           np.cos(col["jet1_phi"] - col["met_phi"]), np.zeros(n)]
+    truth = np.column_stack([(1.0 + 0.3 * k) * shared + own[k] for k in range(N_TARGETS)])
+    return X, truth + 0.5 * rng.standard_normal(truth.shape), truth
+
+
 # Location and scale of the multiclass features z (fixed, so every block is scaled alike).
 _MULTI_LOC = np.array([0.6, 0.3, 0.3, 1.3, 0.0, 0.0, 1.0])
 _MULTI_SCALE = np.array([0.6, 0.6, 0.6, 0.4, 1.0, 1.0, 0.9])
@@ -146,6 +168,8 @@ def _rows(kind, n, split, seed):
         make = _higgs_block
     elif kind == "multiclass":
         make = _multiclass_block
+    elif kind == "multi-target":
+        make = _multi_target_block
     else:
         raise ValueError(f"unknown data set {kind!r}")
     parts = []
@@ -165,7 +189,8 @@ def block_rngs(n, split, seed, salt=()):
                min(BLOCK_ROWS, n - block * BLOCK_ROWS))
 
 
-TASKS = {"higgs-like": "binary", "regression-wide": "regression", "multiclass": "multiclass"}
+TASKS = {"higgs-like": "binary", "regression-wide": "regression", "multiclass": "multiclass",
+         "multi-target": "regression"}
 CLASSES = {"multiclass": N_CLASSES}
 
 

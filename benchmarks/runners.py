@@ -32,6 +32,11 @@ SHAP values         exact path-dependent TreeSHAP: gbtree ``predict(pred_contrib
                     ``DMatrix`` (made before the clock), LightGBM ``pred_contrib``
                     (no interactions), CatBoost ``get_feature_importance`` of type
                     ``ShapValues`` / ``ShapInteractionValues`` on a ``Pool``
+several targets     (``n_targets`` > 1, regression) one tree per target and round, or
+                    (``vector_leaves``) one tree a round whose leaves hold a vector:
+                    gbtree and XGBoost ``multi_strategy="multi_output_tree"``, CatBoost
+                    ``loss_function="MultiRMSE"`` (vector leaves only); LightGBM and
+                    sklearn have neither
 random forests      (``forest``) ``rounds`` trees averaged, each on 80 % of the rows and
                     80 % of the features per node, L2 penalty 1e-5: gbtree
                     ``num_parallel_tree=rounds`` in one round at learning rate 1, XGBoost
@@ -82,6 +87,8 @@ class Config:
     goss: bool = False             # gradient-based one-side sampling, top 20 % + 10 %
     truncation: int = 30           # ranking: documents per query that pairs start from
     forest: bool = False           # a random forest of ``rounds`` trees (RF_ROWS, RF_COLS)
+    n_targets: int = 1             # regression: the columns of y
+    vector_leaves: bool = False    # several targets: one tree a round whose leaves hold a vector
 
     @property
     def binary(self):
@@ -186,6 +193,8 @@ class GbtreeRunner(Runner):
             cls = GBTClassifier if cfg.classifier else GBTRegressor
         if cfg.goss:
             extra.update(sampling_method="goss", top_rate=GOSS_TOP, other_rate=GOSS_OTHER)
+        if cfg.vector_leaves:
+            extra.update(multi_strategy="multi_output_tree")
         shape = dict(n_estimators=cfg.rounds, learning_rate=cfg.learning_rate,
                      subsample=cfg.subsample, reg_lambda=cfg.reg_lambda)
         if cfg.forest:
@@ -241,6 +250,8 @@ class XGBoostRunner(Runner):
                       objective=self.OBJECTIVES[cfg.task])
         if cfg.task == "multiclass":
             params["num_class"] = cfg.n_classes
+        if cfg.vector_leaves:
+            params["multi_strategy"] = "multi_output_tree"
         if cfg.task == "ranking":
             params.update(lambdarank_pair_method="topk",
                           lambdarank_num_pair_per_sample=cfg.truncation)
@@ -299,6 +310,8 @@ class LightGBMRunner(Runner):
              "LightGBM picks row- or column-wise histograms itself (that test is in the fit time)")
 
     def _params(self, cfg):
+        if cfg.n_targets > 1:
+            raise Unsupported("LightGBM fits one target at a time")
         # scikit-learn spellings, which lgb.train also accepts as aliases:
         # min_child_samples = min_data_in_leaf, min_child_weight =
         # min_sum_hessian_in_leaf, reg_lambda = lambda_l2, n_jobs = num_threads.
@@ -391,9 +404,9 @@ class SklearnRunner(Runner):
             cls = RandomForestClassifier if cfg.classifier else RandomForestRegressor
             return cls(n_estimators=cfg.rounds, max_leaf_nodes=cfg.leaves, max_samples=RF_ROWS,
                        max_features=RF_COLS, n_jobs=cfg.threads, random_state=cfg.seed)
-        if cfg.task == "ranking" or cfg.goss or cfg.subsample < 1.0:
-            raise Unsupported("scikit-learn's HistGradientBoosting has no ranking objective "
-                            "and no row sampling")
+        if cfg.task == "ranking" or cfg.goss or cfg.subsample < 1.0 or cfg.n_targets > 1:
+            raise Unsupported("scikit-learn's HistGradientBoosting has no ranking objective, "
+                              "no row sampling and one target at a time")
         cls = HistGradientBoostingClassifier if cfg.classifier else HistGradientBoostingRegressor
         return cls(max_iter=cfg.rounds, learning_rate=cfg.learning_rate,
                    max_leaf_nodes=cfg.leaves, max_depth=None, max_bins=cfg.max_bin,
@@ -427,6 +440,12 @@ class CatBoostRunner(Runner):
             raise Unsupported("the CatBoost runners cover binary, multiclass and regression "
                             "without row sampling")
         cls = catboost.CatBoostClassifier if cfg.classifier else catboost.CatBoostRegressor
+        extra = {}
+        if cfg.n_targets > 1:
+            if not cfg.vector_leaves:
+                raise Unsupported("CatBoost's trees for several targets (MultiRMSE) always "
+                                  "hold a vector")
+            extra = dict(loss_function="MultiRMSE")
         if self.lossguide:
             shape = dict(grow_policy="Lossguide", max_leaves=cfg.leaves, depth=16)
         else:
@@ -435,7 +454,7 @@ class CatBoostRunner(Runner):
                    border_count=cfg.max_bin - 1, l2_leaf_reg=cfg.reg_lambda, min_data_in_leaf=1,
                    bootstrap_type="No", random_strength=0, leaf_estimation_iterations=1,
                    thread_count=cfg.threads, random_seed=cfg.seed, verbose=False,
-                   allow_writing_files=False, **shape)
+                   allow_writing_files=False, **shape, **extra)
 
     def fit(self, cfg, X, y, qid=None):
         import catboost

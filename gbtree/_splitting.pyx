@@ -9,11 +9,12 @@ at ``w = leaf_weight(G, H)``, which is ``T_alpha(G)^2 / (H + lambda)`` when
 """
 import numpy as np
 
-from cython.parallel cimport parallel, prange, threadid
+from cython.parallel cimport parallel, prange
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.math cimport fabs, INFINITY
-from libc.stdint cimport uint16_t, uint32_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, int64_t
 from libc.string cimport memcpy, memmove
+from libcpp.vector cimport vector
 
 from ._typedefs cimport (X_BINNED_C, SUM_C, IDX_C, hist_entry, entry_t, GBT_PREFETCH,
                          unpack_entry, first_at_least)
@@ -49,6 +50,43 @@ cdef extern from *:
             gains[b] = ok ? gain : -INFINITY;
         }
     }
+    /* One output's part of every candidate "bins 0..b left" of a tree whose
+       leaves hold a vector, when alpha = 0 and max_delta_step = 0: the
+       children's scores G^2 / (H + lambda) (0 for a child below min_child_weight)
+       added to s[b], their hessians to hl_all[b] and hr_all[b]; the left child
+       holds bins 0..b plus (gm, hm). (Divisions done for every b, then masked:
+       the compiler vectorises that.) */
+    GBT_CLONES
+    static void gbt_output_scores(const double* __restrict cg, const double* __restrict ch,
+                                  int m, double gm, double hm, double G, double H, double lam,
+                                  double mcw, double* __restrict s, double* __restrict hl_all,
+                                  double* __restrict hr_all) {
+        for (int b = 0; b < m; ++b) {
+            double gl = cg[b] + gm, hl = ch[b] + hm;
+            double gr = G - gl, hr = H - hl;
+            double sl = gl * gl / (hl + lam);
+            double sr = gr * gr / (hr + lam);
+            sl = ((hl > 0.0) & (hl >= mcw)) ? sl : 0.0;
+            sr = ((hr > 0.0) & (hr >= mcw)) ? sr : 0.0;
+            s[b] += sl + sr;
+            hl_all[b] += hl;
+            hr_all[b] += hr;
+        }
+    }
+    /* The gains of those candidates over K outputs, -inf where a child's mean
+       hessian is below min_child_weight or not > 0, or the gain is rounding
+       noise. */
+    GBT_CLONES
+    static void gbt_output_gains(const double* __restrict s, const double* __restrict hl_all,
+                                 const double* __restrict hr_all, int m, int K, double mcw,
+                                 double parent, double rel_eps, double* __restrict gains) {
+        for (int b = 0; b < m; ++b) {
+            double gain = s[b] - parent;
+            int ok = (hl_all[b] / K >= mcw) & (hr_all[b] / K >= mcw) & (hl_all[b] > 0.0)
+                     & (hr_all[b] > 0.0) & (gain > rel_eps * s[b]);
+            gains[b] = ok ? gain : -INFINITY;
+        }
+    }
     /* The first b with the largest gains[b] (no NaN among them), or -1 when
        they are all -inf: the largest value by a vector reduction (a maximum
        does not depend on the order), then a search for its first place. */
@@ -66,6 +104,12 @@ cdef extern from *:
         return -1;
     }
     """
+    void gbt_output_scores(const double* cg, const double* ch, int m, double gm, double hm,
+                           double G, double H, double lam, double mcw, double* s,
+                           double* hl_all, double* hr_all) noexcept nogil
+    void gbt_output_gains(const double* s, const double* hl_all, const double* hr_all, int m,
+                          int K, double mcw, double parent, double rel_eps,
+                          double* gains) noexcept nogil
     void gbt_plain_gains(const double* cg, const double* ch, int m, double G, double H,
                          double lam, double mcw, double parent, double rel_eps,
                          double* gains) noexcept nogil
@@ -381,74 +425,97 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
 
 cdef void _scan_outputs(const double* hist, Py_ssize_t stride, int K, int off, int nb,
                         const double* sums, double parent_score, const split_params* p,
-                        double* acc, double* best_gain, int* best_bin,
+                        double* best_gain, int* best_bin,
                         unsigned char* best_left) noexcept nogil:
     """One feature's best split for ``K`` outputs at once: output k's entry e is
     ``hist[k * stride + 2 * e]`` (g) and ``+ 1`` (h), its node sums
     ``sums[2 k]``, ``sums[2 k + 1]``. The gain is the sum of the outputs' gains
     (a tree whose leaves hold a vector), valid when both children's hessians,
     averaged over the outputs, are > 0 and >= min_child_weight (XGBoost's rule
-    for such trees). ``acc`` is a scratch of 4 K doubles. With one output this
-    is ``_scan_feature``'s choice."""
-    cdef double* left = acc           # running (g, h) sums of the value bins, per output
-    cdef double* miss = acc + 2 * K   # the missing bin, per output
+    for such trees). Every candidate's score is summed over the outputs in
+    their order, output by output over all the bins (so that the compiler
+    vectorises over the bins); with one output this is ``_scan_feature``'s
+    choice. ``best_left`` is 2 when no missing row reached the node."""
+    # per candidate "bins 0..b left": the children's scores summed over the
+    # outputs and the hessians, missing rows right (0) or left (1)
+    cdef double s0[MAX_FAST_BINS]
+    cdef double l0[MAX_FAST_BINS]
+    cdef double r0[MAX_FAST_BINS]
+    cdef double s1[MAX_FAST_BINS]
+    cdef double l1[MAX_FAST_BINS]
+    cdef double r1[MAX_FAST_BINS]
+    cdef double cg[MAX_FAST_BINS]
+    cdef double ch[MAX_FAST_BINS]
     cdef bint has_missing = False
+    cdef bint plain = p.reg_alpha == 0.0 and p.max_delta_step <= 0.0
+    cdef double gl, hl, gm, hm
     cdef int b, k
     cdef const double* e
+    # (cg and ch hold the running sums of one output, then the candidates' gains)
     best_gain[0] = -INFINITY
     best_bin[0] = -1
     best_left[0] = 0
     for k in range(K):
         e = hist + k * stride + 2 * (off + nb)
-        miss[2 * k] = e[0]
-        miss[2 * k + 1] = e[1]
         has_missing = has_missing or e[0] != 0.0 or e[1] != 0.0
-        left[2 * k] = 0.0
-        left[2 * k + 1] = 0.0
     for b in range(nb):
-        for k in range(K):
-            e = hist + k * stride + 2 * (off + b)
-            left[2 * k] += e[0]
-            left[2 * k + 1] += e[1]
-        if b < nb - 1:
-            _try_outputs(left, NULL, sums, K, parent_score, p, b, 0, best_gain, best_bin,
-                         best_left)
-            if has_missing:
-                _try_outputs(left, miss, sums, K, parent_score, p, b, 1, best_gain, best_bin,
-                             best_left)
-        elif has_missing:
-            _try_outputs(left, NULL, sums, K, parent_score, p, b, 0, best_gain, best_bin,
-                         best_left)
-    if best_bin[0] >= 0 and not has_missing:
-        # no missing value reached this node: future ones go to the heavier child
-        best_left[0] = 2
-
-
-cdef inline void _try_outputs(const double* left, const double* miss, const double* sums,
-                              int K, double parent_score, const split_params* p, int b,
-                              unsigned char default_left, double* best_gain, int* best_bin,
-                              unsigned char* best_left) noexcept nogil:
-    cdef double gl, hl, gr, hr, hl_all = 0.0, hr_all = 0.0, s = 0.0, gain
-    cdef int k
+        s0[b] = 0.0
+        l0[b] = 0.0
+        r0[b] = 0.0
+        s1[b] = 0.0
+        l1[b] = 0.0
+        r1[b] = 0.0
     for k in range(K):
-        gl = left[2 * k]
-        hl = left[2 * k + 1]
-        if miss != NULL:
-            gl = gl + miss[2 * k]
-            hl = hl + miss[2 * k + 1]
-        gr = sums[2 * k] - gl
-        hr = sums[2 * k + 1] - hl
-        hl_all += hl
-        hr_all += hr
-        s += _score(gl, hl, p) + _score(gr, hr, p)
-    if (hl_all / K < p.min_child_weight or hr_all / K < p.min_child_weight
-            or hl_all <= 0.0 or hr_all <= 0.0):
+        e = hist + k * stride + 2 * off
+        gl = 0.0
+        hl = 0.0
+        for b in range(nb):
+            gl += e[2 * b]
+            hl += e[2 * b + 1]
+            cg[b] = gl
+            ch[b] = hl
+        gm = e[2 * nb]
+        hm = e[2 * nb + 1]
+        _output_scores(cg, ch, nb, 0.0, 0.0, sums[2 * k], sums[2 * k + 1], p, plain, s0, l0, r0)
+        if has_missing:
+            _output_scores(cg, ch, nb, gm, hm, sums[2 * k], sums[2 * k + 1], p, plain, s1, l1,
+                           r1)
+    # the first best candidate in the order (bin, missing right before left)
+    cdef int b0, b1, m0 = nb if has_missing else nb - 1
+    gbt_output_gains(s0, l0, r0, m0, K, p.min_child_weight, parent_score, REL_EPS, cg)
+    b0 = gbt_first_max(cg, m0)
+    b1 = -1
+    if has_missing:
+        gbt_output_gains(s1, l1, r1, nb - 1, K, p.min_child_weight, parent_score, REL_EPS, ch)
+        b1 = gbt_first_max(ch, nb - 1)
+    if b1 >= 0 and (b0 < 0 or ch[b1] > cg[b0] or (ch[b1] == cg[b0] and b1 < b0)):
+        best_gain[0] = ch[b1]
+        best_bin[0] = b1
+        best_left[0] = 1
+    elif b0 >= 0:
+        best_gain[0] = cg[b0]
+        best_bin[0] = b0
+        best_left[0] = 0 if has_missing else 2
+
+
+cdef inline void _output_scores(const double* cg, const double* ch, int m, double gm, double hm,
+                                double G, double H, const split_params* p, bint plain,
+                                double* s, double* hl_all, double* hr_all) noexcept nogil:
+    """One output's part of every candidate: its children's scores added to ``s``,
+    their hessians to ``hl_all`` and ``hr_all`` (the left child: bins 0..b plus
+    (gm, hm))."""
+    cdef double gl, hl
+    cdef int b
+    if plain:
+        gbt_output_scores(cg, ch, m, gm, hm, G, H, p.reg_lambda, p.min_child_weight, s,
+                          hl_all, hr_all)
         return
-    gain = s - parent_score
-    if gain > best_gain[0] and gain > REL_EPS * s:
-        best_gain[0] = gain
-        best_bin[0] = b
-        best_left[0] = default_left
+    for b in range(m):
+        gl = cg[b] + gm
+        hl = ch[b] + hm
+        s[b] += _score(gl, hl, p) + _score(G - gl, H - hl, p)
+        hl_all[b] += hl
+        hr_all[b] += H - hl
 
 
 def find_best_split_outputs(const double[:, :, ::1] hist, const int[::1] n_bins,
@@ -469,12 +536,17 @@ def find_best_split_outputs(const double[:, :, ::1] hist, const int[::1] n_bins,
     rows included when default_left, and ``gains`` each output's part of the
     gain.
     """
-    cdef int K = hist.shape[0], n_features = n_bins.shape[0], f, k, b
-    cdef Py_ssize_t n_entries = hist.shape[1]
+    cdef int K = hist.shape[0], n_features = n_bins.shape[0], f, k, b, best_f = -1
+    cdef Py_ssize_t n_entries = hist.shape[1], off
     if (K < 1 or sums.shape[0] != K or bin_offsets.shape[0] != n_features + 1
             or n_entries != bin_offsets[n_features] or hist.shape[2] != 2 or sums.shape[1] != 2
             or (allowed is not None and allowed.shape[0] != n_features)):
         raise ValueError("hist, sums, n_bins, bin_offsets and allowed do not match")
+    for f in range(n_features):
+        if (n_bins[f] < 1 or n_bins[f] > MAX_FAST_BINS
+                or bin_offsets[f + 1] - bin_offsets[f] != n_bins[f] + 1):
+            raise ValueError(f"every feature needs 1 to {MAX_FAST_BINS} value bins and a "
+                             f"missing bin, laid out by bin_offsets")
     cdef split_params p
     p.reg_lambda = reg_lambda
     p.reg_alpha = reg_alpha
@@ -485,49 +557,51 @@ def find_best_split_outputs(const double[:, :, ::1] hist, const int[::1] n_bins,
     cdef double parent_score = 0.0
     for k in range(K):
         parent_score += _score(sums[k, 0], sums[k, 1], &p)
-    gains = np.full(n_features, -np.inf)
-    bins = np.full(n_features, -1, dtype=np.intc)
-    lefts = np.zeros(n_features, dtype=np.uint8)
-    cdef double[::1] g_v = gains
-    cdef int[::1] b_v = bins
-    cdef unsigned char[::1] l_v = lefts
+    cdef vector[double] gains = vector[double](n_features, -INFINITY)
+    cdef vector[int] bins = vector[int](n_features, -1)
+    cdef vector[uint8_t] lefts = vector[uint8_t](n_features, 0)
     cdef const double* h_ptr = &hist[0, 0, 0] if n_entries > 0 else NULL
     cdef const double* s_ptr = &sums[0, 0]
     cdef const unsigned char* allowed_ptr = &allowed[0] if allowed is not None else NULL
     if n_entries * K < MIN_PARALLEL_ENTRIES:
         n_threads = 1
-    scratch = np.empty((n_threads, 4 * K))   # each thread's running sums
-    cdef double[:, ::1] acc = scratch
-    if n_threads == 1:
-        for f in range(n_features):
-            if allowed_ptr == NULL or allowed_ptr[f]:
-                _scan_outputs(h_ptr, 2 * n_entries, K, bin_offsets[f], n_bins[f], s_ptr,
-                              parent_score, &p, &acc[0, 0], &g_v[f], &b_v[f], &l_v[f])
-    else:
-        for f in prange(n_features, schedule='static', num_threads=n_threads, nogil=True):
-            if allowed_ptr == NULL or allowed_ptr[f]:
-                _scan_outputs(h_ptr, 2 * n_entries, K, bin_offsets[f], n_bins[f], s_ptr,
-                              parent_score, &p, &acc[threadid(), 0], &g_v[f], &b_v[f],
-                              &l_v[f])
-    ok = (bins >= 0) & (gains >= gamma)
-    if not ok.any():
+    with nogil:
+        if n_threads == 1:
+            for f in range(n_features):
+                if allowed_ptr == NULL or allowed_ptr[f]:
+                    _scan_outputs(h_ptr, 2 * n_entries, K, bin_offsets[f], n_bins[f], s_ptr,
+                                  parent_score, &p, &gains[f], &bins[f], &lefts[f])
+        else:
+            for f in prange(n_features, schedule='static', num_threads=n_threads):
+                if allowed_ptr == NULL or allowed_ptr[f]:
+                    _scan_outputs(h_ptr, 2 * n_entries, K, bin_offsets[f], n_bins[f], s_ptr,
+                                  parent_score, &p, &gains[f], &bins[f], &lefts[f])
+        for f in range(n_features):   # the first of the largest
+            if bins[f] >= 0 and gains[f] >= gamma and (best_f < 0 or gains[f] > gains[best_f]):
+                best_f = f
+    if best_f < 0:
         return None
-    f = int(np.flatnonzero(ok)[np.argmax(gains[ok])])   # first of the largest
-    b = bins[f]
-    off = bin_offsets[f]
-    H = np.asarray(hist)
-    left = np.ascontiguousarray(np.cumsum(H[:, off:off + b + 1], axis=1)[:, -1])  # as the scan
-    if lefts[f] == 1:
-        left += H[:, off + n_bins[f]]
-    if lefts[f] == 2:   # no missing rows: the heavier side
-        h_left = left[:, 1].sum()
-        lefts[f] = h_left >= np.asarray(sums)[:, 1].sum() - h_left
+    f, b, off = best_f, bins[best_f], bin_offsets[best_f]
+    left = np.zeros((K, 2))
     per_output = np.empty(K)
+    cdef double[:, ::1] left_v = left
+    cdef double[::1] per_v = per_output
+    cdef double h_left = 0.0, h_all = 0.0
     for k in range(K):
-        per_output[k] = (_score(left[k, 0], left[k, 1], &p)
-                         + _score(sums[k, 0] - left[k, 0], sums[k, 1] - left[k, 1], &p)
-                         - _score(sums[k, 0], sums[k, 1], &p))
-    return float(gains[f]), f, int(b), bool(lefts[f]), left, per_output
+        for b in range(bins[f] + 1):    # the scan's running sums
+            left_v[k, 0] += hist[k, off + b, 0]
+            left_v[k, 1] += hist[k, off + b, 1]
+        if lefts[f] == 1:
+            left_v[k, 0] += hist[k, off + n_bins[f], 0]
+            left_v[k, 1] += hist[k, off + n_bins[f], 1]
+        h_left += left_v[k, 1]
+        h_all += sums[k, 1]
+        per_v[k] = (_score(left_v[k, 0], left_v[k, 1], &p)
+                    + _score(sums[k, 0] - left_v[k, 0], sums[k, 1] - left_v[k, 1], &p)
+                    - _score(sums[k, 0], sums[k, 1], &p))
+    if lefts[f] == 2:   # no missing rows: the heavier side
+        lefts[f] = h_left >= h_all - h_left
+    return gains[f], f, bins[f], bool(lefts[f]), left, per_output
 
 
 def partition_column(const X_BINNED_C[::1] column, IDX_C[::1] rows, int bin, int missing_bin,
