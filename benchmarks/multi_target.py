@@ -17,7 +17,7 @@ from run import args_config, fmt, markdown_table
 WORKLOADS = {
     "multi-target": dict(help="4 targets: a tree per target or vector leaves, fit time and RMSE",
                          dataset="multi-target", rows=200_000, test_rows=50_000, rounds=100,
-                         leaves=255, libs="gbtree,xgboost,catboost-lossguide"),
+                         leaves=255, libs="gbtree,xgboost,catboost"),
 }
 KINDS = {"one tree per target": {}, "vector leaves": {"vector_leaves": True}}
 
