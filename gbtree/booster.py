@@ -24,6 +24,7 @@ from ._typedefs import G_H_DTYPE
 from .binning import BinMapper, canonical_csr, kernel_array
 from .callback import LogEvaluation, TrainingState
 from .grower_params import GrowerParams
+from .exact import ExactGrower
 from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 from .vector_grower import VectorLeafGrower
 
@@ -60,6 +61,7 @@ class BoostParams:
     dart: object = None         # DartParams, or None: plain boosting
     num_parallel_tree: int = 1
     multi_strategy: str = "one_output_per_tree"   # or "multi_output_tree": vector leaves
+    tree_method: str = "hist"   # or "exact"
     seed: int = 0
 
 
@@ -139,13 +141,62 @@ def _draws(params, rng, grad, hess, sample_weight, needs_refit):
     return rows, left_out, refit_weight, rng.integers(0, 2 ** 63, size=K, dtype=np.uint64)
 
 
-def _binned_contributions(X_binned, missing_bin, trees, outputs, K, n_threads):
-    """The sum of ``trees`` (each adding to raw output ``outputs[j]``) on every row of
-    the binned training matrix, shape (n_rows, K)."""
-    ens = TreeEnsemble(X_binned.shape[1], np.zeros(K))
-    for nodes, k in zip(trees, outputs):
-        ens.add_tree(nodes, int(k))
-    return ens.predict_raw_binned(X_binned, missing_bin, n_threads)
+class _BinnedRows:
+    """The training rows as the histogram growers see them, binned: the raw scores
+    of trees on them, from each tree's bin thresholds."""
+
+    def __init__(self, X_binned, missing_bin, n_threads):
+        self.X, self.missing_bin, self.n_threads = X_binned, missing_bin, n_threads
+
+    def scores(self, ensemble, base_margin):
+        """The ensemble's raw scores of every row, shape (n_rows, n_outputs)."""
+        return ensemble.predict_raw_binned(self.X, self.missing_bin, self.n_threads,
+                                           base_margin)
+
+    def add(self, nodes, rows, raw, k):
+        """``raw[rows, k] += tree(rows)``."""
+        add_tree_binned_rows(self.X, self.missing_bin, nodes, rows, raw, k, self.n_threads)
+
+    def contributions(self, trees, outputs, K):
+        """The sum of ``trees`` (each adding to output ``outputs[j]``) on every row."""
+        ens = TreeEnsemble(self.X.shape[1], np.zeros(K))
+        for nodes, k in zip(trees, outputs):
+            ens.add_tree(nodes, int(k))
+        return ens.predict_raw_binned(self.X, self.missing_bin, self.n_threads)
+
+
+class _RawRows(_BinnedRows):
+    """The training rows by their raw values: for trees whose thresholds are not
+    bin edges (``tree_method="exact"``)."""
+
+    def __init__(self, X, absent, n_threads):
+        self.X, self.absent, self.n_threads = X, absent, n_threads
+
+    def scores(self, ensemble, base_margin):
+        return ensemble.predict_raw(self.X, self.n_threads, absent=self.absent,
+                                    base_margin=base_margin)
+
+    def add(self, nodes, rows, raw, k):
+        values = np.zeros((rows.shape[0], raw.shape[1]))
+        add_trees_to_raw(self.X[rows], [nodes], [k], values, self.n_threads, self.absent)
+        raw[rows, k] += values[:, k]
+
+    def contributions(self, trees, outputs, K):
+        out = np.zeros((self.X.shape[0], K))
+        add_trees_to_raw(self.X, trees, outputs, out, self.n_threads, self.absent)
+        return out
+
+
+def _on_bin_edges(ensemble, mapper):
+    """Whether every split of the ensemble is at a bin edge of ``mapper`` (its
+    trees route the binned rows as the raw ones)."""
+    nodes = ensemble.nodes
+    inner = nodes["is_leaf"] == 0
+    f, b = nodes["feature"][inner], nodes["bin_threshold"][inner].astype(np.int64)
+    if np.any(b >= mapper.n_bins_[f]):
+        return False
+    return bool(np.all(mapper.bin_thresholds()[mapper.bin_offsets_[f] + b]
+                       == nodes["threshold"][inner]))
 
 
 def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learning_rate,
@@ -323,7 +374,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         if X.shape[1] != init_model[0].n_features:
             raise ValueError(f"X has {X.shape[1]} features, but the model to continue has "
                              f"{init_model[0].n_features}")
-    X_binned = mapper.transform(X, n_threads)
+    exact = params.tree_method == "exact"
+    X_binned = None if exact else mapper.transform(X, n_threads)
     t1 = time.perf_counter()
 
     n_rows, K = X.shape[0], objective.n_outputs
@@ -335,18 +387,28 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         ensemble = TreeEnsemble(X.shape[1], objective.init_raw(y, sample_weight))
     else:
         ensemble = copy.deepcopy(init_model[0])
-    # the same sums in the same order as the grower's updates: continuing is exact
-    raw = ensemble.predict_raw_binned(X_binned, mapper.n_bins_, n_threads, base_margin)
     absent = np.nan if mapper.absent_as_missing else 0.0
+    training_rows = (_BinnedRows(X_binned, mapper.n_bins_, n_threads)
+                     if not exact and _on_bin_edges(ensemble, mapper)
+                     else _RawRows(X, absent, n_threads))
+    # the same sums in the same order as the grower's updates: continuing is exact
+    raw = training_rows.scores(ensemble, base_margin)
     for ev in eval_sets:
         ev.raw = ensemble.predict_raw(ev.X, n_threads, absent=absent, base_margin=ev.base_margin)
     # (gradient, hessian) pairs: the histogram kernels read each output's rows in place
     pairs = np.empty((K, n_rows, 2), dtype=G_H_DTYPE)
     grad, hess = pairs[:, :, 0], pairs[:, :, 1]
     vector_leaves = params.multi_strategy == "multi_output_tree"
-    grower = (VectorLeafGrower if vector_leaves else TreeGrower)(
-        X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
-        GrowerParams.from_boost(params), n_threads, default_bin=mapper.default_bins())
+    if exact:
+        if vector_leaves:
+            raise ValueError("tree_method='exact' grows one output per tree: it cannot be "
+                             "used with multi_strategy='multi_output_tree'")
+        grower = ExactGrower(X, GrowerParams.from_boost(params), n_threads,
+                             absent_as_missing=mapper.absent_as_missing)
+    else:
+        grower = (VectorLeafGrower if vector_leaves else TreeGrower)(
+            X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
+            GrowerParams.from_boost(params), n_threads, default_bin=mapper.default_bins())
     # warm start: round numbers continue
     rounds_before = ensemble.n_trees // (K * params.num_parallel_tree)
     P = params.num_parallel_tree
@@ -380,8 +442,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             # the new trees fit what the trees not dropped leave
             dropped_trees = [ensemble.tree(t).copy() for t in dropped]
             dropped_out = ensemble.tree_class[dropped]
-            contrib = _binned_contributions(X_binned, mapper.n_bins_, dropped_trees,
-                                            dropped_out, K, n_threads)
+            contrib = training_rows.contributions(dropped_trees, dropped_out, K)
             raw_all = raw.copy()
             raw -= contrib
             raw_dropped = raw.copy()
@@ -414,8 +475,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
                                          f"or NaN: the model diverges; lower learning_rate "
                                          f"(now {lr:g})")
                     if left_out is not None and not dropped.size:
-                        add_tree_binned_rows(X_binned, mapper.n_bins_, nodes, left_out, raw, k,
-                                             n_threads)
+                        training_rows.add(nodes, left_out, raw, k)
                     trees.append(nodes)
             except ValueError as exc:
                 if NOT_FINITE not in str(exc):
@@ -432,8 +492,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             for t in dropped:
                 dart.weights[t] *= factor
             # every row's raw score again: the others, the scaled dropped trees, the new ones
-            raw[:] = raw_dropped + factor * contrib + _binned_contributions(
-                X_binned, mapper.n_bins_, trees, outputs, K, n_threads)
+            raw[:] = raw_dropped + factor * contrib + training_rows.contributions(
+                trees, outputs, K)
             for ev in eval_sets:
                 gone = np.zeros_like(ev.raw)
                 add_trees_to_raw(ev.X, dropped_trees, dropped_out, gone, n_threads, absent=absent)

@@ -17,35 +17,10 @@ import numpy as np
 
 from ._grower import columns_of
 from ._histogram import output_histograms
-from ._splitting import find_best_split_outputs, partition_column, py_partition_sparse
+from ._splitting import (find_best_split_outputs, partition_column, py_leaf_weight,
+                         py_partition_sparse)
 from ._typedefs import NODE_DTYPE
-
-
-def _leaf_weight(G, H, p):
-    """Per output: ``-T_alpha(G) / (H + lambda)``, 0 below min_child_weight, clipped
-    to max_delta_step (``_splitting.leaf_weight``)."""
-    t = np.sign(G) * np.maximum(np.abs(G) - p.reg_alpha, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.where((H <= 0) | (H < p.min_child_weight), 0.0, -t / (H + p.reg_lambda))
-    if p.max_delta_step > 0:
-        w = np.clip(w, -p.max_delta_step, p.max_delta_step)
-    return w
-
-
-def _sample(among, fraction, weights, rng):
-    """A random subset (bool mask) of the features in ``among``: ``max(1, floor(
-    fraction * n))`` of them, without replacement, with probability proportional to
-    ``weights`` (Efraimidis-Spirakis keys)."""
-    cand = np.flatnonzero(among if weights is None else among & (weights > 0))
-    k = max(1, int(fraction * cand.size))
-    out = np.zeros(among.shape[0], dtype=bool)
-    if k >= cand.size:
-        out[cand] = True
-        return out
-    w = 1.0 if weights is None else weights[cand]
-    keys = np.log(rng.random(cand.size)) / w
-    out[cand[np.argsort(-keys, kind="stable")[:k]]] = True
-    return out
+from .column_sampling import ColumnSampler
 
 
 class _Node:
@@ -84,10 +59,6 @@ class VectorLeafGrower:
         self.default_bin = None if self.dense else np.ascontiguousarray(default_bin)
         self.n_rows, self.n_features = X_binned.shape
         self._last = None
-        w = params.feature_weights
-        self.weights = None if w is None else np.asarray(w, dtype=np.float64)
-        self.sampling = (params.colsample_bytree < 1.0 or params.colsample_bylevel < 1.0
-                         or params.colsample_bynode < 1.0 or w is not None)
 
     def _histograms(self, pairs, rows):
         """The rows' histograms (K, n_entries, 2) and their sums (K, 2)."""
@@ -130,30 +101,14 @@ class VectorLeafGrower:
                 else np.array(sample, dtype=np.uint32))
         if rows.shape[0] == 0:
             raise ValueError("there are no rows to grow a tree on")
-        rng = np.random.default_rng(seed)
-        all_f = np.ones(self.n_features, dtype=bool)
-        tree_mask = (_sample(all_f, p.colsample_bytree, self.weights, rng)
-                     if self.sampling else all_f)
-        level_masks = []
-
-        def mask_of(depth):
-            if not self.sampling:
-                return None
-            while len(level_masks) <= depth:
-                level_masks.append(_sample(tree_mask, p.colsample_bylevel, None, rng)
-                                   if p.colsample_bylevel < 1.0 else tree_mask)
-            m = level_masks[depth]
-            if p.colsample_bynode < 1.0:
-                m = _sample(m, p.colsample_bynode, None, rng)
-            return m.astype(np.uint8)
-
+        columns = ColumnSampler(self.n_features, p, seed)
         hist, sums = self._histograms(pairs, rows)
         if not np.all(np.isfinite(sums)):
             raise ValueError("grad and hess must be finite: their sums over the rows are "
                              "inf or NaN")
         nodes = [_Node(rows, 0, hist, sums, 0)]
         splits = {}     # parent id -> (feature, bin, default_left, gains per output, children)
-        nodes[0].split = self._find_split(nodes[0], mask_of(0))
+        nodes[0].split = self._find_split(nodes[0], columns.mask(0))
         open_ids = [0] if nodes[0].split is not None else []
         n_leaves = 1
         while open_ids and (p.max_leaves == 0 or n_leaves < p.max_leaves):
@@ -183,9 +138,8 @@ class VectorLeafGrower:
             n_leaves += 1
             splits[parent_id] = (f, b, default_left, per_output, ids)
             if may_split:
-                m = mask_of(depth)
                 for i, child in zip(ids, children):
-                    child.split = self._find_split(child, m)
+                    child.split = self._find_split(child, columns.mask(depth))
                     if child.split is not None:
                         open_ids.append(i)
                     else:
@@ -201,7 +155,9 @@ class VectorLeafGrower:
         leaf_of = np.empty(self.n_rows, dtype=np.intp)   # each grown row's node
         for i, node in enumerate(nodes):
             rec = out[:, i]
-            rec["value"] = learning_rate * _leaf_weight(node.sums[:, 0], node.sums[:, 1], p)
+            rec["value"] = [learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
+                                                           p.min_child_weight, p.max_delta_step)
+                            for g, h in node.sums]
             rec["cover"] = node.sums[:, 1]
             rec["count"] = node.rows.shape[0]
             rec["depth"] = node.depth

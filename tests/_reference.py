@@ -189,6 +189,58 @@ def find_best_split_outputs(hist, n_bins, bin_offsets, sums, reg_lambda=1.0, reg
     return tuple(best)
 
 
+def exact_level_splits(XT, pos, pairs, sums, has_missing, allowed=None, reg_lambda=1.0,
+                       reg_alpha=0.0, min_child_weight=1.0, max_delta_step=0.0):
+    """Exact greedy splits of the nodes of one level, by brute force: ``XT``
+    (n_features, n_rows) float32 (NaN missing), ``pos[row]`` the row's node or
+    -1. Candidates in the kernel's order: per feature, if it has missing values,
+    the cuts between its node's distinct values in increasing order with missing
+    rows right, then every value left; then in decreasing order with missing rows
+    left, then every value right; the first best of the lowest feature wins.
+    Returns per node (gain, feature, threshold, default_left, left sums) with
+    threshold the float64 midpoint (or past the end) of the cut, -inf / -1 when
+    there is no valid split."""
+    reg = dict(reg_lambda=reg_lambda, reg_alpha=reg_alpha,
+               min_child_weight=min_child_weight, max_delta_step=max_delta_step)
+    out = []
+    for nid in range(len(sums)):
+        G, H = sums[nid]
+        parent = node_score(G, H, **reg)
+        best = (-np.inf, -1, 0.0, False, np.zeros(2))
+        for f in range(XT.shape[0]):
+            if allowed is not None and not allowed[nid, f]:
+                continue
+            rows = np.flatnonzero(pos == nid)
+            v = XT[f, rows]
+            keep = ~np.isnan(v)
+            v, g, h = v[keep], pairs[rows[keep], 0].astype(float), pairs[rows[keep], 1].astype(float)
+            if v.size == 0:
+                continue
+            uniq = np.unique(v)
+            cands = []
+            sl_g = np.array([g[v <= u].sum() for u in uniq])
+            sl_h = np.array([h[v <= u].sum() for u in uniq])
+            if has_missing[f]:
+                for j in range(uniq.size - 1):
+                    cands.append((sl_g[j], sl_h[j], (float(uniq[j]) + float(uniq[j + 1])) / 2, False))
+                cands.append((g.sum(), h.sum(), float(uniq[-1]) + abs(float(uniq[-1])) + 1e-6, False))
+            for j in range(uniq.size - 2, -1, -1):
+                cands.append((G - (g.sum() - sl_g[j]), H - (h.sum() - sl_h[j]),
+                              (float(uniq[j]) + float(uniq[j + 1])) / 2, True))
+            cands.append((G - g.sum(), H - h.sum(), float(uniq[0]) - abs(float(uniq[0])) - 1e-6,
+                          True))
+            for gl, hl, t, dl in cands:
+                gr, hr = G - gl, H - hl
+                if hl < min_child_weight or hr < min_child_weight or hl <= 0 or hr <= 0:
+                    continue
+                sl, sr = node_score(gl, hl, **reg), node_score(gr, hr, **reg)
+                gain = sl + sr - parent
+                if gain > best[0] and gain > 1e-10 * (sl + sr):
+                    best = (gain, f, t, dl, np.array([gl, hl]))
+        out.append(best)
+    return out
+
+
 def partition(X_binned, rows, feature, bin, missing_bin, default_left):
     """Stable partition of ``rows``: (left rows then right rows, number of left rows)."""
     b = X_binned[rows, feature]

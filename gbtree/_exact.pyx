@@ -1,0 +1,340 @@
+"""Exact greedy split finding over sorted column blocks (the XGBoost paper's
+Algorithms 1 and 3).
+
+Each feature's non-missing values are sorted once per fit (``sort_columns``,
+a column block: the rows and float32 values of one feature, in increasing
+value). For one level of a tree, ``level_splits`` walks every block once and
+finds the best split of every open node of the level at once: a row's node is
+``pos[row]`` (-1: the row is in no open node), each node keeps its running
+gradient sums, and a candidate is tried between every two distinct
+consecutive values of the node's rows. A block is walked in increasing value
+(missing rows to the right child) when the feature has missing values, and
+always in decreasing value (missing rows to the left child): the sparsity-aware
+enumeration, which visits only the stored entries. Features run in parallel.
+The positions and gradients of the next ``buffer`` entries are gathered into a
+buffer of the thread's before they are used (the paper's cache-aware access).
+"""
+import numpy as np
+
+from cython.parallel cimport parallel, prange, threadid
+from libc.math cimport fabs, isnan, INFINITY
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdlib cimport malloc, free
+from libcpp.algorithm cimport sort
+from libcpp.pair cimport pair
+from libcpp.vector cimport vector
+
+from ._splitting cimport split_params, node_score
+
+# A split must improve the objective by more than this fraction of the
+# children's scores (as in the histogram scan).
+cdef double REL_EPS = 1e-10
+# The offset past the last value of the split "every stored value on one side"
+# (XGBoost's kRtEps).
+cdef double END_GAP = 1e-6
+
+cdef enum:
+    MAX_BUFFER = 256
+
+
+cdef struct node_acc:
+    double g            # running sums of the node's entries walked so far
+    double h
+    float last          # the value of the last of them
+
+
+cdef struct split_cand:
+    double gain         # -inf: none
+    double g_left       # the left child's sums (missing rows included when default_left)
+    double h_left
+    double threshold    # rows with value <= threshold go left
+    uint8_t default_left
+
+
+def sort_columns(const float[:, ::1] XT, int n_threads=1):
+    """Column blocks of a column-major float32 matrix ``XT`` (n_features, n_rows):
+    ``(col_ptr, rows, values)`` with feature f's non-NaN entries at
+    ``col_ptr[f]:col_ptr[f + 1]``, in increasing value (ties by row)."""
+    cdef Py_ssize_t F = XT.shape[0], n = XT.shape[1], f, i, k
+    counts = np.zeros(F + 1, dtype=np.int64)
+    cdef int64_t[::1] c = counts
+    for f in prange(F, nogil=True, num_threads=n_threads, schedule='dynamic'):
+        for i in range(n):
+            if not isnan(XT[f, i]):
+                c[f + 1] += 1
+    col_ptr = np.cumsum(counts)
+    cdef const int64_t[::1] ptr = col_ptr
+    rows = np.empty(col_ptr[F], dtype=np.uint32)
+    values = np.empty(col_ptr[F], dtype=np.float32)
+    cdef uint32_t[::1] r = rows
+    cdef float[::1] v = values
+    cdef vector[pair[float, uint32_t]]* buf
+    with nogil, parallel(num_threads=n_threads):
+        buf = new vector[pair[float, uint32_t]]()
+        for f in prange(F, schedule='dynamic'):
+            buf.clear()
+            for i in range(n):
+                if not isnan(XT[f, i]):
+                    buf.push_back(pair[float, uint32_t](XT[f, i], <uint32_t>i))
+            sort(buf.begin(), buf.end())
+            for k in range(<Py_ssize_t>buf.size()):
+                v[ptr[f] + k] = buf.at(k).first
+                r[ptr[f] + k] = buf.at(k).second
+        del buf
+    return col_ptr, rows, values
+
+
+cdef inline double _between(float a, float b) noexcept nogil:
+    """The midpoint of two distinct float32 values, in float64: strictly between
+    them (XGBoost takes it in float32, which can round onto one of them)."""
+    return (<double>a + <double>b) * 0.5
+
+
+cdef inline void _try(split_cand* best, double gl, double hl, double gr, double hr,
+                      double parent, double threshold, uint8_t default_left,
+                      const split_params* p) noexcept nogil:
+    cdef double sl, sr, gain
+    if hl < p.min_child_weight or hr < p.min_child_weight or hl <= 0.0 or hr <= 0.0:
+        return
+    sl = node_score(gl, hl, p)
+    sr = node_score(gr, hr, p)
+    gain = sl + sr - parent
+    if gain > best.gain and gain > REL_EPS * (sl + sr):
+        best.gain = gain
+        best.g_left = gl
+        best.h_left = hl
+        best.threshold = threshold
+        best.default_left = default_left
+
+
+cdef void _walk(const uint32_t* rows, const float* values, Py_ssize_t n, int step,
+                const int32_t* pos, const float* pairs, const double* sums,
+                const double* parents, int m, node_acc* acc, split_cand* best,
+                const uint8_t* allowed, int F, int f, const split_params* p,
+                int buffer) noexcept nogil:
+    """One direction of one feature's block (``step`` +1: increasing values, the
+    walked rows are the left child, missing rows go right; -1: decreasing, the
+    walked rows are the right child, missing rows go left); ``best[node]`` keeps
+    the best candidate of each node over the calls."""
+    cdef int32_t buf_pos[MAX_BUFFER]
+    cdef float buf_g[MAX_BUFFER]
+    cdef float buf_h[MAX_BUFFER]
+    cdef Py_ssize_t i, start, j, e, n_buf
+    cdef int nid
+    cdef uint32_t r
+    cdef float v
+    cdef double G, H, cg, ch
+    cdef double gap
+    cdef node_acc* a
+    for nid in range(m):
+        acc[nid].g = 0.0
+        acc[nid].h = 0.0
+        acc[nid].last = 0.0
+    if buffer < 1:
+        buffer = 1
+    if buffer > MAX_BUFFER:
+        buffer = MAX_BUFFER
+    start = 0
+    while start < n:
+        n_buf = buffer if n - start > buffer else n - start
+        # gather: the positions and gradients of the next entries
+        for j in range(n_buf):
+            e = start + j if step > 0 else n - 1 - start - j
+            r = rows[e]
+            buf_pos[j] = pos[r]
+            buf_g[j] = pairs[2 * r]
+            buf_h[j] = pairs[2 * r + 1]
+        for j in range(n_buf):
+            nid = buf_pos[j]
+            if nid < 0 or (allowed != NULL and not allowed[<Py_ssize_t>nid * F + f]):
+                continue
+            e = start + j if step > 0 else n - 1 - start - j
+            v = values[e]
+            a = &acc[nid]
+            if a.h != 0.0 and v != a.last and a.h >= p.min_child_weight:
+                G = sums[2 * nid]
+                H = sums[2 * nid + 1]
+                cg = G - a.g
+                ch = H - a.h
+                if step > 0:
+                    _try(&best[nid], a.g, a.h, cg, ch, parents[nid], _between(v, a.last), 0, p)
+                else:
+                    _try(&best[nid], cg, ch, a.g, a.h, parents[nid], _between(v, a.last), 1, p)
+            a.g += buf_g[j]
+            a.h += buf_h[j]
+            a.last = v
+        start += n_buf
+    # every walked value on one side, the missing rows on the other
+    for nid in range(m):
+        a = &acc[nid]
+        if a.h == 0.0:
+            continue
+        cg = sums[2 * nid] - a.g
+        ch = sums[2 * nid + 1] - a.h
+        gap = fabs(a.last) + END_GAP
+        if step > 0:
+            _try(&best[nid], a.g, a.h, cg, ch, parents[nid], a.last + gap, 0, p)
+        else:
+            _try(&best[nid], cg, ch, a.g, a.h, parents[nid], a.last - gap, 1, p)
+
+
+def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
+                 const float[::1] col_values, const uint8_t[::1] has_missing,
+                 const int32_t[::1] pos, const float[:, ::1] pairs, const double[:, ::1] sums,
+                 const uint8_t[:, ::1] allowed, double reg_lambda=1.0, double reg_alpha=0.0,
+                 double min_child_weight=1.0, double max_delta_step=0.0, int buffer=32,
+                 int n_threads=1):
+    """The best split of each of the ``m`` open nodes of a level.
+
+    ``pos[row]``: the row's node (0..m-1), or -1; ``pairs`` (n_rows, 2) float32
+    gradients and hessians; ``sums`` (m, 2) each node's sums; ``allowed`` (m,
+    n_features) uint8, the features each node may split on, or None for all;
+    ``has_missing[f]``: feature f has rows without a value (then its block is
+    walked in both directions). Ties go to the lower feature, then to the first
+    candidate of the walks. Returns ``(gain, feature, threshold, default_left,
+    left)``: per node the gain (-inf and feature -1: no valid split), the
+    threshold (rows with ``value <= threshold`` go left: the midpoint of the two
+    values it separates), where missing rows go, and the left child's (m, 2)
+    sums.
+    """
+    cdef int F = col_ptr.shape[0] - 1, m = sums.shape[0], f, nid
+    if (has_missing.shape[0] != F or sums.shape[1] != 2 or pairs.shape[1] != 2
+            or pos.shape[0] != pairs.shape[0]
+            or (allowed is not None and (allowed.shape[0] != m or allowed.shape[1] != F))):
+        raise ValueError("col_ptr, has_missing, pos, pairs, sums and allowed do not match")
+    if col_rows.shape[0] != col_values.shape[0] or col_ptr[F] != col_rows.shape[0]:
+        raise ValueError("col_ptr, col_rows and col_values do not match")
+    if buffer < 0 or buffer > MAX_BUFFER:
+        raise ValueError(f"buffer must be in 0..{MAX_BUFFER}, got {buffer}")
+    cdef split_params p
+    p.reg_lambda = reg_lambda
+    p.reg_alpha = reg_alpha
+    p.min_child_weight = min_child_weight
+    p.max_delta_step = max_delta_step
+    p.gamma = 0.0
+    p.plain_scan = False
+    parents = np.empty(m)
+    cdef double[::1] par = parents
+    for nid in range(m):
+        par[nid] = node_score(sums[nid, 0], sums[nid, 1], &p)
+    cdef vector[split_cand] best = vector[split_cand](<size_t>max(F * m, 1))
+    cdef Py_ssize_t k
+    for k in range(<Py_ssize_t>F * m):
+        best[k].gain = -INFINITY
+    cdef const uint8_t* allowed_ptr = &allowed[0, 0] if allowed is not None and m > 0 else NULL
+    cdef const uint32_t* rows_ptr = &col_rows[0] if col_rows.shape[0] > 0 else NULL
+    cdef const float* values_ptr = &col_values[0] if col_values.shape[0] > 0 else NULL
+    cdef const int32_t* pos_ptr = &pos[0] if pos.shape[0] > 0 else NULL
+    cdef const float* pairs_ptr = &pairs[0, 0] if pairs.shape[0] > 0 else NULL
+    cdef const double* sums_ptr = &sums[0, 0] if m > 0 else NULL
+    cdef node_acc* acc
+    if m == 0:
+        return (np.empty(0), np.empty(0, dtype=np.int32), np.empty(0),
+                np.empty(0, dtype=bool), np.empty((0, 2)))
+    with nogil, parallel(num_threads=n_threads):
+        acc = <node_acc*>malloc(m * sizeof(node_acc))
+        if acc != NULL:
+            for f in prange(F, schedule='dynamic'):
+                if has_missing[f]:
+                    _walk(rows_ptr + col_ptr[f], values_ptr + col_ptr[f],
+                          col_ptr[f + 1] - col_ptr[f], 1, pos_ptr, pairs_ptr, sums_ptr,
+                          &par[0], m, acc, &best[<Py_ssize_t>f * m], allowed_ptr, F, f, &p,
+                          buffer)
+                _walk(rows_ptr + col_ptr[f], values_ptr + col_ptr[f],
+                      col_ptr[f + 1] - col_ptr[f], -1, pos_ptr, pairs_ptr, sums_ptr,
+                      &par[0], m, acc, &best[<Py_ssize_t>f * m], allowed_ptr, F, f, &p,
+                      buffer)
+            free(acc)
+    gain = np.full(m, -np.inf)
+    feature = np.full(m, -1, dtype=np.int32)
+    threshold = np.zeros(m)
+    default_left = np.zeros(m, dtype=bool)
+    left = np.zeros((m, 2))
+    cdef double[::1] g_v = gain
+    cdef int32_t[::1] f_v = feature
+    cdef double[::1] t_v = threshold
+    cdef uint8_t[::1] d_v = default_left.view(np.uint8)
+    cdef double[:, ::1] l_v = left
+    cdef const split_cand* s
+    for nid in range(m):
+        for f in range(F):      # the lower feature on ties
+            s = &best[<Py_ssize_t>f * m + nid]
+            if s.gain > g_v[nid]:
+                g_v[nid] = s.gain
+                f_v[nid] = f
+                t_v[nid] = s.threshold
+                d_v[nid] = s.default_left
+                l_v[nid, 0] = s.g_left
+                l_v[nid, 1] = s.h_left
+    return gain, feature, threshold, default_left, left
+
+
+def split_positions(int32_t[::1] pos, int32_t[::1] leaf_of, const int32_t[::1] node_id,
+                    const int32_t[::1] feature, const double[::1] threshold,
+                    const uint8_t[::1] default_left, const int32_t[::1] left_pos,
+                    const float[:, ::1] XT, int n_threads=1):
+    """Move the rows of a level to the next one, in place: a row of node ``i``
+    (``pos[row] == i``) that was split goes to position ``left_pos[i]`` (its left
+    child) when ``XT[feature[i], row] <= threshold[i]`` (missing:
+    ``default_left[i]``), else ``left_pos[i] + 1`` (its right child); a row of a
+    node that stays a leaf gets ``pos = -1`` and ``leaf_of[row] = node_id[i]``.
+    Nodes without a split have
+    ``feature[i] == -1``."""
+    cdef Py_ssize_t r, n = pos.shape[0]
+    cdef int i
+    cdef float v
+    for r in prange(n, nogil=True, num_threads=n_threads, schedule='static'):
+        i = pos[r]
+        if i < 0:
+            continue
+        if feature[i] < 0:
+            leaf_of[r] = node_id[i]
+            pos[r] = -1
+            continue
+        v = XT[feature[i], r]
+        if isnan(v):
+            pos[r] = left_pos[i] + (0 if default_left[i] else 1)
+        else:
+            pos[r] = left_pos[i] + (0 if v <= threshold[i] else 1)
+
+
+cdef inline float _csr_value(const int64_t* indptr, const int32_t* indices, const float* data,
+                             Py_ssize_t r, int f, float absent) noexcept nogil:
+    """Row r's value of feature f in a CSR matrix with sorted indices."""
+    cdef int64_t lo = indptr[r], hi = indptr[r + 1], mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if indices[mid] < f:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < indptr[r + 1] and indices[lo] == f:
+        return data[lo]
+    return absent
+
+
+def split_positions_csr(int32_t[::1] pos, int32_t[::1] leaf_of, const int32_t[::1] node_id,
+                        const int32_t[::1] feature, const double[::1] threshold,
+                        const uint8_t[::1] default_left, const int32_t[::1] left_pos,
+                        const int64_t[::1] indptr, const int32_t[::1] indices,
+                        const float[::1] data, float absent, int n_threads=1):
+    """``split_positions`` for a CSR matrix (sorted indices, float32 data) whose
+    absent entries have the value ``absent`` (NaN: missing)."""
+    cdef Py_ssize_t r, n = pos.shape[0]
+    cdef int i
+    cdef float v
+    cdef const int32_t* ind = &indices[0] if indices.shape[0] > 0 else NULL
+    cdef const float* dat = &data[0] if data.shape[0] > 0 else NULL
+    for r in prange(n, nogil=True, num_threads=n_threads, schedule='static'):
+        i = pos[r]
+        if i < 0:
+            continue
+        if feature[i] < 0:
+            leaf_of[r] = node_id[i]
+            pos[r] = -1
+            continue
+        v = _csr_value(&indptr[0], ind, dat, r, feature[i], absent)
+        if isnan(v):
+            pos[r] = left_pos[i] + (0 if default_left[i] else 1)
+        else:
+            pos[r] = left_pos[i] + (0 if v <= threshold[i] else 1)

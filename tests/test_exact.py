@@ -1,0 +1,202 @@
+"""tree_method="exact": exact greedy split finding over sorted column blocks."""
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+
+import _reference as ref
+from gbtree import GBTClassifier, GBTRanker, GBTRegressor
+from gbtree._exact import level_splits, sort_columns
+from gbtree.exact import ExactGrower
+from gbtree.grower_params import GrowerParams
+
+EXACT = dict(tree_method="exact")
+
+
+def data(seed, n=1500, missing=0.1, n_features=6):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, n_features)).astype(np.float32)
+    y = X[:, 0] ** 2 + np.sin(2 * X[:, 1]) - X[:, 2] * X[:, 3] + 0.3 * rng.normal(size=n)
+    X[rng.rand(*X.shape) < missing] = np.nan
+    return X, y
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 31 - 1), m=st.integers(1, 4), buffer=st.sampled_from([0, 1, 7, 32]),
+       reg=st.sampled_from([{}, dict(reg_lambda=0.0), dict(reg_alpha=1.0),
+                            dict(min_child_weight=5.0), dict(max_delta_step=0.3)]),
+       masked=st.booleans())
+def test_level_splits_match_reference(seed, m, buffer, reg, masked):
+    rng = np.random.RandomState(seed)
+    n, F = 120, 4
+    XT = rng.normal(size=(F, n)).astype(np.float32)
+    XT[rng.rand(F, n) < 0.15] = np.nan
+    XT[1] = np.round(XT[1], 1)                  # repeated values
+    XT[2, rng.rand(n) < 0.5] = np.float32(0.5)
+    XT[3] = np.where(np.isnan(XT[3]), 0.25, XT[3])   # no missing values
+    pos = rng.randint(-1, m, size=n).astype(np.int32)
+    pairs = np.column_stack([rng.normal(size=n) + 0.2, rng.uniform(0.1, 1, size=n)]).astype(np.float32)
+    sums = np.array([pairs[pos == k].astype(float).sum(axis=0) for k in range(m)]).reshape(m, 2)
+    allowed = (rng.rand(m, F) < 0.7).astype(np.uint8) if masked else None
+    blocks = sort_columns(np.ascontiguousarray(XT))
+    has_missing = (np.diff(blocks[0]) < n).astype(np.uint8)
+    gain, feature, threshold, default_left, left = level_splits(
+        *blocks, has_missing, pos, pairs, sums, allowed, buffer=buffer, **reg)
+    expected = ref.exact_level_splits(XT, pos, pairs, sums, has_missing, allowed, **reg)
+    for k in range(m):
+        g, f, t, dl, lsum = expected[k]
+        assert feature[k] == f
+        if f >= 0:
+            assert threshold[k] == pytest.approx(t, rel=1e-12, abs=1e-12)
+            assert default_left[k] == dl
+            np.testing.assert_allclose(gain[k], g, rtol=1e-7)
+            np.testing.assert_allclose(left[k], lsum, rtol=1e-9, atol=1e-9)
+
+
+def test_sorted_columns_are_each_features_values_in_order(rng):
+    XT = rng.normal(size=(3, 500)).astype(np.float32)
+    XT[rng.rand(3, 500) < 0.2] = np.nan
+    XT[0, :100] = 1.0       # ties go by row
+    ptr, rows, values = sort_columns(XT, n_threads=2)
+    for f in range(3):
+        r, v = rows[ptr[f]:ptr[f + 1]], values[ptr[f]:ptr[f + 1]]
+        keep = np.flatnonzero(~np.isnan(XT[f]))
+        order = np.lexsort((keep, XT[f, keep]))
+        np.testing.assert_array_equal(r, keep[order])
+        np.testing.assert_array_equal(v, XT[f, keep[order]])
+
+
+def _xgb_trees(model):
+    doc = json.loads(model.get_booster().save_raw("json").decode())
+    return doc["learner"]["gradient_booster"]["model"]["trees"]
+
+
+def assert_same_trees(ours, theirs):
+    trees = _xgb_trees(theirs)
+    assert len(trees) == ours._ensemble.n_trees
+    for t, tree in enumerate(trees):
+        nodes = ours._ensemble.tree(t)
+        left = np.array(tree["left_children"])
+        assert nodes.shape[0] == left.shape[0]
+        inner = left >= 0
+        np.testing.assert_array_equal(nodes["is_leaf"] == 0, inner)
+        np.testing.assert_array_equal(nodes["left"][inner], left[inner])
+        np.testing.assert_array_equal(nodes["right"][inner], np.array(tree["right_children"])[inner])
+        np.testing.assert_array_equal(nodes["feature"][inner], np.array(tree["split_indices"])[inner])
+        np.testing.assert_array_equal(nodes["default_left"][inner].astype(bool),
+                                      np.array(tree["default_left"], dtype=bool)[inner])
+        cond = np.array(tree["split_conditions"])
+        # XGBoost's threshold is the midpoint in float32, gbtree's in float64
+        np.testing.assert_allclose(nodes["threshold"][inner], cond[inner], rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(nodes["value"][~inner], cond[~inner], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("params", [{}, dict(reg_alpha=0.5, reg_lambda=3.0, min_child_weight=4.0),
+                                    dict(max_depth=6, max_delta_step=0.5)])
+@pytest.mark.parametrize("kind", ["regression", "binary"])
+def test_same_trees_as_xgboost_exact(params, kind):
+    xgb = pytest.importorskip("xgboost")
+    X, y = data(0)
+    w = np.random.RandomState(1).uniform(0.5, 2, size=len(y))
+    M = np.zeros(len(y))      # the same starting scores in both
+    if kind == "binary":
+        y = (y > np.median(y)).astype(int)
+    kw = dict(n_estimators=15, learning_rate=0.3, max_depth=params.pop("max_depth", 4),
+              n_jobs=2, **params)
+    ours = (GBTClassifier if kind == "binary" else GBTRegressor)(**kw, **EXACT).fit(
+        X, y, sample_weight=w, base_margin=M)
+    theirs = (xgb.XGBClassifier if kind == "binary" else xgb.XGBRegressor)(
+        tree_method="exact", **kw).fit(X, y, sample_weight=w, base_margin=M)
+    assert_same_trees(ours, theirs)
+
+
+def test_same_trees_as_xgboost_exact_on_sparse_input():
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.RandomState(2)
+    X = sp.random(1200, 8, density=0.3, random_state=3, format="csr", dtype=np.float64)
+    X.data = rng.normal(size=X.data.shape)
+    y = np.asarray(X[:, 0].todense()).ravel() * 2 + np.asarray(X[:, 1].todense()).ravel() \
+        + 0.2 * rng.normal(size=1200)
+    kw = dict(n_estimators=10, learning_rate=0.3, max_depth=4, n_jobs=1)
+    M = np.zeros(1200)
+    # XGBoost's sparse entries that are absent are missing
+    ours = GBTRegressor(**kw, absent_as_missing=True, **EXACT).fit(X, y, base_margin=M)
+    theirs = xgb.XGBRegressor(tree_method="exact", **kw).fit(X, y, base_margin=M)
+    assert_same_trees(ours, theirs)
+    # absent entries as zeros: the same model as on the dense matrix
+    zeros = GBTRegressor(**kw, **EXACT).fit(X, y)
+    dense = GBTRegressor(**kw, **EXACT).fit(X.toarray(), y)
+    np.testing.assert_array_equal(zeros._ensemble.nodes, dense._ensemble.nodes)
+
+
+def test_exact_splits_where_bins_cannot():
+    # the best threshold of a feature with many values falls inside a coarse bin
+    rng = np.random.RandomState(3)
+    x = rng.uniform(0, 1, size=(3000, 1))
+    y = (x[:, 0] > 0.537).astype(float)
+    hist = GBTRegressor(n_estimators=1, max_depth=1, learning_rate=1.0, max_bin=4).fit(x, y)
+    exact = GBTRegressor(n_estimators=1, max_depth=1, learning_rate=1.0, max_bin=4,
+                         **EXACT).fit(x, y)
+    assert exact._ensemble.tree(0)["threshold"][0] == pytest.approx(0.537, abs=1e-3)
+    assert np.mean((exact.predict(x) - y) ** 2) < 1e-3 < np.mean((hist.predict(x) - y) ** 2)
+
+
+def test_threads_buffer_and_sampling_do_not_change_the_trees():
+    X, y = data(4)
+    kw = dict(n_estimators=8, max_depth=5, subsample=0.7, colsample_bynode=0.6, **EXACT)
+    one = GBTRegressor(n_jobs=1, **kw).fit(X, y)
+    two = GBTRegressor(n_jobs=2, **kw).fit(X, y)
+    np.testing.assert_array_equal(one._ensemble.nodes, two._ensemble.nodes)
+    hist = GBTRegressor(n_jobs=1, **dict(kw, tree_method="hist")).fit(X, y)
+    assert one.score(X, y) > hist.score(X, y) - 0.05
+    # the cache-aware buffer changes the speed only
+    params = GrowerParams(max_depth=6, colsample_bylevel=0.7)
+    g, h = (y - y.mean()).astype(np.float32), np.ones(len(y), dtype=np.float32)
+    trees = []
+    for buffer in (0, 1, 32, 256):
+        grower = ExactGrower(X, params, n_threads=2, buffer=buffer)
+        trees.append(grower.grow(g, h, 0.1, np.zeros((len(y), 1)), 0, seed=7))
+    for t in trees[1:]:
+        np.testing.assert_array_equal(t, trees[0])
+
+
+@pytest.mark.parametrize("extra", [{}, dict(subsample=0.6), dict(sampling_method="goss"),
+                                   dict(booster="dart", rate_drop=0.3),
+                                   dict(num_parallel_tree=2, subsample=0.8)])
+def test_continuing_keeps_the_training_scores(extra):
+    X, y = data(5)
+    kw = dict(max_depth=4, **EXACT, **extra)
+    whole = GBTRegressor(n_estimators=10, **kw).fit(X, y)
+    part = GBTRegressor(n_estimators=5, warm_start=True, **kw).fit(X, y)
+    part.set_params(n_estimators=10).fit(X, y)
+    np.testing.assert_allclose(part.predict(X), whole.predict(X), rtol=1e-12, atol=1e-12)
+
+
+def test_every_estimator_and_refit_objectives():
+    X, y = data(6)
+    q = GBTRegressor(objective="quantile", quantile_alpha=0.8, n_estimators=40, **EXACT).fit(X, y)
+    assert 0.72 < np.mean(y <= q.predict(X)) < 0.88
+    classes = np.digitize(y, [0.0, 1.0])
+    clf = GBTClassifier(n_estimators=20, max_depth=4, **EXACT).fit(X, classes)
+    assert clf.score(X, classes) > 0.7
+    qid = np.repeat(np.arange(50), 30)
+    rank = GBTRanker(n_estimators=10, **EXACT).fit(X, np.clip(np.round(y), 0, 3), qid=qid)
+    assert rank.predict(X).shape == (len(y),)
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(grow_policy="lossguide", max_leaves=8), "grows depthwise"),
+    (dict(max_depth=0, max_leaves=8), "grows depthwise"),
+    (dict(monotone_constraints=[1, 0, 0, 0, 0, 0]), "monotone_constraints cannot"),
+    (dict(interaction_constraints=[[0, 1]]), "interaction_constraints cannot"),
+    (dict(grad_quant_bins=16), "grad_quant_bins cannot"),
+    (dict(multi_strategy="multi_output_tree"), "whose leaves hold a vector"),
+])
+def test_refuses_what_it_does_not_support(params, match):
+    X, y = data(7, n=100)
+    with pytest.raises(ValueError, match=match):
+        GBTRegressor(n_estimators=2, **params, **EXACT).fit(X, y)
+    with pytest.raises(ValueError, match="tree_method must be 'hist' or 'exact'"):
+        GBTRegressor(tree_method="approximate").fit(X, y)
