@@ -5,7 +5,7 @@ Each feature's non-missing values are sorted once per fit (``sort_columns``,
 a column block: the rows and float32 values of one feature, in increasing
 value). For one level of a tree, ``level_splits`` walks every block once and
 finds the best split of every open node of the level at once: a row's node is
-``pos[row]`` (-1: the row is in no open node), each node keeps its running
+``pos`` of the row's state (-1: the row is in no open node), each node keeps its running
 gradient sums, and a candidate is tried between every two distinct
 consecutive values of the node's rows. A block is walked in increasing value
 (missing rows to the right child) when the feature has missing values, and
@@ -24,7 +24,8 @@ from libcpp.algorithm cimport sort
 from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
-from ._splitting cimport split_params, node_score
+from ._splitting cimport split_params, node_score, score
+from ._typedefs cimport GBT_PREFETCH
 
 # A split must improve the objective by more than this fraction of the
 # children's scores (as in the histogram scan).
@@ -35,6 +36,26 @@ cdef double END_GAP = 1e-6
 
 cdef enum:
     MAX_BUFFER = 256
+
+
+cdef packed struct row_state:
+    # what the walks read of a row, in one place (one cache line holds four rows)
+    float g
+    float h
+    int32_t pos         # the row's node in the level, -1: none
+    int32_t pad
+
+
+ROW_STATE = np.dtype([("g", np.float32), ("h", np.float32), ("pos", np.int32),
+                      ("pad", np.int32)])
+assert ROW_STATE.itemsize == sizeof(row_state)
+
+
+def row_states(grad, hess, pos):
+    """The ``ROW_STATE`` array of rows with these gradients, hessians and nodes."""
+    out = np.zeros(len(pos), dtype=ROW_STATE)
+    out["g"], out["h"], out["pos"] = grad, hess, pos
+    return out
 
 
 cdef struct node_acc:
@@ -90,41 +111,96 @@ cdef inline double _between(float a, float b) noexcept nogil:
     return (<double>a + <double>b) * 0.5
 
 
+cdef inline double _gain(double gl, double hl, double gr, double hr, double parent,
+                         const split_params* p) noexcept nogil:
+    """The gain of a split into children of these sums, -inf when it is not valid."""
+    cdef double sl, sr, gain
+    if hl < p.min_child_weight or hr < p.min_child_weight or hl <= 0.0 or hr <= 0.0:
+        return -INFINITY
+    sl = score(gl, hl, p)
+    sr = score(gr, hr, p)
+    gain = sl + sr - parent
+    return gain if gain > REL_EPS * (sl + sr) else -INFINITY
+
+
+cdef inline void _keep(split_cand* best, double gain, double gl, double hl, double threshold,
+                       uint8_t default_left) noexcept nogil:
+    best.gain = gain
+    best.g_left = gl
+    best.h_left = hl
+    best.threshold = threshold
+    best.default_left = default_left
+
+
 cdef inline void _try(split_cand* best, double gl, double hl, double gr, double hr,
                       double parent, double threshold, uint8_t default_left,
                       const split_params* p) noexcept nogil:
-    cdef double sl, sr, gain
-    if hl < p.min_child_weight or hr < p.min_child_weight or hl <= 0.0 or hr <= 0.0:
-        return
-    sl = node_score(gl, hl, p)
-    sr = node_score(gr, hr, p)
-    gain = sl + sr - parent
-    if gain > best.gain and gain > REL_EPS * (sl + sr):
-        best.gain = gain
-        best.g_left = gl
-        best.h_left = hl
-        best.threshold = threshold
-        best.default_left = default_left
+    cdef double gain = _gain(gl, hl, gr, hr, parent, p)
+    if gain > best.gain:
+        _keep(best, gain, gl, hl, threshold, default_left)
+
+
+cdef extern from *:
+    """
+    #include "_clones.h"
+    /* The gains of n candidates of the plain objective (alpha = 0,
+       max_delta_step = 0): one child's sums (gl, hl), the node's (G, H) and
+       parent score; -inf where a child is below min_child_weight or empty, or
+       the gain is rounding noise. Divisions for every candidate, then masked:
+       the compiler vectorises that. */
+    GBT_CLONES
+    static void gbt_exact_gains(const double* __restrict gl, const double* __restrict hl,
+                                const double* __restrict G, const double* __restrict H,
+                                const double* __restrict parent, int n, double lam,
+                                double mcw, double rel_eps, double* __restrict gains) {
+        for (int i = 0; i < n; ++i) {
+            double gr = G[i] - gl[i], hr = H[i] - hl[i];
+            double sl = gl[i] * gl[i] / (hl[i] + lam);
+            double sr = gr * gr / (hr + lam);
+            double gain = sl + sr - parent[i];
+            int ok = (hl[i] >= mcw) & (hr >= mcw) & (hl[i] > 0.0) & (hr > 0.0)
+                     & (gain > rel_eps * (sl + sr));
+            gains[i] = ok ? gain : -INFINITY;
+        }
+    }
+    """
+    void gbt_exact_gains(const double* gl, const double* hl, const double* G, const double* H,
+                         const double* parent, int n, double lam, double mcw, double rel_eps,
+                         double* gains) noexcept nogil
 
 
 cdef void _walk(const uint32_t* rows, const float* values, Py_ssize_t n, int step,
-                const int32_t* pos, const float* pairs, const double* sums,
+                const row_state* state, const double* sums,
                 const double* parents, int m, node_acc* acc, split_cand* best,
                 const uint8_t* allowed, int F, int f, const split_params* p,
                 int buffer) noexcept nogil:
     """One direction of one feature's block (``step`` +1: increasing values, the
     walked rows are the left child, missing rows go right; -1: decreasing, the
     walked rows are the right child, missing rows go left); ``best[node]`` keeps
-    the best candidate of each node over the calls."""
+    the best candidate of each node over the calls.
+
+    The entries go ``buffer`` at a time: their rows' positions and gradients are
+    gathered first (independent loads, which the CPU overlaps), then the running
+    sums advance and each candidate is recorded, then the candidates' gains are
+    computed together and the best kept in their order."""
     cdef int32_t buf_pos[MAX_BUFFER]
     cdef float buf_g[MAX_BUFFER]
     cdef float buf_h[MAX_BUFFER]
-    cdef Py_ssize_t i, start, j, e, n_buf
-    cdef int nid
+    # the candidates of the buffer: node, walked side's sums, node sums, threshold
+    cdef int c_node[MAX_BUFFER]
+    cdef double c_g[MAX_BUFFER]
+    cdef double c_h[MAX_BUFFER]
+    cdef double c_G[MAX_BUFFER]
+    cdef double c_H[MAX_BUFFER]
+    cdef double c_par[MAX_BUFFER]
+    cdef double c_t[MAX_BUFFER]
+    cdef double gains[MAX_BUFFER]
+    cdef bint plain = p.reg_alpha == 0.0 and p.max_delta_step <= 0.0
+    cdef Py_ssize_t start, j, e, n_buf
+    cdef int nid, nc, c
     cdef uint32_t r
     cdef float v
-    cdef double G, H, cg, ch
-    cdef double gap
+    cdef double cg, ch, gap
     cdef node_acc* a
     for nid in range(m):
         acc[nid].g = 0.0
@@ -137,13 +213,17 @@ cdef void _walk(const uint32_t* rows, const float* values, Py_ssize_t n, int ste
     start = 0
     while start < n:
         n_buf = buffer if n - start > buffer else n - start
-        # gather: the positions and gradients of the next entries
         for j in range(n_buf):
             e = start + j if step > 0 else n - 1 - start - j
             r = rows[e]
-            buf_pos[j] = pos[r]
-            buf_g[j] = pairs[2 * r]
-            buf_h[j] = pairs[2 * r + 1]
+            buf_pos[j] = state[r].pos
+            buf_g[j] = state[r].g
+            buf_h[j] = state[r].h
+            # and the rows of the next buffer on their way into the cache
+            e = e + step * buffer
+            if 0 <= e < n:
+                GBT_PREFETCH(&state[rows[e]])
+        nc = 0
         for j in range(n_buf):
             nid = buf_pos[j]
             if nid < 0 or (allowed != NULL and not allowed[<Py_ssize_t>nid * F + f]):
@@ -152,17 +232,33 @@ cdef void _walk(const uint32_t* rows, const float* values, Py_ssize_t n, int ste
             v = values[e]
             a = &acc[nid]
             if a.h != 0.0 and v != a.last and a.h >= p.min_child_weight:
-                G = sums[2 * nid]
-                H = sums[2 * nid + 1]
-                cg = G - a.g
-                ch = H - a.h
-                if step > 0:
-                    _try(&best[nid], a.g, a.h, cg, ch, parents[nid], _between(v, a.last), 0, p)
-                else:
-                    _try(&best[nid], cg, ch, a.g, a.h, parents[nid], _between(v, a.last), 1, p)
+                c_node[nc] = nid
+                c_g[nc] = a.g
+                c_h[nc] = a.h
+                c_G[nc] = sums[2 * nid]
+                c_H[nc] = sums[2 * nid + 1]
+                c_par[nc] = parents[nid]
+                c_t[nc] = _between(v, a.last)
+                nc = nc + 1
             a.g += buf_g[j]
             a.h += buf_h[j]
             a.last = v
+        if nc == 0:
+            start += n_buf
+            continue
+        if plain:
+            gbt_exact_gains(c_g, c_h, c_G, c_H, c_par, nc, p.reg_lambda, p.min_child_weight,
+                            REL_EPS, gains)
+        else:
+            for c in range(nc):
+                gains[c] = _gain(c_g[c], c_h[c], c_G[c] - c_g[c], c_H[c] - c_h[c], c_par[c], p)
+        for c in range(nc):
+            if gains[c] > best[c_node[c]].gain:
+                if step > 0:
+                    _keep(&best[c_node[c]], gains[c], c_g[c], c_h[c], c_t[c], 0)
+                else:
+                    _keep(&best[c_node[c]], gains[c], c_G[c] - c_g[c], c_H[c] - c_h[c],
+                          c_t[c], 1)
         start += n_buf
     # every walked value on one side, the missing rows on the other
     for nid in range(m):
@@ -180,14 +276,14 @@ cdef void _walk(const uint32_t* rows, const float* values, Py_ssize_t n, int ste
 
 def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
                  const float[::1] col_values, const uint8_t[::1] has_missing,
-                 const int32_t[::1] pos, const float[:, ::1] pairs, const double[:, ::1] sums,
+                 const row_state[::1] state, const double[:, ::1] sums,
                  const uint8_t[:, ::1] allowed, double reg_lambda=1.0, double reg_alpha=0.0,
                  double min_child_weight=1.0, double max_delta_step=0.0, int buffer=32,
                  int n_threads=1):
     """The best split of each of the ``m`` open nodes of a level.
 
-    ``pos[row]``: the row's node (0..m-1), or -1; ``pairs`` (n_rows, 2) float32
-    gradients and hessians; ``sums`` (m, 2) each node's sums; ``allowed`` (m,
+    ``state`` (``ROW_STATE``): each row's gradient, hessian and node (0..m-1, or
+    -1); ``sums`` (m, 2) each node's sums; ``allowed`` (m,
     n_features) uint8, the features each node may split on, or None for all;
     ``has_missing[f]``: feature f has rows without a value (then its block is
     walked in both directions). Ties go to the lower feature, then to the first
@@ -198,10 +294,9 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
     sums.
     """
     cdef int F = col_ptr.shape[0] - 1, m = sums.shape[0], f, nid
-    if (has_missing.shape[0] != F or sums.shape[1] != 2 or pairs.shape[1] != 2
-            or pos.shape[0] != pairs.shape[0]
+    if (has_missing.shape[0] != F or sums.shape[1] != 2
             or (allowed is not None and (allowed.shape[0] != m or allowed.shape[1] != F))):
-        raise ValueError("col_ptr, has_missing, pos, pairs, sums and allowed do not match")
+        raise ValueError("col_ptr, has_missing, sums and allowed do not match")
     if col_rows.shape[0] != col_values.shape[0] or col_ptr[F] != col_rows.shape[0]:
         raise ValueError("col_ptr, col_rows and col_values do not match")
     if buffer < 0 or buffer > MAX_BUFFER:
@@ -224,8 +319,7 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
     cdef const uint8_t* allowed_ptr = &allowed[0, 0] if allowed is not None and m > 0 else NULL
     cdef const uint32_t* rows_ptr = &col_rows[0] if col_rows.shape[0] > 0 else NULL
     cdef const float* values_ptr = &col_values[0] if col_values.shape[0] > 0 else NULL
-    cdef const int32_t* pos_ptr = &pos[0] if pos.shape[0] > 0 else NULL
-    cdef const float* pairs_ptr = &pairs[0, 0] if pairs.shape[0] > 0 else NULL
+    cdef const row_state* state_ptr = &state[0] if state.shape[0] > 0 else NULL
     cdef const double* sums_ptr = &sums[0, 0] if m > 0 else NULL
     cdef node_acc* acc
     if m == 0:
@@ -237,11 +331,11 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
             for f in prange(F, schedule='dynamic'):
                 if has_missing[f]:
                     _walk(rows_ptr + col_ptr[f], values_ptr + col_ptr[f],
-                          col_ptr[f + 1] - col_ptr[f], 1, pos_ptr, pairs_ptr, sums_ptr,
+                          col_ptr[f + 1] - col_ptr[f], 1, state_ptr, sums_ptr,
                           &par[0], m, acc, &best[<Py_ssize_t>f * m], allowed_ptr, F, f, &p,
                           buffer)
                 _walk(rows_ptr + col_ptr[f], values_ptr + col_ptr[f],
-                      col_ptr[f + 1] - col_ptr[f], -1, pos_ptr, pairs_ptr, sums_ptr,
+                      col_ptr[f + 1] - col_ptr[f], -1, state_ptr, sums_ptr,
                       &par[0], m, acc, &best[<Py_ssize_t>f * m], allowed_ptr, F, f, &p,
                       buffer)
             free(acc)
@@ -269,33 +363,33 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
     return gain, feature, threshold, default_left, left
 
 
-def split_positions(int32_t[::1] pos, int32_t[::1] leaf_of, const int32_t[::1] node_id,
+def split_positions(row_state[::1] state, int32_t[::1] leaf_of, const int32_t[::1] node_id,
                     const int32_t[::1] feature, const double[::1] threshold,
                     const uint8_t[::1] default_left, const int32_t[::1] left_pos,
                     const float[:, ::1] XT, int n_threads=1):
     """Move the rows of a level to the next one, in place: a row of node ``i``
-    (``pos[row] == i``) that was split goes to position ``left_pos[i]`` (its left
+    (``state[row].pos == i``) that was split goes to position ``left_pos[i]`` (its left
     child) when ``XT[feature[i], row] <= threshold[i]`` (missing:
     ``default_left[i]``), else ``left_pos[i] + 1`` (its right child); a row of a
     node that stays a leaf gets ``pos = -1`` and ``leaf_of[row] = node_id[i]``.
     Nodes without a split have
     ``feature[i] == -1``."""
-    cdef Py_ssize_t r, n = pos.shape[0]
+    cdef Py_ssize_t r, n = state.shape[0]
     cdef int i
     cdef float v
     for r in prange(n, nogil=True, num_threads=n_threads, schedule='static'):
-        i = pos[r]
+        i = state[r].pos
         if i < 0:
             continue
         if feature[i] < 0:
             leaf_of[r] = node_id[i]
-            pos[r] = -1
+            state[r].pos = -1
             continue
         v = XT[feature[i], r]
         if isnan(v):
-            pos[r] = left_pos[i] + (0 if default_left[i] else 1)
+            state[r].pos = left_pos[i] + (0 if default_left[i] else 1)
         else:
-            pos[r] = left_pos[i] + (0 if v <= threshold[i] else 1)
+            state[r].pos = left_pos[i] + (0 if v <= threshold[i] else 1)
 
 
 cdef inline float _csr_value(const int64_t* indptr, const int32_t* indices, const float* data,
@@ -313,28 +407,28 @@ cdef inline float _csr_value(const int64_t* indptr, const int32_t* indices, cons
     return absent
 
 
-def split_positions_csr(int32_t[::1] pos, int32_t[::1] leaf_of, const int32_t[::1] node_id,
+def split_positions_csr(row_state[::1] state, int32_t[::1] leaf_of, const int32_t[::1] node_id,
                         const int32_t[::1] feature, const double[::1] threshold,
                         const uint8_t[::1] default_left, const int32_t[::1] left_pos,
                         const int64_t[::1] indptr, const int32_t[::1] indices,
                         const float[::1] data, float absent, int n_threads=1):
     """``split_positions`` for a CSR matrix (sorted indices, float32 data) whose
     absent entries have the value ``absent`` (NaN: missing)."""
-    cdef Py_ssize_t r, n = pos.shape[0]
+    cdef Py_ssize_t r, n = state.shape[0]
     cdef int i
     cdef float v
     cdef const int32_t* ind = &indices[0] if indices.shape[0] > 0 else NULL
     cdef const float* dat = &data[0] if data.shape[0] > 0 else NULL
     for r in prange(n, nogil=True, num_threads=n_threads, schedule='static'):
-        i = pos[r]
+        i = state[r].pos
         if i < 0:
             continue
         if feature[i] < 0:
             leaf_of[r] = node_id[i]
-            pos[r] = -1
+            state[r].pos = -1
             continue
         v = _csr_value(&indptr[0], ind, dat, r, feature[i], absent)
         if isnan(v):
-            pos[r] = left_pos[i] + (0 if default_left[i] else 1)
+            state[r].pos = left_pos[i] + (0 if default_left[i] else 1)
         else:
-            pos[r] = left_pos[i] + (0 if v <= threshold[i] else 1)
+            state[r].pos = left_pos[i] + (0 if v <= threshold[i] else 1)

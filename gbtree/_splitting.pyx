@@ -22,16 +22,7 @@ from ._typedefs cimport (X_BINNED_C, SUM_C, IDX_C, hist_entry, entry_t, GBT_PREF
 cdef extern from *:
     """
     #include <math.h>
-    /* GCC on x86-64 with glibc compiles these twice more, for AVX-512 and AVX2,
-       and picks the clone once per process (an ifunc, which musl lacks): 8 or 4
-       doubles a vector instead of SSE2's 2. The arithmetic is the same IEEE
-       operations in every clone (no contraction into FMA: ISO C++ mode), so are
-       the results. */
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
-    #define GBT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-    #else
-    #define GBT_CLONES
-    #endif
+    #include "_clones.h"
     /* Gains of the candidates "bins 0..b left" for b < m, -inf where a child
        is too light or the gain is rounding noise (see _try); plain C so that
        the compiler vectorises it. */
@@ -131,46 +122,14 @@ cdef enum:
 cdef double REL_EPS = 1e-10
 
 
-cdef inline double _threshold_l1(double g, double alpha) noexcept nogil:
-    if g > alpha:
-        return g - alpha
-    if g < -alpha:
-        return g + alpha
-    return 0.0
-
-
 cdef double leaf_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
     """Optimal weight ``-T_alpha(G) / (H + lambda)``, clipped to max_delta_step."""
-    return _weight(sum_g, sum_h, p)
-
-
-cdef inline double _weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
-    cdef double w
-    if sum_h <= 0.0 or sum_h < p.min_child_weight:
-        return 0.0
-    w = -_threshold_l1(sum_g, p.reg_alpha) / (sum_h + p.reg_lambda)
-    if p.max_delta_step > 0.0:
-        if w > p.max_delta_step:
-            w = p.max_delta_step
-        elif w < -p.max_delta_step:
-            w = -p.max_delta_step
-    return w
+    return weight(sum_g, sum_h, p)
 
 
 cdef double node_score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
     """``-2 x`` the node's minimal regularised loss (larger is better)."""
-    return _score(sum_g, sum_h, p)
-
-
-cdef inline double _score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
-    cdef double t, w
-    if sum_h <= 0.0 or sum_h < p.min_child_weight:
-        return 0.0
-    if p.max_delta_step <= 0.0:
-        t = _threshold_l1(sum_g, p.reg_alpha)
-        return t * t / (sum_h + p.reg_lambda)
-    w = _weight(sum_g, sum_h, p)
-    return -(2.0 * sum_g * w + (sum_h + p.reg_lambda) * w * w + 2.0 * p.reg_alpha * fabs(w))
+    return score(sum_g, sum_h, p)
 
 
 cdef inline void _no_split(split_info* best) noexcept nogil:
@@ -199,8 +158,8 @@ cdef inline void _try(split_info* best, int f, int b, unsigned char default_left
     cdef double gr = G - gl, hr = H - hl, sl, sr, gain
     if hl < p.min_child_weight or hr < p.min_child_weight or hl <= 0.0 or hr <= 0.0:
         return
-    sl = _score(gl, hl, p)
-    sr = _score(gr, hr, p)
+    sl = score(gl, hl, p)
+    sr = score(gr, hr, p)
     gain = sl + sr - parent_score
     if gain > best.gain and gain > REL_EPS * (sl + sr):
         _keep(best, gain, f, b, default_left, gl, hl)
@@ -513,7 +472,7 @@ cdef inline void _output_scores(const double* cg, const double* ch, int m, doubl
     for b in range(m):
         gl = cg[b] + gm
         hl = ch[b] + hm
-        s[b] += _score(gl, hl, p) + _score(G - gl, H - hl, p)
+        s[b] += score(gl, hl, p) + score(G - gl, H - hl, p)
         hl_all[b] += hl
         hr_all[b] += H - hl
 
@@ -556,7 +515,7 @@ def find_best_split_outputs(const double[:, :, ::1] hist, const int[::1] n_bins,
     p.plain_scan = False
     cdef double parent_score = 0.0
     for k in range(K):
-        parent_score += _score(sums[k, 0], sums[k, 1], &p)
+        parent_score += score(sums[k, 0], sums[k, 1], &p)
     cdef vector[double] gains = vector[double](n_features, -INFINITY)
     cdef vector[int] bins = vector[int](n_features, -1)
     cdef vector[uint8_t] lefts = vector[uint8_t](n_features, 0)
@@ -596,9 +555,9 @@ def find_best_split_outputs(const double[:, :, ::1] hist, const int[::1] n_bins,
             left_v[k, 1] += hist[k, off + n_bins[f], 1]
         h_left += left_v[k, 1]
         h_all += sums[k, 1]
-        per_v[k] = (_score(left_v[k, 0], left_v[k, 1], &p)
-                    + _score(sums[k, 0] - left_v[k, 0], sums[k, 1] - left_v[k, 1], &p)
-                    - _score(sums[k, 0], sums[k, 1], &p))
+        per_v[k] = (score(left_v[k, 0], left_v[k, 1], &p)
+                    + score(sums[k, 0] - left_v[k, 0], sums[k, 1] - left_v[k, 1], &p)
+                    - score(sums[k, 0], sums[k, 1], &p))
     if lefts[f] == 2:   # no missing rows: the heavier side
         lefts[f] = h_left >= h_all - h_left
     return gains[f], f, bins[f], bool(lefts[f]), left, per_output

@@ -14,7 +14,7 @@ float32, where it may round onto one of them), and ``x <= threshold`` goes left.
 import numpy as np
 import scipy.sparse as sp
 
-from ._exact import level_splits, sort_columns, split_positions, split_positions_csr
+from ._exact import level_splits, row_states, sort_columns, split_positions, split_positions_csr
 from ._splitting import py_leaf_weight
 from ._typedefs import NODE_DTYPE
 from .column_sampling import ColumnSampler
@@ -84,9 +84,9 @@ class ExactGrower:
         self.has_missing = (np.diff(self.blocks[0]) < self.n_rows).astype(np.uint8)
         self._last = None
 
-    def _move(self, pos, leaf_of, level, feature, threshold, default_left, left_pos):
+    def _move(self, state, leaf_of, level, feature, threshold, default_left, left_pos):
         """The rows of the level's nodes to the next level (``_exact.split_positions``)."""
-        args = (pos, leaf_of, np.asarray(level, dtype=np.int32), feature, threshold,
+        args = (state, leaf_of, np.asarray(level, dtype=np.int32), feature, threshold,
                 default_left.view(np.uint8), left_pos)
         if self.csr is None:
             split_positions(*args, self.XT, self.n_threads)
@@ -101,15 +101,16 @@ class ExactGrower:
         if grad.shape[0] != n or hess.shape[0] != n:
             raise ValueError(f"grad and hess must have one value per row ({n}), got "
                              f"{grad.shape[0]} and {hess.shape[0]}")
-        pairs = np.empty((n, 2), dtype=np.float32)
-        pairs[:, 0], pairs[:, 1] = grad, hess
         rows = np.arange(n) if sample is None else np.asarray(sample, dtype=np.intp)
         if rows.shape[0] == 0:
             raise ValueError("there are no rows to grow a tree on")
         pos = np.full(n, -1, dtype=np.int32)
         pos[rows] = 0
+        state = row_states(grad, hess, pos)
+        pos = state["pos"]     # (a view: the kernels move the rows)
         leaf_of = np.full(n, -1, dtype=np.int32)
-        root = pairs[rows].astype(np.float64).sum(axis=0)
+        root = np.array([state["g"][rows].astype(np.float64).sum(),
+                         state["h"][rows].astype(np.float64).sum()])
         if not np.all(np.isfinite(root)):
             raise ValueError("grad and hess must be finite: their sums over the rows are "
                              "inf or NaN")
@@ -130,7 +131,7 @@ class ExactGrower:
                 masks = [columns.mask(d) for _ in range(m)]
                 allowed = None if masks[0] is None else np.stack(masks)
                 gain, feature, threshold, default_left, left = level_splits(
-                    *self.blocks, self.has_missing, pos, pairs, lsums, allowed, p.reg_lambda,
+                    *self.blocks, self.has_missing, state, lsums, allowed, p.reg_lambda,
                     p.reg_alpha, p.min_child_weight, p.max_delta_step, self.buffer,
                     self.n_threads)
                 feature[gain < p.gamma] = -1
@@ -147,7 +148,7 @@ class ExactGrower:
                 depth += [d + 1, d + 1]
                 count += [0, 0]
                 nxt += ids
-            self._move(pos, leaf_of, level, feature, threshold, default_left, left_pos)
+            self._move(state, leaf_of, level, feature, threshold, default_left, left_pos)
             if nxt:
                 child_counts = np.bincount(pos[pos >= 0], minlength=len(nxt))
                 for j, nid in enumerate(nxt):

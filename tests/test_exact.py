@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import _reference as ref
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree._exact import level_splits, sort_columns
+from gbtree._exact import level_splits, row_states, sort_columns
 from gbtree.exact import ExactGrower
 from gbtree.grower_params import GrowerParams
 
@@ -42,8 +42,9 @@ def test_level_splits_match_reference(seed, m, buffer, reg, masked):
     allowed = (rng.rand(m, F) < 0.7).astype(np.uint8) if masked else None
     blocks = sort_columns(np.ascontiguousarray(XT))
     has_missing = (np.diff(blocks[0]) < n).astype(np.uint8)
+    state = row_states(pairs[:, 0], pairs[:, 1], pos)
     gain, feature, threshold, default_left, left = level_splits(
-        *blocks, has_missing, pos, pairs, sums, allowed, buffer=buffer, **reg)
+        *blocks, has_missing, state, sums, allowed, buffer=buffer, **reg)
     expected = ref.exact_level_splits(XT, pos, pairs, sums, has_missing, allowed, **reg)
     for k in range(m):
         g, f, t, dl, lsum = expected[k]
