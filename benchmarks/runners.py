@@ -32,6 +32,11 @@ SHAP values         exact path-dependent TreeSHAP: gbtree ``predict(pred_contrib
                     ``DMatrix`` (made before the clock), LightGBM ``pred_contrib``
                     (no interactions), CatBoost ``get_feature_importance`` of type
                     ``ShapValues`` / ``ShapInteractionValues`` on a ``Pool``
+tree shape          (``depth`` > 0) depthwise trees of that depth: gbtree and XGBoost
+                    ``max_depth``, others refuse
+split finding       (``tree_method="exact"``) exact greedy splits: gbtree and XGBoost
+                    ``tree_method="exact"`` (XGBoost on a ``DMatrix``: its exact method
+                    takes no ``QuantileDMatrix``), others refuse
 several targets     (``n_targets`` > 1, regression) one tree per target and round, or
                     (``vector_leaves``) one tree a round whose leaves hold a vector:
                     gbtree and XGBoost ``multi_strategy="multi_output_tree"``, CatBoost
@@ -87,6 +92,8 @@ class Config:
     goss: bool = False             # gradient-based one-side sampling, top 20 % + 10 %
     truncation: int = 30           # ranking: documents per query that pairs start from
     forest: bool = False           # a random forest of ``rounds`` trees (RF_ROWS, RF_COLS)
+    depth: int = 0                 # > 0: depthwise trees of this depth instead of ``leaves``
+    tree_method: str = "hist"      # or "exact" (gbtree, XGBoost)
     n_targets: int = 1             # regression: the columns of y
     vector_leaves: bool = False    # several targets: one tree a round whose leaves hold a vector
 
@@ -200,9 +207,11 @@ class GbtreeRunner(Runner):
         if cfg.forest:
             shape = dict(n_estimators=1, num_parallel_tree=cfg.rounds, learning_rate=1.0,
                          subsample=RF_ROWS, colsample_bynode=RF_COLS, reg_lambda=RF_LAMBDA)
-        return cls(max_depth=0, max_leaves=cfg.leaves, grow_policy="lossguide",
-                   max_bin=cfg.max_bin + 1, min_child_weight=cfg.min_child_weight,
-                   n_jobs=cfg.threads, random_state=cfg.seed, **shape, **extra)
+        tree = (dict(max_depth=cfg.depth, max_leaves=0, grow_policy="depthwise") if cfg.depth
+                else dict(max_depth=0, max_leaves=cfg.leaves, grow_policy="lossguide"))
+        return cls(**tree, tree_method=cfg.tree_method, max_bin=cfg.max_bin + 1,
+                   min_child_weight=cfg.min_child_weight, n_jobs=cfg.threads,
+                   random_state=cfg.seed, **shape, **extra)
 
     def fit(self, cfg, X, y, qid=None):
         model = self.estimator(cfg).fit(X, y, **self.fit_group(cfg, qid))
@@ -243,8 +252,10 @@ class XGBoostRunner(Runner):
         # Names accepted both by xgb.train and by the XGBModel constructor.
         if cfg.goss:
             raise Unsupported("XGBoost has no gradient-based one-side sampling (GOSS)")
-        params = dict(tree_method="hist", grow_policy="lossguide", max_leaves=cfg.leaves,
-                      max_depth=0, max_bin=cfg.max_bin, learning_rate=cfg.learning_rate,
+        tree = (dict(grow_policy="depthwise", max_depth=cfg.depth) if cfg.depth
+                else dict(grow_policy="lossguide", max_leaves=cfg.leaves, max_depth=0))
+        params = dict(tree_method=cfg.tree_method, **tree, max_bin=cfg.max_bin,
+                      learning_rate=cfg.learning_rate,
                       min_child_weight=cfg.min_child_weight, reg_lambda=cfg.reg_lambda,
                       subsample=cfg.subsample, colsample_bytree=1.0,
                       objective=self.OBJECTIVES[cfg.task])
@@ -274,8 +285,11 @@ class XGBoostRunner(Runner):
     def fit(self, cfg, X, y, qid=None):
         import xgboost as xgb
         t0 = time.perf_counter()
-        dtrain = xgb.QuantileDMatrix(X, label=y, max_bin=cfg.max_bin, nthread=cfg.threads,
-                                     qid=qid)
+        if cfg.tree_method == "exact":
+            dtrain = xgb.DMatrix(X, label=y, nthread=cfg.threads, qid=qid)
+        else:
+            dtrain = xgb.QuantileDMatrix(X, label=y, max_bin=cfg.max_bin, nthread=cfg.threads,
+                                         qid=qid)
         bin_seconds = time.perf_counter() - t0
         params = dict(self._params(cfg), nthread=cfg.threads, seed=cfg.seed)
         return xgb.train(params, dtrain, num_boost_round=1 if cfg.forest else cfg.rounds), \
@@ -312,6 +326,8 @@ class LightGBMRunner(Runner):
     def _params(self, cfg):
         if cfg.n_targets > 1:
             raise Unsupported("LightGBM fits one target at a time")
+        if cfg.depth or cfg.tree_method != "hist":
+            raise Unsupported("LightGBM grows leaf-wise on histograms only")
         # scikit-learn spellings, which lgb.train also accepts as aliases:
         # min_child_samples = min_data_in_leaf, min_child_weight =
         # min_sum_hessian_in_leaf, reg_lambda = lambda_l2, n_jobs = num_threads.
@@ -404,9 +420,11 @@ class SklearnRunner(Runner):
             cls = RandomForestClassifier if cfg.classifier else RandomForestRegressor
             return cls(n_estimators=cfg.rounds, max_leaf_nodes=cfg.leaves, max_samples=RF_ROWS,
                        max_features=RF_COLS, n_jobs=cfg.threads, random_state=cfg.seed)
-        if cfg.task == "ranking" or cfg.goss or cfg.subsample < 1.0 or cfg.n_targets > 1:
+        if (cfg.task == "ranking" or cfg.goss or cfg.subsample < 1.0 or cfg.n_targets > 1
+                or cfg.depth or cfg.tree_method != "hist"):
             raise Unsupported("scikit-learn's HistGradientBoosting has no ranking objective, "
-                              "no row sampling and one target at a time")
+                              "no row sampling, one target at a time, leaf-wise histogram "
+                              "trees only")
         cls = HistGradientBoostingClassifier if cfg.classifier else HistGradientBoostingRegressor
         return cls(max_iter=cfg.rounds, learning_rate=cfg.learning_rate,
                    max_leaf_nodes=cfg.leaves, max_depth=None, max_bins=cfg.max_bin,
@@ -436,9 +454,10 @@ class CatBoostRunner(Runner):
 
     def estimator(self, cfg):
         import catboost
-        if cfg.task == "ranking" or cfg.goss or cfg.subsample < 1.0 or cfg.forest:
+        if (cfg.task == "ranking" or cfg.goss or cfg.subsample < 1.0 or cfg.forest
+                or cfg.depth or cfg.tree_method != "hist"):
             raise Unsupported("the CatBoost runners cover binary, multiclass and regression "
-                            "without row sampling")
+                              "without row sampling, on their own tree shapes")
         cls = catboost.CatBoostClassifier if cfg.classifier else catboost.CatBoostRegressor
         extra = {}
         if cfg.n_targets > 1:
