@@ -54,7 +54,7 @@ def main(argv=None):
     for b in buffers:
         print(f"| {b} | {best[b]:.3f} | {best[b] / best[buffers[0]]:.2f}× |")
     info = machine_info()
-    print(f"\n{info['cpu']} ({', '.join(info['simd']) or 'no AVX'}), nproc {info['nproc']}")
+    print(f"\n{info['cpu']} ({info['simd']}), nproc {info['nproc']}")
 
 
 if __name__ == "__main__":
