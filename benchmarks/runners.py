@@ -35,8 +35,11 @@ SHAP values         exact path-dependent TreeSHAP: gbtree ``predict(pred_contrib
 tree shape          (``depth`` > 0) depthwise trees of that depth: gbtree and XGBoost
                     ``max_depth``, others refuse
 split finding       (``tree_method="exact"``) exact greedy splits: gbtree and XGBoost
-                    ``tree_method="exact"`` (XGBoost on a ``DMatrix``: its exact method
-                    takes no ``QuantileDMatrix``), others refuse
+                    ``tree_method="exact"``; (``"approx"``) candidates between
+                    hessian-weighted quantiles proposed per tree: gbtree
+                    ``sketch_eps=1/max_bin``, XGBoost ``max_bin`` (both on a ``DMatrix``:
+                    they sketch every tree, XGBoost's exact method takes no
+                    ``QuantileDMatrix``), others refuse
 several targets     (``n_targets`` > 1, regression) one tree per target and round, or
                     (``vector_leaves``) one tree a round whose leaves hold a vector:
                     gbtree and XGBoost ``multi_strategy="multi_output_tree"``, CatBoost
@@ -93,7 +96,7 @@ class Config:
     truncation: int = 30           # ranking: documents per query that pairs start from
     forest: bool = False           # a random forest of ``rounds`` trees (RF_ROWS, RF_COLS)
     depth: int = 0                 # > 0: depthwise trees of this depth instead of ``leaves``
-    tree_method: str = "hist"      # or "exact" (gbtree, XGBoost)
+    tree_method: str = "hist"      # or "exact", "approx" (gbtree, XGBoost)
     n_targets: int = 1             # regression: the columns of y
     vector_leaves: bool = False    # several targets: one tree a round whose leaves hold a vector
 
@@ -209,6 +212,8 @@ class GbtreeRunner(Runner):
                          subsample=RF_ROWS, colsample_bynode=RF_COLS, reg_lambda=RF_LAMBDA)
         tree = (dict(max_depth=cfg.depth, max_leaves=0, grow_policy="depthwise") if cfg.depth
                 else dict(max_depth=0, max_leaves=cfg.leaves, grow_policy="lossguide"))
+        if cfg.tree_method == "approx":
+            extra.update(sketch_eps=1.0 / cfg.max_bin)
         return cls(**tree, tree_method=cfg.tree_method, max_bin=cfg.max_bin + 1,
                    min_child_weight=cfg.min_child_weight, n_jobs=cfg.threads,
                    random_state=cfg.seed, **shape, **extra)
@@ -285,7 +290,7 @@ class XGBoostRunner(Runner):
     def fit(self, cfg, X, y, qid=None):
         import xgboost as xgb
         t0 = time.perf_counter()
-        if cfg.tree_method == "exact":
+        if cfg.tree_method in ("exact", "approx"):
             dtrain = xgb.DMatrix(X, label=y, nthread=cfg.threads, qid=qid)
         else:
             dtrain = xgb.QuantileDMatrix(X, label=y, max_bin=cfg.max_bin, nthread=cfg.threads,

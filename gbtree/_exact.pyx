@@ -62,6 +62,7 @@ cdef struct node_acc:
     double g            # running sums of the node's entries walked so far
     double h
     float last          # the value of the last of them
+    int32_t last_bin    # and its proposal bin (approx)
 
 
 cdef struct split_cand:
@@ -169,15 +170,17 @@ cdef extern from *:
                          double* gains) noexcept nogil
 
 
-cdef void _walk(const uint32_t* rows, const float* values, Py_ssize_t n, int step,
-                const row_state* state, const double* sums,
+cdef void _walk(const uint32_t* rows, const float* values, const int32_t* bins,
+                Py_ssize_t n, int step, const row_state* state, const double* sums,
                 const double* parents, int m, node_acc* acc, split_cand* best,
                 const uint8_t* allowed, int F, int f, const split_params* p,
                 int buffer) noexcept nogil:
     """One direction of one feature's block (``step`` +1: increasing values, the
     walked rows are the left child, missing rows go right; -1: decreasing, the
     walked rows are the right child, missing rows go left); ``best[node]`` keeps
-    the best candidate of each node over the calls.
+    the best candidate of each node over the calls. A candidate lies between two
+    consecutive entries of a node with distinct values, or with ``bins`` (approx)
+    in distinct proposal bins.
 
     The entries go ``buffer`` at a time: their rows' positions and gradients are
     gathered first (independent loads, which the CPU overlaps), then the running
@@ -206,6 +209,7 @@ cdef void _walk(const uint32_t* rows, const float* values, Py_ssize_t n, int ste
         acc[nid].g = 0.0
         acc[nid].h = 0.0
         acc[nid].last = 0.0
+        acc[nid].last_bin = -1
     if buffer < 1:
         buffer = 1
     if buffer > MAX_BUFFER:
@@ -231,7 +235,8 @@ cdef void _walk(const uint32_t* rows, const float* values, Py_ssize_t n, int ste
             e = start + j if step > 0 else n - 1 - start - j
             v = values[e]
             a = &acc[nid]
-            if a.h != 0.0 and v != a.last and a.h >= p.min_child_weight:
+            if (a.h != 0.0 and a.h >= p.min_child_weight
+                    and (v != a.last if bins == NULL else bins[e] != a.last_bin)):
                 c_node[nc] = nid
                 c_g[nc] = a.g
                 c_h[nc] = a.h
@@ -243,6 +248,8 @@ cdef void _walk(const uint32_t* rows, const float* values, Py_ssize_t n, int ste
             a.g += buf_g[j]
             a.h += buf_h[j]
             a.last = v
+            if bins != NULL:
+                a.last_bin = bins[e]
         if nc == 0:
             start += n_buf
             continue
@@ -279,14 +286,15 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
                  const row_state[::1] state, const double[:, ::1] sums,
                  const uint8_t[:, ::1] allowed, double reg_lambda=1.0, double reg_alpha=0.0,
                  double min_child_weight=1.0, double max_delta_step=0.0, int buffer=32,
-                 int n_threads=1):
+                 int n_threads=1, const int32_t[::1] bins=None):
     """The best split of each of the ``m`` open nodes of a level.
 
     ``state`` (``ROW_STATE``): each row's gradient, hessian and node (0..m-1, or
     -1); ``sums`` (m, 2) each node's sums; ``allowed`` (m,
     n_features) uint8, the features each node may split on, or None for all;
     ``has_missing[f]``: feature f has rows without a value (then its block is
-    walked in both directions). Ties go to the lower feature, then to the first
+    walked in both directions). ``bins`` (approx; None: exact): each entry's
+    proposal bin, laid out as the blocks; candidates then lie between bins only. Ties go to the lower feature, then to the first
     candidate of the walks. Returns ``(gain, feature, threshold, default_left,
     left)``: per node the gain (-inf and feature -1: no valid split), the
     threshold (rows with ``value <= threshold`` go left: the midpoint of the two
@@ -299,6 +307,8 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
         raise ValueError("col_ptr, has_missing, sums and allowed do not match")
     if col_rows.shape[0] != col_values.shape[0] or col_ptr[F] != col_rows.shape[0]:
         raise ValueError("col_ptr, col_rows and col_values do not match")
+    if bins is not None and bins.shape[0] != col_rows.shape[0]:
+        raise ValueError("bins must have one entry per block entry")
     if buffer < 0 or buffer > MAX_BUFFER:
         raise ValueError(f"buffer must be in 0..{MAX_BUFFER}, got {buffer}")
     cdef split_params p
@@ -320,8 +330,11 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
     cdef const uint32_t* rows_ptr = &col_rows[0] if col_rows.shape[0] > 0 else NULL
     cdef const float* values_ptr = &col_values[0] if col_values.shape[0] > 0 else NULL
     cdef const row_state* state_ptr = &state[0] if state.shape[0] > 0 else NULL
+    cdef const int32_t* bins_ptr = &bins[0] if bins is not None and bins.shape[0] > 0 else NULL
     cdef const double* sums_ptr = &sums[0, 0] if m > 0 else NULL
     cdef node_acc* acc
+    failed = np.zeros(1, dtype=np.int32)
+    cdef int32_t[::1] fail = failed
     if m == 0:
         return (np.empty(0), np.empty(0, dtype=np.int32), np.empty(0),
                 np.empty(0, dtype=bool), np.empty((0, 2)))
@@ -331,14 +344,20 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
             for f in prange(F, schedule='dynamic'):
                 if has_missing[f]:
                     _walk(rows_ptr + col_ptr[f], values_ptr + col_ptr[f],
+                          bins_ptr + col_ptr[f] if bins_ptr != NULL else NULL,
                           col_ptr[f + 1] - col_ptr[f], 1, state_ptr, sums_ptr,
                           &par[0], m, acc, &best[<Py_ssize_t>f * m], allowed_ptr, F, f, &p,
                           buffer)
                 _walk(rows_ptr + col_ptr[f], values_ptr + col_ptr[f],
+                      bins_ptr + col_ptr[f] if bins_ptr != NULL else NULL,
                       col_ptr[f + 1] - col_ptr[f], -1, state_ptr, sums_ptr,
                       &par[0], m, acc, &best[<Py_ssize_t>f * m], allowed_ptr, F, f, &p,
                       buffer)
             free(acc)
+        else:
+            fail[0] = 1
+    if fail[0]:
+        raise MemoryError("could not allocate the walks' node sums")
     gain = np.full(m, -np.inf)
     feature = np.full(m, -1, dtype=np.int32)
     threshold = np.zeros(m)
@@ -432,3 +451,65 @@ def split_positions_csr(row_state[::1] state, int32_t[::1] leaf_of, const int32_
             state[r].pos = left_pos[i] + (0 if default_left[i] else 1)
         else:
             state[r].pos = left_pos[i] + (0 if v <= threshold[i] else 1)
+
+
+def local_bins(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
+               const float[::1] col_values, const row_state[::1] state, int m, double eps,
+               int n_threads=1):
+    """Each block entry's proposal bin within its node (the approx method's local
+    proposals): a node's entries of feature f, in increasing value, are cut where
+    their cumulated hessian crosses a multiple of ``eps`` times the node's total
+    (its exact hessian-weighted quantiles), entries of one value in one bin.
+    Entries of rows in no node get -1."""
+    cdef Py_ssize_t F = col_ptr.shape[0] - 1, f, e
+    cdef int nid
+    cdef uint32_t r
+    if col_rows.shape[0] != col_values.shape[0] or col_ptr[F] != col_rows.shape[0]:
+        raise ValueError("col_ptr, col_rows and col_values do not match")
+    if not 0.0 < eps < 1.0:
+        raise ValueError(f"eps must be in (0, 1), got {eps}")
+    out = np.full(col_rows.shape[0], -1, dtype=np.int32)
+    cdef int32_t[::1] bins = out
+    failed = np.zeros(1, dtype=np.int32)
+    cdef int32_t[::1] fail = failed
+    cdef double* total
+    cdef double* cum
+    cdef float* last
+    cdef int32_t* cur
+    if m <= 0:
+        return out
+    with nogil, parallel(num_threads=n_threads):
+        total = <double*>malloc(2 * m * sizeof(double))
+        last = <float*>malloc(m * sizeof(float))
+        cur = <int32_t*>malloc(m * sizeof(int32_t))
+        if total != NULL and last != NULL and cur != NULL:
+            cum = total + m
+            for f in prange(F, schedule='dynamic'):
+                for nid in range(m):
+                    total[nid] = 0.0
+                    cum[nid] = 0.0
+                    cur[nid] = -1
+                for e in range(col_ptr[f], col_ptr[f + 1]):
+                    nid = state[col_rows[e]].pos
+                    if nid >= 0:
+                        total[nid] += state[col_rows[e]].h
+                for e in range(col_ptr[f], col_ptr[f + 1]):
+                    r = col_rows[e]
+                    nid = state[r].pos
+                    if nid < 0:
+                        continue
+                    if cur[nid] < 0:
+                        cur[nid] = 0
+                    elif col_values[e] != last[nid] and total[nid] > 0.0:
+                        cur[nid] = <int32_t>(cum[nid] / (eps * total[nid]))
+                    bins[e] = cur[nid]
+                    cum[nid] += state[r].h
+                    last[nid] = col_values[e]
+        else:
+            fail[0] = 1
+        free(total)
+        free(last)
+        free(cur)
+    if fail[0]:
+        raise MemoryError("could not allocate the proposals' node sums")
+    return out

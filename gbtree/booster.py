@@ -61,7 +61,9 @@ class BoostParams:
     dart: object = None         # DartParams, or None: plain boosting
     num_parallel_tree: int = 1
     multi_strategy: str = "one_output_per_tree"   # or "multi_output_tree": vector leaves
-    tree_method: str = "hist"   # or "exact"
+    tree_method: str = "hist"   # or "exact", "approx"
+    sketch_eps: float = 0.03    # approx: about 1 / sketch_eps candidates per feature
+    approx_proposal: str = "global"   # approx: candidates per tree ("global") or per node
     seed: int = 0
 
 
@@ -374,7 +376,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         if X.shape[1] != init_model[0].n_features:
             raise ValueError(f"X has {X.shape[1]} features, but the model to continue has "
                              f"{init_model[0].n_features}")
-    exact = params.tree_method == "exact"
+    exact = params.tree_method in ("exact", "approx")    # both on sorted column blocks
     X_binned = None if exact else mapper.transform(X, n_threads)
     t1 = time.perf_counter()
 
@@ -401,10 +403,12 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     vector_leaves = params.multi_strategy == "multi_output_tree"
     if exact:
         if vector_leaves:
-            raise ValueError("tree_method='exact' grows one output per tree: it cannot be "
-                             "used with multi_strategy='multi_output_tree'")
-        grower = ExactGrower(X, GrowerParams.from_boost(params), n_threads,
-                             absent_as_missing=mapper.absent_as_missing)
+            raise ValueError(f"tree_method={params.tree_method!r} grows one output per tree: "
+                             f"it cannot be used with multi_strategy='multi_output_tree'")
+        grower = ExactGrower(
+            X, GrowerParams.from_boost(params), n_threads,
+            absent_as_missing=mapper.absent_as_missing, sketch_eps=params.sketch_eps,
+            proposal=params.approx_proposal if params.tree_method == "approx" else None)
     else:
         grower = (VectorLeafGrower if vector_leaves else TreeGrower)(
             X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),

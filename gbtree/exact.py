@@ -1,8 +1,14 @@
-"""Grow a tree by exact greedy split finding (``tree_method="exact"``).
+"""Grow a tree on sorted column blocks: exact greedy split finding
+(``tree_method="exact"``) and the approximate algorithm (``"approx"``).
 
 The XGBoost paper's Algorithm 1 with its sparsity-aware enumeration
 (Algorithm 3): every split between two distinct values of a feature among a
-node's rows is a candidate, not only the edges of its bins. The raw values
+node's rows is a candidate, not only the edges of its bins. Its Algorithm 2
+(approx) keeps only the candidates between hessian-weighted quantiles of each
+feature, about ``1 / sketch_eps`` of them: proposed once per tree from the
+tree's rows (``"global"``: a ``sketch.Summary`` of each block pruned to that
+many values) or for each node from its own rows (``"local"``: the node's
+exact weighted quantiles, ``_exact.local_bins``). The raw values
 are read as float32 (as XGBoost's exact method reads them) and sorted once
 per fit into column blocks (``_exact.sort_columns``); the tree grows level by
 level (depthwise, to ``max_depth``), each level's splits found in one walk of
@@ -14,10 +20,12 @@ float32, where it may round onto one of them), and ``x <= threshold`` goes left.
 import numpy as np
 import scipy.sparse as sp
 
-from ._exact import level_splits, row_states, sort_columns, split_positions, split_positions_csr
+from ._exact import (level_splits, local_bins, row_states, sort_columns, split_positions,
+                     split_positions_csr)
 from ._splitting import py_leaf_weight
 from ._typedefs import NODE_DTYPE
 from .column_sampling import ColumnSampler
+from .sketch import Summary
 
 # Entries whose positions and gradients are gathered at once, per thread: the
 # paper's cache-aware buffer (an engine option of the grower: 0 walks without it).
@@ -55,11 +63,17 @@ class ExactGrower:
     ``X``: the training matrix (dense, NaN = missing, or CSR whose absent entries
     are 0, or missing with ``absent_as_missing``); ``params``: a ``GrowerParams``.
     Depthwise to ``max_depth`` only; monotone and interaction constraints and
-    quantised gradients are refused. ``buffer``: entries gathered at once per
-    thread (0: none), which changes the speed, never the trees.
+    quantised gradients are refused. ``proposal`` (None: exact; ``"global"`` or
+    ``"local"``: approx with ``sketch_eps``). ``buffer``: entries gathered at once
+    per thread (0: none), which changes the speed, never the trees.
     """
 
-    def __init__(self, X, params, n_threads, absent_as_missing=False, buffer=EXACT_BUFFER):
+    def __init__(self, X, params, n_threads, absent_as_missing=False, buffer=EXACT_BUFFER,
+                 proposal=None, sketch_eps=0.03):
+        if proposal not in (None, "global", "local") or not 0.0 < sketch_eps < 1.0:
+            raise ValueError(f"proposal must be None, 'global' or 'local' and sketch_eps in "
+                             f"(0, 1), got {proposal!r} and {sketch_eps!r}")
+        self.proposal, self.eps = proposal, sketch_eps
         if params.lossguide or params.max_leaves or params.max_depth < 1:
             raise ValueError("tree_method='exact' grows depthwise to max_depth >= 1 (no "
                              "max_leaves, no grow_policy='lossguide')")
@@ -115,6 +129,7 @@ class ExactGrower:
             raise ValueError("grad and hess must be finite: their sums over the rows are "
                              "inf or NaN")
         columns = ColumnSampler(self.n_features, p, seed)
+        bins = self._global_bins(state) if self.proposal == "global" else None
         # per node: sums (g, h), depth, rows, and (feature, threshold, default_left,
         # gain, left child) once split
         sums, depth, count, split = [root], [0], [rows.shape[0]], {}
@@ -130,10 +145,12 @@ class ExactGrower:
             if d < p.max_depth:
                 masks = [columns.mask(d) for _ in range(m)]
                 allowed = None if masks[0] is None else np.stack(masks)
+                if self.proposal == "local":
+                    bins = local_bins(*self.blocks, state, m, self.eps, self.n_threads)
                 gain, feature, threshold, default_left, left = level_splits(
                     *self.blocks, self.has_missing, state, lsums, allowed, p.reg_lambda,
                     p.reg_alpha, p.min_child_weight, p.max_delta_step, self.buffer,
-                    self.n_threads)
+                    self.n_threads, bins)
                 feature[gain < p.gamma] = -1
             left_pos = np.zeros(m, dtype=np.int32)
             nxt = []
@@ -155,6 +172,20 @@ class ExactGrower:
                     count[nid] = int(child_counts[j])
             level = nxt
         return self._emit(sums, depth, count, split, rows, leaf_of, learning_rate, raw, output)
+
+    def _global_bins(self, state):
+        """Each block entry's bin among the tree's proposals: per feature, the
+        hessian-weighted summary of the tree's rows pruned to ``1 / eps`` values,
+        an entry in the bin of the first of them at or above its value."""
+        ptr, rows, values = self.blocks
+        weight = np.where(state["pos"][rows] >= 0, state["h"][rows], 0.0)
+        bins = np.empty(rows.shape[0], dtype=np.int32)
+        b = int(np.ceil(1.0 / self.eps))
+        for f in range(self.n_features):
+            v = values[ptr[f]:ptr[f + 1]]
+            cuts = Summary.from_sorted(v, weight[ptr[f]:ptr[f + 1]]).prune(b).values
+            bins[ptr[f]:ptr[f + 1]] = np.searchsorted(cuts, v, side="left")
+        return bins
 
     def _emit(self, sums, depth, count, split, rows, leaf_of, learning_rate, raw, output):
         p = self.p

@@ -196,14 +196,23 @@ SHARED_PARAMS_DOC = """
         is stored as one tree per output with that structure: prediction,
         model files, SHAP values and export read it as such. Monotone and
         interaction constraints and ``grad_quant_bins`` are refused with it.
-    tree_method : {"hist", "exact"}, default="hist"
+    tree_method : {"hist", "exact", "approx"}, default="hist"
         How splits are found. ``"hist"``: between the bins of each feature
         (``max_bin``), on histograms. ``"exact"``: the exact greedy algorithm
         of the XGBoost paper, every split between two distinct values of a
         node's rows (read as float32, as XGBoost does), on column blocks sorted
-        once per fit: depthwise to ``max_depth`` only, without monotone or
-        interaction constraints, ``grad_quant_bins`` or vector leaves. See
-        docs/index.md.
+        once per fit. ``"approx"``: the paper's approximate algorithm on the
+        same blocks, only the splits between hessian-weighted quantiles of each
+        feature (``sketch_eps``, ``approx_proposal``). Both grow depthwise to
+        ``max_depth`` only, without monotone or interaction constraints,
+        ``grad_quant_bins`` or vector leaves. See docs/index.md.
+    sketch_eps : float, default=0.03
+        ``tree_method="approx"``: the candidates of a feature cut its rows into
+        about ``1 / sketch_eps`` parts of equal hessian, in (0, 1).
+    approx_proposal : {"global", "local"}, default="global"
+        ``tree_method="approx"``: the candidates proposed once per tree from
+        its rows (``"global"``), or for each node from its own rows
+        (``"local"``, which needs fewer of them for the same accuracy).
 """
 
 SHARED_DEFAULTS = dict(
@@ -218,6 +227,7 @@ SHARED_DEFAULTS = dict(
     categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32, booster="gbtree",
     rate_drop=0.0, skip_drop=0.0, one_drop=False, normalize_type="tree", sample_type="uniform",
     num_parallel_tree=1, multi_strategy="one_output_per_tree", tree_method="hist",
+    sketch_eps=0.03, approx_proposal="global",
 )
 
 
@@ -291,18 +301,24 @@ def boost_params(est):
             if getattr(est, name) is not None:
                 raise ValueError(f"{name} cannot be used with multi_strategy="
                                  f"'multi_output_tree' (trees whose leaves hold a vector)")
-    if est.tree_method not in ("hist", "exact"):
-        raise ValueError(f"tree_method must be 'hist' or 'exact', got {est.tree_method!r}")
-    if est.tree_method == "exact":
+    if est.tree_method not in ("hist", "exact", "approx"):
+        raise ValueError(f"tree_method must be 'hist', 'exact' or 'approx', got "
+                         f"{est.tree_method!r}")
+    _check_number("sketch_eps", est.sketch_eps, "real", 1e-6, 1, high_open=True)
+    if est.approx_proposal not in ("global", "local"):
+        raise ValueError(f"approx_proposal must be 'global' or 'local', got "
+                         f"{est.approx_proposal!r}")
+    if est.tree_method != "hist":
+        method = f"tree_method={est.tree_method!r}"
         if est.grow_policy != "depthwise" or est.max_leaves or est.max_depth == 0:
-            raise ValueError("tree_method='exact' grows depthwise to max_depth: it needs "
-                             "grow_policy='depthwise', max_leaves=0 and max_depth >= 1")
+            raise ValueError(f"{method} grows depthwise to max_depth: it needs "
+                             f"grow_policy='depthwise', max_leaves=0 and max_depth >= 1")
         for name in ("monotone_constraints", "interaction_constraints", "grad_quant_bins"):
             if getattr(est, name) is not None:
-                raise ValueError(f"{name} cannot be used with tree_method='exact'")
+                raise ValueError(f"{name} cannot be used with {method}")
         if est.multi_strategy == "multi_output_tree":
-            raise ValueError("tree_method='exact' cannot grow trees whose leaves hold a vector "
-                             "(multi_strategy='multi_output_tree')")
+            raise ValueError(f"{method} cannot grow trees whose leaves hold a vector "
+                             f"(multi_strategy='multi_output_tree')")
     if est.booster == "dart" and est.early_stopping_rounds is not None:
         raise ValueError("early_stopping_rounds cannot be used with booster='dart': each "
                          "round rescales earlier trees, so the model of the best round is "
@@ -322,7 +338,8 @@ def boost_params(est):
         colsample_bynode=float(est.colsample_bynode),
         grad_quant_bins=0 if est.grad_quant_bins is None else int(est.grad_quant_bins),
         num_parallel_tree=int(est.num_parallel_tree), multi_strategy=est.multi_strategy,
-        tree_method=est.tree_method,
+        tree_method=est.tree_method, sketch_eps=float(est.sketch_eps),
+        approx_proposal=est.approx_proposal,
         dart=None if est.booster == "gbtree" else booster.DartParams(
             float(est.rate_drop), float(est.skip_drop), bool(est.one_drop),
             est.normalize_type, est.sample_type),

@@ -510,7 +510,8 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  cat_smooth="auto", max_cat_to_ordinal=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
-                 multi_strategy="one_output_per_tree", tree_method="hist"):
+                 multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=0.03,
+                 approx_proposal="global"):
         self.objective = objective
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
@@ -684,7 +685,8 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
-                 multi_strategy="one_output_per_tree", tree_method="hist"):
+                 multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=0.03,
+                 approx_proposal="global"):
         self.objective = objective
         self.class_weight = class_weight
         _params.set_shared(self, locals())
@@ -877,7 +879,8 @@ class GBTRanker(_GBTModel):
                  cat_smooth="auto", max_cat_to_ordinal=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
-                 multi_strategy="one_output_per_tree", tree_method="hist"):
+                 multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=0.03,
+                 approx_proposal="global"):
         self.objective = objective
         self.lambdarank_truncation_level = lambdarank_truncation_level
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample

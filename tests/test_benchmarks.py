@@ -24,7 +24,7 @@ PEER = "lightgbm"
 pytest.importorskip(PEER, reason="the benchmark smoke test compares gbtree with LightGBM "
                                  "(in the test extra)")
 # the workloads LightGBM cannot run, and the peer they run with instead (test extra)
-PEERS = {"multi-target": "xgboost", "exact": "xgboost"}
+PEERS = {"multi-target": "xgboost", "split-finding": "xgboost"}
 
 # workload -> the options that make it tiny (every run: --rounds 3 --threads 1)
 TINY = {
@@ -41,7 +41,7 @@ TINY = {
     "sampling": ["--rows", "2000", "--test-rows", "500"],
     "random-forest": ["--rows", "2000", "--test-rows", "500"],
     "multi-target": ["--rows", "2000", "--test-rows", "500"],
-    "exact": ["--rows-list", "2000", "--test-rows", "500", "--depth", "3"],
+    "split-finding": ["--rows-list", "2000", "--test-rows", "500", "--depth", "3"],
     "out-of-core": ["--rows", "2000", "--test-rows", "500"],
     "shap": ["--rows", "2000", "--test-rows", "200", "--interaction-rows", "20"],
     "model-files": ["--rows", "2000", "--test-rows", "500"],

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import _reference as ref
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree._exact import level_splits, row_states, sort_columns
+from gbtree._exact import level_splits, local_bins, row_states, sort_columns
 from gbtree.exact import ExactGrower
 from gbtree.grower_params import GrowerParams
 
@@ -199,5 +199,82 @@ def test_refuses_what_it_does_not_support(params, match):
     X, y = data(7, n=100)
     with pytest.raises(ValueError, match=match):
         GBTRegressor(n_estimators=2, **params, **EXACT).fit(X, y)
-    with pytest.raises(ValueError, match="tree_method must be 'hist' or 'exact'"):
+    with pytest.raises(ValueError, match="tree_method must be 'hist', 'exact' or 'approx'"):
         GBTRegressor(tree_method="approximate").fit(X, y)
+
+
+# ---------------------------------------------------------------- tree_method="approx"
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2 ** 31 - 1), m=st.integers(1, 3),
+       eps=st.sampled_from([0.05, 0.2, 0.5]))
+def test_local_bins_are_each_nodes_weighted_quantiles(seed, m, eps):
+    rng = np.random.RandomState(seed)
+    n = 200
+    XT = np.round(rng.normal(size=(2, n)), 1).astype(np.float32)
+    XT[rng.rand(2, n) < 0.1] = np.nan
+    pos = rng.randint(-1, m, size=n).astype(np.int32)
+    h = rng.uniform(0.1, 1, size=n).astype(np.float32)
+    state = row_states(np.zeros(n), h, pos)
+    blocks = sort_columns(np.ascontiguousarray(XT))
+    bins = local_bins(*blocks, state, m, eps)
+    ptr, rows, values = blocks
+    for f in range(2):
+        r, v, b = rows[ptr[f]:ptr[f + 1]], values[ptr[f]:ptr[f + 1]], bins[ptr[f]:ptr[f + 1]]
+        assert np.all(b[pos[r] < 0] == -1)
+        for k in range(m):
+            mine = pos[r] == k
+            if not mine.any():
+                continue
+            hv, vv, bv = h[r[mine]].astype(float), v[mine], b[mine]
+            before = np.concatenate([[0.0], np.cumsum(hv)[:-1]])
+            # a value's first entry: the rank below it; one value, one bin
+            first = np.concatenate([[True], vv[1:] != vv[:-1]])
+            rank = np.maximum.accumulate(np.where(first, before, 0.0))
+            expected = np.where(np.arange(vv.size) == 0, 0,
+                                np.floor(rank / (eps * hv.sum())).astype(int))
+            np.testing.assert_array_equal(bv, expected)
+
+
+@pytest.mark.parametrize("proposal", ["global", "local"])
+def test_approx_with_tiny_eps_grows_the_exact_trees(proposal):
+    X, y = data(8, n=800)
+    kw = dict(n_estimators=5, max_depth=4)
+    exact = GBTRegressor(**kw, **EXACT).fit(X, y)
+    approx = GBTRegressor(**kw, tree_method="approx", sketch_eps=1e-6,
+                          approx_proposal=proposal).fit(X, y)
+    np.testing.assert_array_equal(approx._ensemble.nodes, exact._ensemble.nodes)
+
+
+def test_approx_proposes_about_one_over_eps_candidates():
+    # with global proposals a tree's thresholds of a feature fall between at most
+    # about 1 / eps quantile bins
+    X, y = data(9, n=4000, missing=0.0)
+    X = X[:, :1]
+    m = GBTRegressor(n_estimators=1, max_depth=8, learning_rate=1.0, tree_method="approx",
+                     sketch_eps=0.1, min_child_weight=0).fit(X, y)
+    t = m._ensemble.tree(0)
+    assert 3 <= np.unique(t["threshold"][t["is_leaf"] == 0]).size <= 11
+
+
+def test_approx_matches_xgboost_approx_and_local_needs_fewer_candidates():
+    xgb = pytest.importorskip("xgboost")
+    from sklearn.metrics import roc_auc_score
+    X, y = data(10, n=20000, missing=0.05)
+    Xt, yt = data(11, n=20000, missing=0.05)
+    y, yt = (y > np.median(y)).astype(int), (yt > np.median(y)).astype(int)
+    kw = dict(n_estimators=40, max_depth=5, learning_rate=0.3, n_jobs=2)
+
+    def auc(model):
+        return roc_auc_score(yt, model.fit(X, y).predict_proba(Xt)[:, 1])
+
+    coarse = auc(GBTClassifier(tree_method="approx", sketch_eps=0.25, **kw))
+    fine = auc(GBTClassifier(tree_method="approx", sketch_eps=0.05, **kw))
+    local = auc(GBTClassifier(tree_method="approx", sketch_eps=0.25, approx_proposal="local",
+                              **kw))
+    # XGBoost's approx takes a number of bins: 1 / eps of them
+    assert fine == pytest.approx(auc(xgb.XGBClassifier(tree_method="approx", max_bin=20, **kw)),
+                                 abs=0.005)
+    assert coarse == pytest.approx(auc(xgb.XGBClassifier(tree_method="approx", max_bin=4, **kw)),
+                                   abs=0.01)
+    assert local > coarse + 0.005
