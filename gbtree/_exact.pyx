@@ -456,11 +456,12 @@ def split_positions_csr(row_state[::1] state, int32_t[::1] leaf_of, const int32_
 def local_bins(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
                const float[::1] col_values, const row_state[::1] state, int m, double eps,
                int n_threads=1):
-    """Each block entry's proposal bin within its node (the approx method's local
-    proposals): a node's entries of feature f, in increasing value, are cut where
-    their cumulated hessian crosses a multiple of ``eps`` times the node's total
-    (its exact hessian-weighted quantiles), entries of one value in one bin.
-    Entries of rows in no node get -1."""
+    """Each block entry's proposal bin within its node (the approx method's
+    proposals): a node's entries of feature f, in increasing value, are cut into
+    ``ceil(1 / eps)`` parts of equal hessian (its exact hessian-weighted
+    quantiles; each part holds at most ``eps`` of the hessian, a single heavier
+    value aside), entries of one value in one bin. Entries of rows in no node
+    get -1."""
     cdef Py_ssize_t F = col_ptr.shape[0] - 1, f, e
     cdef int nid
     cdef uint32_t r
@@ -470,6 +471,7 @@ def local_bins(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
         raise ValueError(f"eps must be in (0, 1), got {eps}")
     out = np.full(col_rows.shape[0], -1, dtype=np.int32)
     cdef int32_t[::1] bins = out
+    cdef double parts = np.ceil(1.0 / eps)
     failed = np.zeros(1, dtype=np.int32)
     cdef int32_t[::1] fail = failed
     cdef double* total
@@ -501,7 +503,7 @@ def local_bins(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
                     if cur[nid] < 0:
                         cur[nid] = 0
                     elif col_values[e] != last[nid] and total[nid] > 0.0:
-                        cur[nid] = <int32_t>(cum[nid] / (eps * total[nid]))
+                        cur[nid] = <int32_t>(cum[nid] * parts / total[nid])
                     bins[e] = cur[nid]
                     cum[nid] += state[r].h
                     last[nid] = col_values[e]

@@ -6,9 +6,10 @@ The XGBoost paper's Algorithm 1 with its sparsity-aware enumeration
 node's rows is a candidate, not only the edges of its bins. Its Algorithm 2
 (approx) keeps only the candidates between hessian-weighted quantiles of each
 feature, about ``1 / sketch_eps`` of them: proposed once per tree from the
-tree's rows (``"global"``: a ``sketch.Summary`` of each block pruned to that
-many values) or for each node from its own rows (``"local"``: the node's
-exact weighted quantiles, ``_exact.local_bins``). The raw values
+tree's rows (``"global"``) or for each node from its own rows (``"local"``).
+The blocks being sorted, the quantiles are exact (``_exact.local_bins``: a
+summary of zero error, cut into parts of at most ``sketch_eps`` of the
+hessian), which the streaming ``sketch`` module only approximates. The raw values
 are read as float32 (as XGBoost's exact method reads them) and sorted once
 per fit into column blocks (``_exact.sort_columns``); the tree grows level by
 level (depthwise, to ``max_depth``), each level's splits found in one walk of
@@ -25,7 +26,6 @@ from ._exact import (level_splits, local_bins, row_states, sort_columns, split_p
 from ._splitting import py_leaf_weight
 from ._typedefs import NODE_DTYPE
 from .column_sampling import ColumnSampler
-from .sketch import Summary
 
 # Entries whose positions and gradients are gathered at once, per thread: the
 # paper's cache-aware buffer (an engine option of the grower: 0 walks without it).
@@ -129,7 +129,9 @@ class ExactGrower:
             raise ValueError("grad and hess must be finite: their sums over the rows are "
                              "inf or NaN")
         columns = ColumnSampler(self.n_features, p, seed)
-        bins = self._global_bins(state) if self.proposal == "global" else None
+        # global proposals: the tree's rows' quantiles, one node at the root
+        bins = (local_bins(*self.blocks, state, 1, self.eps, self.n_threads)
+                if self.proposal == "global" else None)
         # per node: sums (g, h), depth, rows, and (feature, threshold, default_left,
         # gain, left child) once split
         sums, depth, count, split = [root], [0], [rows.shape[0]], {}
@@ -172,20 +174,6 @@ class ExactGrower:
                     count[nid] = int(child_counts[j])
             level = nxt
         return self._emit(sums, depth, count, split, rows, leaf_of, learning_rate, raw, output)
-
-    def _global_bins(self, state):
-        """Each block entry's bin among the tree's proposals: per feature, the
-        hessian-weighted summary of the tree's rows pruned to ``1 / eps`` values,
-        an entry in the bin of the first of them at or above its value."""
-        ptr, rows, values = self.blocks
-        weight = np.where(state["pos"][rows] >= 0, state["h"][rows], 0.0)
-        bins = np.empty(rows.shape[0], dtype=np.int32)
-        b = int(np.ceil(1.0 / self.eps))
-        for f in range(self.n_features):
-            v = values[ptr[f]:ptr[f + 1]]
-            cuts = Summary.from_sorted(v, weight[ptr[f]:ptr[f + 1]]).prune(b).values
-            bins[ptr[f]:ptr[f + 1]] = np.searchsorted(cuts, v, side="left")
-        return bins
 
     def _emit(self, sums, depth, count, split, rows, leaf_of, learning_rate, raw, output):
         p = self.p

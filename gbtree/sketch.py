@@ -53,27 +53,12 @@ class Summary:
         keep = ~np.isnan(values) & (weights > 0)
         values, weights = values[keep], weights[keep]
         order = np.argsort(values, kind="stable")
-        return cls.from_sorted(values[order], weights[order])
-
-    @classmethod
-    def from_sorted(cls, values, weights):
-        """``from_data`` of values already in increasing order (no NaN) with their
-        non-negative weights: no sort (a column block is sorted once per fit)."""
-        values = np.asarray(values, dtype=np.float64)
-        weights = np.asarray(weights, dtype=np.float64)
-        if values.size and not np.all(values[1:] >= values[:-1]):
-            raise ValueError("values must be in increasing order")
-        keep = weights > 0
-        if not keep.all():
-            values, weights = values[keep], weights[keep]
-        if values.size == 0:
-            e = np.empty(0)
-            return cls(e, e, e, e, 0.0, 0.0)
-        start = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
-        w = np.add.reduceat(weights, start)
+        values, weights = values[order], weights[order]
+        distinct, start = np.unique(values, return_index=True)
+        w = np.add.reduceat(weights, start) if values.size else np.empty(0)
         rmax = np.cumsum(w)
         rmin = rmax - w
-        return cls(values[start], rmin, rmax, w, rmax[-1], 0.0)
+        return cls(distinct, rmin, rmax, w, rmax[-1] if rmax.size else 0.0, 0.0)
 
     def __len__(self):
         return self.values.shape[0]
