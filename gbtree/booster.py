@@ -23,8 +23,8 @@ from ._threads import max_threads
 from ._typedefs import G_H_DTYPE
 from .binning import BinMapper, canonical_csr, kernel_array
 from .callback import LogEvaluation, TrainingState
-from .grower_params import GrowerParams
 from .exact import ExactGrower
+from .grower_params import GrowerParams
 from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 from .vector_grower import VectorLeafGrower
 

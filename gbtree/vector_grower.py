@@ -5,7 +5,7 @@ summed over the K outputs (``_splitting.find_best_split_outputs``) and each
 leaf holds K values, one Newton step per output. The tree is returned as K
 trees of one structure (one per output, each with its output's leaf values,
 covers and gains), which is how the ensemble stores it: prediction, model
-files, SHAP values and export treat them like any other trees.
+files and SHAP values treat them like any other trees.
 
 The growth follows ``_grower.TreeGrower``'s order (depthwise: the oldest open
 node first; lossguide: the largest gain, ties to the oldest), with the rows of
@@ -37,9 +37,8 @@ class VectorLeafGrower:
 
     The same construction as ``_grower.TreeGrower`` (the binned matrix, dense or a
     ``binning.SparseBinned``, its bins and thresholds, a ``GrowerParams``);
-    monotone and interaction constraints and quantised gradients are not
-    supported (``booster.train`` refuses them). The engine options of
-    ``GrowerParams`` do not apply.
+    monotone and interaction constraints and quantised gradients are refused.
+    The engine options of ``GrowerParams`` do not apply.
     """
 
     def __init__(self, X_binned, n_bins, bin_offsets, bin_thresholds, params, n_threads,
