@@ -24,7 +24,7 @@ from libcpp.algorithm cimport sort
 from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
-from ._splitting cimport split_params, node_score, score
+from ._splitting cimport make_split_params, split_params, node_score, score
 from ._typedefs cimport GBT_PREFETCH
 
 # A split must improve the objective by more than this fraction of the
@@ -311,13 +311,8 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
         raise ValueError("bins must have one entry per block entry")
     if buffer < 0 or buffer > MAX_BUFFER:
         raise ValueError(f"buffer must be in 0..{MAX_BUFFER}, got {buffer}")
-    cdef split_params p
-    p.reg_lambda = reg_lambda
-    p.reg_alpha = reg_alpha
-    p.min_child_weight = min_child_weight
-    p.max_delta_step = max_delta_step
-    p.gamma = 0.0
-    p.plain_scan = False
+    cdef split_params p = make_split_params(reg_lambda, reg_alpha, min_child_weight,
+                                            max_delta_step, 0.0, False)
     parents = np.empty(m)
     cdef double[::1] par = parents
     for nid in range(m):
@@ -382,35 +377,6 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
     return gain, feature, threshold, default_left, left
 
 
-def split_positions(row_state[::1] state, int32_t[::1] leaf_of, const int32_t[::1] node_id,
-                    const int32_t[::1] feature, const double[::1] threshold,
-                    const uint8_t[::1] default_left, const int32_t[::1] left_pos,
-                    const float[:, ::1] XT, int n_threads=1):
-    """Move the rows of a level to the next one, in place: a row of node ``i``
-    (``state[row].pos == i``) that was split goes to position ``left_pos[i]`` (its left
-    child) when ``XT[feature[i], row] <= threshold[i]`` (missing:
-    ``default_left[i]``), else ``left_pos[i] + 1`` (its right child); a row of a
-    node that stays a leaf gets ``pos = -1`` and ``leaf_of[row] = node_id[i]``.
-    Nodes without a split have
-    ``feature[i] == -1``."""
-    cdef Py_ssize_t r, n = state.shape[0]
-    cdef int i
-    cdef float v
-    for r in prange(n, nogil=True, num_threads=n_threads, schedule='static'):
-        i = state[r].pos
-        if i < 0:
-            continue
-        if feature[i] < 0:
-            leaf_of[r] = node_id[i]
-            state[r].pos = -1
-            continue
-        v = XT[feature[i], r]
-        if isnan(v):
-            state[r].pos = left_pos[i] + (0 if default_left[i] else 1)
-        else:
-            state[r].pos = left_pos[i] + (0 if v <= threshold[i] else 1)
-
-
 cdef inline float _csr_value(const int64_t* indptr, const int32_t* indices, const float* data,
                              Py_ssize_t r, int f, float absent) noexcept nogil:
     """Row r's value of feature f in a CSR matrix with sorted indices."""
@@ -426,18 +392,40 @@ cdef inline float _csr_value(const int64_t* indptr, const int32_t* indices, cons
     return absent
 
 
-def split_positions_csr(row_state[::1] state, int32_t[::1] leaf_of, const int32_t[::1] node_id,
-                        const int32_t[::1] feature, const double[::1] threshold,
-                        const uint8_t[::1] default_left, const int32_t[::1] left_pos,
-                        const int64_t[::1] indptr, const int32_t[::1] indices,
-                        const float[::1] data, float absent, int n_threads=1):
-    """``split_positions`` for a CSR matrix (sorted indices, float32 data) whose
-    absent entries have the value ``absent`` (NaN: missing)."""
+def split_positions(row_state[::1] state, int32_t[::1] leaf_of, const int32_t[::1] node_id,
+                    const int32_t[::1] feature, const double[::1] threshold,
+                    const uint8_t[::1] default_left, const int32_t[::1] left_pos, X,
+                    int n_threads=1):
+    """Move the rows of a level to the next one, in place: a row of node ``i``
+    (``state[row].pos == i``) that was split goes to position ``left_pos[i]`` (its
+    left child) when its value of ``feature[i]`` is ``<= threshold[i]`` (missing:
+    ``default_left[i]``), else ``left_pos[i] + 1`` (its right child); a row of a
+    node that stays a leaf gets ``pos = -1`` and ``leaf_of[row] = node_id[i]``.
+    Nodes without a split have ``feature[i] == -1``.
+
+    ``X``: the values, a column-major float32 array (n_features, n_rows), or
+    ``(indptr, indices, data, absent)`` of a CSR matrix (sorted int32 indices,
+    float32 data) whose absent entries have the value ``absent`` (NaN: missing).
+    """
+    cdef const float[:, ::1] XT
+    cdef const int64_t[::1] indptr
+    cdef const int32_t[::1] indices
+    cdef const float[::1] data
+    cdef float absent = 0.0
+    cdef bint dense = not isinstance(X, tuple)
+    cdef const int32_t* ind = NULL
+    cdef const float* dat = NULL
+    cdef const int64_t* ptr = NULL
+    if dense:
+        XT = X
+    else:
+        indptr, indices, data, absent = X
+        ptr = &indptr[0]
+        ind = &indices[0] if indices.shape[0] > 0 else NULL
+        dat = &data[0] if data.shape[0] > 0 else NULL
     cdef Py_ssize_t r, n = state.shape[0]
     cdef int i
     cdef float v
-    cdef const int32_t* ind = &indices[0] if indices.shape[0] > 0 else NULL
-    cdef const float* dat = &data[0] if data.shape[0] > 0 else NULL
     for r in prange(n, nogil=True, num_threads=n_threads, schedule='static'):
         i = state[r].pos
         if i < 0:
@@ -446,7 +434,10 @@ def split_positions_csr(row_state[::1] state, int32_t[::1] leaf_of, const int32_
             leaf_of[r] = node_id[i]
             state[r].pos = -1
             continue
-        v = _csr_value(&indptr[0], ind, dat, r, feature[i], absent)
+        if dense:
+            v = XT[feature[i], r]
+        else:
+            v = _csr_value(ptr, ind, dat, r, feature[i], absent)
         if isnan(v):
             state[r].pos = left_pos[i] + (0 if default_left[i] else 1)
         else:

@@ -34,6 +34,19 @@ cdef double leaf_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcep
 cdef double node_score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil
 
 
+cdef inline split_params make_split_params(double reg_lambda, double reg_alpha,
+                                           double min_child_weight, double max_delta_step,
+                                           double gamma, bint plain_scan) noexcept nogil:
+    cdef split_params p
+    p.reg_lambda = reg_lambda
+    p.reg_alpha = reg_alpha
+    p.min_child_weight = min_child_weight
+    p.max_delta_step = max_delta_step
+    p.gamma = gamma
+    p.plain_scan = plain_scan
+    return p
+
+
 # The regularised objective, inline for the scans of every module (``leaf_weight``
 # and ``node_score`` are the same as functions).
 cdef inline double threshold_l1(double g, double alpha) noexcept nogil:

@@ -506,13 +506,8 @@ def find_best_split_outputs(const double[:, :, ::1] hist, const int[::1] n_bins,
                 or bin_offsets[f + 1] - bin_offsets[f] != n_bins[f] + 1):
             raise ValueError(f"every feature needs 1 to {MAX_FAST_BINS} value bins and a "
                              f"missing bin, laid out by bin_offsets")
-    cdef split_params p
-    p.reg_lambda = reg_lambda
-    p.reg_alpha = reg_alpha
-    p.min_child_weight = min_child_weight
-    p.max_delta_step = max_delta_step
-    p.gamma = gamma
-    p.plain_scan = False
+    cdef split_params p = make_split_params(reg_lambda, reg_alpha, min_child_weight,
+                                            max_delta_step, gamma, False)
     cdef double parent_score = 0.0
     for k in range(K):
         parent_score += score(sums[k, 0], sums[k, 1], &p)
@@ -568,6 +563,13 @@ def partition_column(const X_BINNED_C[::1] column, IDX_C[::1] rows, int bin, int
     """``partition`` of ``rows`` in place by one feature's bins (``column[r]`` is row
     r's bin: a row of a column-major binned matrix); returns the number of left
     rows, which come first, each side in its order."""
+    return _partition_rows(&column[0] if column.shape[0] > 0 else NULL, 1, rows, bin,
+                           missing_bin, default_left, n_threads)
+
+
+cdef Py_ssize_t _partition_rows(const X_BINNED_C* column, Py_ssize_t stride, IDX_C[::1] rows,
+                                int bin, int missing_bin, bint default_left, int n_threads):
+    """``partition`` of a row array, with its scratch."""
     cdef Py_ssize_t n = rows.shape[0]
     buffer = np.empty(max(n, 1), dtype=np.uint32)
     counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
@@ -575,7 +577,7 @@ def partition_column(const X_BINNED_C[::1] column, IDX_C[::1] rows, int bin, int
     cdef Py_ssize_t[::1] counts_v = counts
     if n == 0:
         return 0
-    return partition(&column[0], 1, &rows[0], n, bin, missing_bin, default_left, &buf_v[0],
+    return partition(column, stride, &rows[0], n, bin, missing_bin, default_left, &buf_v[0],
                      &counts_v[0], n_threads)
 
 
@@ -872,14 +874,9 @@ def py_find_best_split(const double[:, ::1] hist, const int[::1] n_bins,
                        double min_child_weight=1.0, double max_delta_step=0.0,
                        double gamma=0.0, int n_threads=1, bint plain_scan=True):
     """Best split as a dict (feature -1 when none) for an (n_entries, 2) histogram."""
-    cdef split_params p
+    cdef split_params p = make_split_params(reg_lambda, reg_alpha, min_child_weight,
+                                            max_delta_step, gamma, plain_scan)
     cdef int n_features = n_bins.shape[0]
-    p.reg_lambda = reg_lambda
-    p.reg_alpha = reg_alpha
-    p.min_child_weight = min_child_weight
-    p.max_delta_step = max_delta_step
-    p.gamma = gamma
-    p.plain_scan = plain_scan
     cdef split_info* scratch = <split_info*> PyMem_Malloc(max(n_features, 1) * sizeof(split_info))
     cdef split_info s
     try:
@@ -895,28 +892,16 @@ def py_find_best_split(const double[:, ::1] hist, const int[::1] n_bins,
 
 def py_leaf_weight(double sum_g, double sum_h, double reg_lambda=1.0, double reg_alpha=0.0,
                    double min_child_weight=1.0, double max_delta_step=0.0):
-    cdef split_params p
-    p.reg_lambda = reg_lambda
-    p.reg_alpha = reg_alpha
-    p.min_child_weight = min_child_weight
-    p.max_delta_step = max_delta_step
-    p.gamma = 0.0
-    p.plain_scan = True
+    cdef split_params p = make_split_params(reg_lambda, reg_alpha, min_child_weight,
+                                            max_delta_step, 0.0, True)
     return leaf_weight(sum_g, sum_h, &p)
 
 
 def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature, int bin,
                  int missing_bin, bint default_left, int n_threads=1):
     """Stable partition of ``rows`` in place; returns the number of left rows."""
-    cdef Py_ssize_t n = rows.shape[0]
-    buffer = np.empty(max(n, 1), dtype=np.uint32)
-    counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
-    cdef IDX_C[::1] buf_v = buffer
-    cdef Py_ssize_t[::1] counts_v = counts
-    if n == 0:
-        return 0
-    return partition(&X_binned[0, feature], X_binned.shape[1], &rows[0], n, bin, missing_bin,
-                     default_left, &buf_v[0], &counts_v[0], n_threads)
+    return _partition_rows(&X_binned[0, feature] if X_binned.shape[0] > 0 else NULL,
+                           X_binned.shape[1], rows, bin, missing_bin, default_left, n_threads)
 
 
 

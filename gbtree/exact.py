@@ -21,8 +21,7 @@ float32, where it may round onto one of them), and ``x <= threshold`` goes left.
 import numpy as np
 import scipy.sparse as sp
 
-from ._exact import (level_splits, local_bins, row_states, sort_columns, split_positions,
-                     split_positions_csr)
+from ._exact import level_splits, local_bins, row_states, sort_columns, split_positions
 from ._splitting import py_leaf_weight
 from ._typedefs import NODE_DTYPE
 from .column_sampling import ColumnSampler
@@ -100,12 +99,9 @@ class ExactGrower:
 
     def _move(self, state, leaf_of, level, feature, threshold, default_left, left_pos):
         """The rows of the level's nodes to the next level (``_exact.split_positions``)."""
-        args = (state, leaf_of, np.asarray(level, dtype=np.int32), feature, threshold,
-                default_left.view(np.uint8), left_pos)
-        if self.csr is None:
-            split_positions(*args, self.XT, self.n_threads)
-        else:
-            split_positions_csr(*args, *self.csr, self.n_threads)
+        split_positions(state, leaf_of, np.asarray(level, dtype=np.int32), feature, threshold,
+                        default_left.view(np.uint8), left_pos,
+                        self.XT if self.csr is None else self.csr, self.n_threads)
 
     def grow(self, grad, hess, learning_rate, raw, output, sample=None, seed=0):
         """Grow one tree on (grad, hess) and add its values to ``raw[:, output]`` on
