@@ -107,9 +107,13 @@ def sort_columns(const float[:, ::1] XT, int n_threads=1):
 
 
 cdef inline double _between(float a, float b) noexcept nogil:
-    """The midpoint of two distinct float32 values, in float64: strictly between
-    them (XGBoost takes it in float32, which can round onto one of them)."""
-    return (<double>a + <double>b) * 0.5
+    """A threshold t with min(a, b) <= t < max(a, b): the midpoint of the two
+    distinct float32 values, in float64 (XGBoost takes it in float32, which can
+    round onto one of them), or the smaller value when the larger is +inf."""
+    cdef double lo = a if a < b else b
+    cdef double hi = b if a < b else a
+    cdef double t = (lo + hi) * 0.5
+    return t if t < hi else lo
 
 
 cdef inline double _gain(double gl, double hl, double gr, double hr, double parent,
@@ -277,7 +281,7 @@ cdef void _walk(const uint32_t* rows, const float* values, const int32_t* bins,
         gap = fabs(a.last) + END_GAP
         if step > 0:
             _try(&best[nid], a.g, a.h, cg, ch, parents[nid], a.last + gap, 0, p)
-        else:
+        elif a.last - gap < a.last:     # (no threshold below -inf)
             _try(&best[nid], cg, ch, a.g, a.h, parents[nid], a.last - gap, 1, p)
 
 

@@ -175,6 +175,22 @@ def test_continuing_keeps_the_training_scores(extra):
     np.testing.assert_allclose(part.predict(X), whole.predict(X), rtol=1e-12, atol=1e-12)
 
 
+def test_infinite_values_are_routed_as_they_were_counted():
+    # a cut next to +-inf keeps a finite threshold on the right side of it; the
+    # training scores stay those of the trees (continuing gives the same model)
+    X, y = data(12, missing=0.05)
+    X[np.random.RandomState(13).rand(*X.shape) < 0.05] = np.inf
+    X[:, 1][X[:, 1] < -1.5] = -np.inf
+    y = y + 2.0 * np.isinf(X[:, 0])
+    kw = dict(max_depth=5, tree_method="exact")
+    whole = GBTRegressor(n_estimators=8, **kw).fit(X, y)
+    part = GBTRegressor(n_estimators=4, warm_start=True, **kw).fit(X, y)
+    part.set_params(n_estimators=8).fit(X, y)
+    np.testing.assert_allclose(part.predict(X), whole.predict(X), rtol=1e-12, atol=1e-12)
+    nodes = whole._ensemble.nodes
+    assert np.all(np.isfinite(nodes["threshold"][nodes["is_leaf"] == 0]))
+
+
 def test_every_estimator_and_refit_objectives():
     X, y = data(6)
     q = GBTRegressor(objective="quantile", quantile_alpha=0.8, n_estimators=40, **EXACT).fit(X, y)
