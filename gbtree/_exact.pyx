@@ -510,3 +510,58 @@ def local_bins(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
     if fail[0]:
         raise MemoryError("could not allocate the proposals' node sums")
     return out
+
+
+def global_cuts(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
+                const float[::1] col_values, const float[::1] weights, double eps,
+                int n_threads=1):
+    """The global proposals of a tree as bin edges: each feature's entries of the
+    tree's rows (``weights``: each row's hessian, NaN for a row outside the tree),
+    in increasing value, cut into ``ceil(1 / eps)`` parts of equal weight by
+    ``local_bins``' rule (one node), each cut between two values of the tree's
+    rows (``_between``). Returns ``(cuts, cut_ptr)`` as ``BinMapper.cuts_`` and
+    ``cut_ptr_``: feature f's increasing edges ``cuts[cut_ptr[f]:cut_ptr[f + 1]]``,
+    at most ``ceil(1 / eps) - 1`` of them (a last part of zero weight joins the
+    one before)."""
+    cdef Py_ssize_t F = col_ptr.shape[0] - 1, f, e
+    if col_rows.shape[0] != col_values.shape[0] or col_ptr[F] != col_rows.shape[0]:
+        raise ValueError("col_ptr, col_rows and col_values do not match")
+    if not 0.0 < eps < 1.0:
+        raise ValueError(f"eps must be in (0, 1), got {eps}")
+    cdef int parts = <int>np.ceil(1.0 / eps)
+    out = np.empty((F, max(parts - 1, 1)), dtype=np.float64)
+    counts = np.zeros(F, dtype=np.int32)
+    cdef double[:, ::1] cut = out
+    cdef int32_t[::1] count = counts
+    cdef double total, cum
+    cdef float w, last
+    cdef int cur, p
+    cdef bint seen
+    for f in prange(F, nogil=True, num_threads=n_threads, schedule='dynamic'):
+        total = 0.0
+        for e in range(col_ptr[f], col_ptr[f + 1]):
+            w = weights[col_rows[e]]
+            if not isnan(w):
+                total = total + w
+        cum = 0.0
+        cur = 0
+        seen = False
+        last = 0.0
+        for e in range(col_ptr[f], col_ptr[f + 1]):
+            w = weights[col_rows[e]]
+            if isnan(w):
+                continue
+            if seen and col_values[e] != last and total > 0.0:
+                p = <int>(cum * parts / total)
+                if p > parts - 1:
+                    p = parts - 1
+                if p != cur:
+                    cut[f, count[f]] = _between(last, col_values[e])
+                    count[f] += 1
+                    cur = p
+            seen = True
+            cum = cum + w
+            last = col_values[e]
+    cut_ptr = np.zeros(F + 1, dtype=np.int32)
+    np.cumsum(counts, out=cut_ptr[1:])
+    return out[np.arange(out.shape[1]) < counts[:, None]], cut_ptr

@@ -299,6 +299,18 @@ class BinMapper:
         zero[nonzero_rows] = False
         return np.add.reduceat(sample_weight[zero], [0])[0]
 
+    @classmethod
+    def from_cuts(cls, cuts, cut_ptr, absent_as_missing=False):
+        """A fitted mapper with these edges (flat and increasing per feature, as
+        ``cuts_`` and ``cut_ptr_``), at most 255 per feature."""
+        cut_ptr = np.asarray(cut_ptr)
+        if np.any(np.diff(cut_ptr) > 254):
+            raise ValueError("a feature has more than 254 edges (255 value bins)")
+        mapper = cls(absent_as_missing=absent_as_missing)
+        cuts = np.asarray(cuts, dtype=np.float64)
+        return mapper._set_cuts([cuts[a:b] for a, b in zip(cut_ptr[:-1], cut_ptr[1:])],
+                                cut_ptr.shape[0] - 1)
+
     def _set_cuts(self, cuts, n_features):
         lengths = np.array([c.size for c in cuts], dtype=np.int32)
         self.cut_ptr_ = np.zeros(n_features + 1, dtype=np.int32)

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from ._grower import TreeGrower
 from ._threads import max_threads
 from ._typedefs import G_H_DTYPE
+from .approx import GlobalApproxGrower
 from .binning import BinMapper, canonical_csr, kernel_array
 from .callback import LogEvaluation, TrainingState
 from .exact import ExactGrower
@@ -376,7 +377,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         if X.shape[1] != init_model[0].n_features:
             raise ValueError(f"X has {X.shape[1]} features, but the model to continue has "
                              f"{init_model[0].n_features}")
-    exact = params.tree_method in ("exact", "approx")    # both on sorted column blocks
+    # trees on sorted column blocks, or on bins of their own: thresholds off the mapper's edges
+    exact = params.tree_method in ("exact", "approx")
     X_binned = None if exact else mapper.transform(X, n_threads)
     t1 = time.perf_counter()
 
@@ -405,10 +407,15 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         if vector_leaves:
             raise ValueError(f"tree_method={params.tree_method!r} grows one output per tree: "
                              f"it cannot be used with multi_strategy='multi_output_tree'")
-        grower = ExactGrower(
-            X, GrowerParams.from_boost(params), n_threads,
-            absent_as_missing=mapper.absent_as_missing, sketch_eps=params.sketch_eps,
-            proposal=params.approx_proposal if params.tree_method == "approx" else None)
+        if params.tree_method == "approx" and params.approx_proposal == "global":
+            grower = GlobalApproxGrower(X, GrowerParams.from_boost(params), n_threads,
+                                        absent_as_missing=mapper.absent_as_missing,
+                                        sketch_eps=params.sketch_eps)
+        else:
+            grower = ExactGrower(
+                X, GrowerParams.from_boost(params), n_threads,
+                absent_as_missing=mapper.absent_as_missing, sketch_eps=params.sketch_eps,
+                proposal="local" if params.tree_method == "approx" else None)
     else:
         grower = (VectorLeafGrower if vector_leaves else TreeGrower)(
             X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),

@@ -1,12 +1,13 @@
 """Grow a tree on sorted column blocks: exact greedy split finding
-(``tree_method="exact"``) and the approximate algorithm (``"approx"``).
+(``tree_method="exact"``) and the approximate algorithm with local proposals
+(``"approx"``, ``approx_proposal="local"``).
 
 The XGBoost paper's Algorithm 1 with its sparsity-aware enumeration
 (Algorithm 3): every split between two distinct values of a feature among a
 node's rows is a candidate, not only the edges of its bins. Its Algorithm 2
 (approx) keeps only the candidates between hessian-weighted quantiles of each
-feature, about ``1 / sketch_eps`` of them: proposed once per tree from the
-tree's rows (``"global"``) or for each node from its own rows (``"local"``).
+feature, about ``1 / sketch_eps`` of them, proposed here for each node from its
+own rows (global proposals, once per tree, grow on histograms: ``approx.py``).
 The blocks being sorted, the quantiles are exact (``_exact.local_bins``: a
 summary of zero error, cut into parts of at most ``sketch_eps`` of the
 hessian), which the streaming ``sketch`` module only approximates. The raw values
@@ -56,22 +57,39 @@ def _sparse_blocks(X, absent_as_missing):
             np.concatenate(values or [np.empty(0, np.float32)]))
 
 
+def column_blocks(X, absent_as_missing, n_threads):
+    """``(blocks, XT, csr)``: the column blocks of X (``(col_ptr, col_rows,
+    col_values)``, each feature's non-missing values in increasing order, float32)
+    and X by column as the partition reads it: ``XT`` (dense, float32, one row per
+    feature) or ``csr`` (the arrays of a CSR X and the value of its absent
+    entries), the other None."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        csr = (np.ascontiguousarray(X.indptr, dtype=np.int64),
+               np.ascontiguousarray(X.indices, dtype=np.int32),
+               np.ascontiguousarray(X.data, dtype=np.float32),
+               np.float32(np.nan if absent_as_missing else 0.0))
+        return _sparse_blocks(X, absent_as_missing), None, csr
+    XT = np.ascontiguousarray(np.asarray(X, dtype=np.float32).T)
+    return sort_columns(XT, n_threads), XT, None
+
+
 class ExactGrower:
     """Grows trees by exact greedy split finding on the raw feature values.
 
     ``X``: the training matrix (dense, NaN = missing, or CSR whose absent entries
     are 0, or missing with ``absent_as_missing``); ``params``: a ``GrowerParams``.
     Depthwise to ``max_depth`` only; monotone and interaction constraints and
-    quantised gradients are refused. ``proposal`` (None: exact; ``"global"`` or
-    ``"local"``: approx with ``sketch_eps``). ``buffer``: entries gathered at once
+    quantised gradients are refused. ``proposal`` (None: exact; ``"local"``: approx
+    with ``sketch_eps``). ``buffer``: entries gathered at once
     per thread (0: none), which changes the speed, never the trees.
     """
 
     def __init__(self, X, params, n_threads, absent_as_missing=False, buffer=EXACT_BUFFER,
                  proposal=None, sketch_eps=0.03):
-        if proposal not in (None, "global", "local") or not 0.0 < sketch_eps < 1.0:
-            raise ValueError(f"proposal must be None, 'global' or 'local' and sketch_eps in "
-                             f"(0, 1), got {proposal!r} and {sketch_eps!r}")
+        if proposal not in (None, "local") or not 0.0 < sketch_eps < 1.0:
+            raise ValueError(f"proposal must be None or 'local' and sketch_eps in (0, 1), got "
+                             f"{proposal!r} and {sketch_eps!r}")
         self.proposal, self.eps = proposal, sketch_eps
         if params.lossguide or params.max_leaves or params.max_depth < 1:
             raise ValueError("tree_method='exact' grows depthwise to max_depth >= 1 (no "
@@ -82,18 +100,7 @@ class ExactGrower:
                              "constraints nor grad_quant_bins")
         self.p, self.n_threads, self.buffer = params, n_threads, buffer
         self.n_rows, self.n_features = X.shape
-        if sp.issparse(X):
-            X = sp.csr_matrix(X)
-            self.csr = (np.ascontiguousarray(X.indptr, dtype=np.int64),
-                        np.ascontiguousarray(X.indices, dtype=np.int32),
-                        np.ascontiguousarray(X.data, dtype=np.float32),
-                        np.float32(np.nan if absent_as_missing else 0.0))
-            self.XT = None
-            self.blocks = _sparse_blocks(X, absent_as_missing)
-        else:
-            self.csr = None
-            self.XT = np.ascontiguousarray(np.asarray(X, dtype=np.float32).T)
-            self.blocks = sort_columns(self.XT, n_threads)
+        self.blocks, self.XT, self.csr = column_blocks(X, absent_as_missing, n_threads)
         self.has_missing = (np.diff(self.blocks[0]) < self.n_rows).astype(np.uint8)
         self._last = None
 
@@ -125,9 +132,7 @@ class ExactGrower:
             raise ValueError("grad and hess must be finite: their sums over the rows are "
                              "inf or NaN")
         columns = ColumnSampler(self.n_features, p, seed)
-        # global proposals: the tree's rows' quantiles, one node at the root
-        bins = (local_bins(*self.blocks, state, 1, self.eps, self.n_threads)
-                if self.proposal == "global" else None)
+        bins = None
         # per node: sums (g, h), depth, rows, and (feature, threshold, default_left,
         # gain, left child) once split
         sums, depth, count, split = [root], [0], [rows.shape[0]], {}

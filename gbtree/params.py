@@ -6,6 +6,7 @@ import numbers
 import numpy as np
 
 from . import booster
+from .approx import MAX_PARTS
 from .validation import _check_number
 
 # the largest value of the integer parameters the kernels take as a C int
@@ -201,14 +202,16 @@ SHARED_PARAMS_DOC = """
         (``max_bin``), on histograms. ``"exact"``: the exact greedy algorithm
         of the XGBoost paper, every split between two distinct values of a
         node's rows (read as float32, as XGBoost does), on column blocks sorted
-        once per fit. ``"approx"``: the paper's approximate algorithm on the
-        same blocks, only the splits between hessian-weighted quantiles of each
-        feature (``sketch_eps``, ``approx_proposal``). Both grow depthwise to
+        once per fit. ``"approx"``: the paper's approximate algorithm, only the
+        splits between hessian-weighted quantiles of each feature taken from
+        the same blocks (``sketch_eps``, ``approx_proposal``); with global
+        proposals each tree grows on histograms of its own bins. Both grow depthwise to
         ``max_depth`` only, without monotone or interaction constraints,
         ``grad_quant_bins`` or vector leaves. See docs/index.md.
     sketch_eps : float, default=0.03
         ``tree_method="approx"``: the candidates of a feature cut its rows into
-        about ``1 / sketch_eps`` parts of equal hessian, in (0, 1).
+        about ``1 / sketch_eps`` parts of equal hessian, in (0, 1); at least
+        1/255 with global proposals (a tree's bins).
     approx_proposal : {"global", "local"}, default="global"
         ``tree_method="approx"``: the candidates proposed once per tree from
         its rows (``"global"``), or for each node from its own rows
@@ -308,6 +311,11 @@ def boost_params(est):
     if est.approx_proposal not in ("global", "local"):
         raise ValueError(f"approx_proposal must be 'global' or 'local', got "
                          f"{est.approx_proposal!r}")
+    if (est.tree_method == "approx" and est.approx_proposal == "global"
+            and np.ceil(1.0 / est.sketch_eps) > MAX_PARTS):
+        raise ValueError(f"approx_proposal='global' needs sketch_eps >= 1/{MAX_PARTS}: its "
+                         f"candidates become the bins of a tree (at most {MAX_PARTS}); "
+                         f"approx_proposal='local' takes any sketch_eps, got {est.sketch_eps!r}")
     if est.tree_method != "hist":
         method = f"tree_method={est.tree_method!r}"
         if est.grow_policy != "depthwise" or est.max_leaves or est.max_depth == 0:

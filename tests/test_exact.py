@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import _reference as ref
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree._exact import level_splits, local_bins, row_states, sort_columns
+from gbtree._exact import global_cuts, level_splits, local_bins, row_states, sort_columns
 from gbtree.exact import ExactGrower
 from gbtree.grower_params import GrowerParams
 
@@ -210,11 +210,12 @@ def test_every_estimator_and_refit_objectives():
     (dict(interaction_constraints=[[0, 1]]), "interaction_constraints cannot"),
     (dict(grad_quant_bins=16), "grad_quant_bins cannot"),
     (dict(multi_strategy="multi_output_tree"), "whose leaves hold a vector"),
+    (dict(tree_method="approx", sketch_eps=0.003), "needs sketch_eps >= 1/255"),
 ])
 def test_refuses_what_it_does_not_support(params, match):
     X, y = data(7, n=100)
     with pytest.raises(ValueError, match=match):
-        GBTRegressor(n_estimators=2, **params, **EXACT).fit(X, y)
+        GBTRegressor(n_estimators=2, **{**EXACT, **params}).fit(X, y)
     with pytest.raises(ValueError, match="tree_method must be 'hist', 'exact' or 'approx'"):
         GBTRegressor(tree_method="approximate").fit(X, y)
 
@@ -253,14 +254,90 @@ def test_local_bins_are_each_nodes_weighted_quantiles(seed, m, eps):
             np.testing.assert_array_equal(bv, expected)
 
 
-@pytest.mark.parametrize("proposal", ["global", "local"])
-def test_approx_with_tiny_eps_grows_the_exact_trees(proposal):
+def test_approx_with_tiny_eps_grows_the_exact_trees():
+    # local proposals: every value its own quantile
     X, y = data(8, n=800)
     kw = dict(n_estimators=5, max_depth=4)
     exact = GBTRegressor(**kw, **EXACT).fit(X, y)
     approx = GBTRegressor(**kw, tree_method="approx", sketch_eps=1e-6,
-                          approx_proposal=proposal).fit(X, y)
+                          approx_proposal="local").fit(X, y)
     np.testing.assert_array_equal(approx._ensemble.nodes, exact._ensemble.nodes)
+
+
+def test_global_proposals_with_a_part_per_value_split_as_exact():
+    # 20 values of about 5 % of the hessian each: every value is a part of its own,
+    # the tree's bins are the values and its histograms find exact's splits
+    rng = np.random.RandomState(8)
+    X = rng.randint(0, 20, size=(3000, 4)).astype(np.float64)
+    X[rng.rand(*X.shape) < 0.1] = np.nan
+    y = np.nan_to_num(X[:, 0]) % 7 + np.nan_to_num(X[:, 1]) + rng.normal(size=3000)
+    kw = dict(n_estimators=5, max_depth=4, learning_rate=0.5)
+    exact = GBTRegressor(**kw, **EXACT).fit(X, y)
+    approx = GBTRegressor(**kw, tree_method="approx", sketch_eps=1 / 255).fit(X, y)
+    assert approx._ensemble.nodes.shape == exact._ensemble.nodes.shape
+    np.testing.assert_allclose(approx.predict(X), exact.predict(X), rtol=1e-9, atol=1e-12)
+    coarse = GBTRegressor(**kw, tree_method="approx", sketch_eps=0.3).fit(X, y)
+    assert np.abs(coarse.predict(X) - exact.predict(X)).max() > 1e-3
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 31 - 1), eps=st.sampled_from([0.004, 0.05, 0.2, 0.5]),
+       zeros=st.booleans())
+def test_global_cuts_are_the_weighted_quantiles_of_the_trees_rows(seed, eps, zeros):
+    rng = np.random.RandomState(seed)
+    n = 300
+    XT = np.round(rng.normal(size=(3, n)), 1).astype(np.float32)
+    XT[rng.rand(3, n) < 0.1] = np.nan
+    XT[2, :5] = [np.inf, -np.inf, np.inf, -np.inf, 0.5]
+    w = rng.uniform(0.1, 1, size=n).astype(np.float32)
+    if zeros:
+        w[rng.rand(n) < 0.3] = 0.0
+    w[rng.rand(n) < 0.2] = np.nan         # rows outside the tree
+    blocks = sort_columns(np.ascontiguousarray(XT))
+    cuts, cut_ptr = global_cuts(*blocks, w, eps)
+    parts = int(np.ceil(1 / eps))
+    for f in range(3):
+        keep = ~np.isnan(XT[f]) & ~np.isnan(w)
+        v, wv = XT[f][keep].astype(np.float64), w[keep].astype(np.float64)
+        order = np.argsort(v, kind="stable")
+        v, wv = v[order], wv[order]
+        # the weight below each distinct value (summed in the blocks' order), and the
+        # part of the entries from it on
+        first = np.concatenate([[True], v[1:] != v[:-1]]) if v.size else np.zeros(0, bool)
+        distinct = v[first]
+        cum = np.concatenate([[0.0], np.cumsum(wv)])
+        below, total = cum[:-1][first], cum[-1]
+        part = (np.minimum(np.floor(below * parts / total), parts - 1) if total > 0
+                else np.zeros(distinct.size))
+        if part.size:
+            part[0] = 0
+        change = np.flatnonzero(np.diff(part) > 0) + 1
+        lo, hi = distinct[change - 1], distinct[change]
+        mid = (lo + hi) / 2
+        expected = np.where(mid < hi, mid, lo)
+        mine = cuts[cut_ptr[f]:cut_ptr[f + 1]]
+        np.testing.assert_array_equal(mine, expected)
+        assert mine.size <= parts - 1
+        assert np.all(np.diff(mine) > 0)
+
+
+def test_global_proposals_on_sparse_input_as_on_dense():
+    rng = np.random.RandomState(4)
+    X = sp.random(1500, 6, density=0.4, random_state=5, format="csr", dtype=np.float64)
+    X.data = rng.normal(size=X.data.shape)
+    y = np.asarray(X[:, 0].todense()).ravel() * 2 + np.asarray(X[:, 1].todense()).ravel() \
+        + 0.2 * rng.normal(size=1500)
+    kw = dict(n_estimators=8, max_depth=4, tree_method="approx", sketch_eps=0.05,
+              subsample=0.7)
+    sparse = GBTRegressor(**kw).fit(X, y)
+    dense = GBTRegressor(**kw).fit(X.toarray(), y)
+    np.testing.assert_allclose(sparse.predict(X), dense.predict(X.toarray()), rtol=1e-12)
+    # absent entries as missing: as NaN in the dense matrix
+    Xm = X.toarray()
+    Xm[Xm == 0] = np.nan
+    sparse = GBTRegressor(**kw, absent_as_missing=True).fit(X, y)
+    dense = GBTRegressor(**kw).fit(Xm, y)
+    np.testing.assert_allclose(sparse.predict(X), dense.predict(Xm), rtol=1e-12)
 
 
 def test_approx_proposes_about_one_over_eps_candidates():
