@@ -26,6 +26,7 @@ from .binning import BinMapper, canonical_csr, kernel_array
 from .callback import LogEvaluation, TrainingState
 from .exact import ExactGrower
 from .grower_params import GrowerParams
+from .symmetric_grower import SymmetricGrower
 from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 from .vector_grower import VectorLeafGrower
 
@@ -417,7 +418,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
                 absent_as_missing=mapper.absent_as_missing, sketch_eps=params.sketch_eps,
                 proposal="local" if params.tree_method == "approx" else None)
     else:
-        grower = (VectorLeafGrower if vector_leaves else TreeGrower)(
+        kind = (SymmetricGrower if params.grow_policy == "symmetric"
+                else VectorLeafGrower if vector_leaves else TreeGrower)
+        grower = kind(
             X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
             GrowerParams.from_boost(params), n_threads, default_bin=mapper.default_bins())
     # warm start: round numbers continue

@@ -7,6 +7,7 @@ import numpy as np
 
 from . import booster
 from .approx import MAX_PARTS
+from .symmetric_grower import MAX_SYMMETRIC_DEPTH
 from .validation import _check_number
 
 # the largest value of the integer parameters the kernels take as a C int
@@ -21,10 +22,13 @@ SHARED_PARAMS_DOC = """
         Maximum tree depth; 0 means no limit (then ``max_leaves`` must be set).
     max_leaves : int, default=0
         Maximum number of leaves per tree; 0 means no limit.
-    grow_policy : {"depthwise", "lossguide"}, default="depthwise"
+    grow_policy : {"depthwise", "lossguide", "symmetric"}, default="depthwise"
         ``depthwise`` splits every node of a level before the next level;
         ``lossguide`` always splits the leaf with the largest gain (best-first,
-        LightGBM style), up to ``max_leaves``.
+        LightGBM style), up to ``max_leaves``; ``symmetric`` grows CatBoost's
+        oblivious trees, one split (feature, threshold, missing direction) for
+        all the nodes of a level, maximising the gain summed over them, to
+        ``max_depth`` (1 to 16) levels; predicted with a walk of their own.
     max_bin : int, default=256
         Bins per feature including the bin for missing values (2..256), so at
         most ``max_bin - 1`` candidate thresholds per feature.
@@ -249,9 +253,19 @@ def boost_params(est):
     _check_number("max_leaves", est.max_leaves, "int", 0, C_INT_MAX)
     if est.max_leaves == 1:
         raise ValueError("max_leaves must be 0 (no limit) or >= 2, got 1")
-    if est.grow_policy not in ("depthwise", "lossguide"):
-        raise ValueError(
-            f"grow_policy must be 'depthwise' or 'lossguide', got {est.grow_policy!r}")
+    if est.grow_policy not in ("depthwise", "lossguide", "symmetric"):
+        raise ValueError(f"grow_policy must be 'depthwise', 'lossguide' or 'symmetric', got "
+                         f"{est.grow_policy!r}")
+    if est.grow_policy == "symmetric":
+        if est.max_leaves or not 1 <= est.max_depth <= MAX_SYMMETRIC_DEPTH:
+            raise ValueError(f"grow_policy='symmetric' grows every level to max_depth: it "
+                             f"needs max_leaves=0 and 1 <= max_depth <= {MAX_SYMMETRIC_DEPTH}")
+        for name in ("monotone_constraints", "interaction_constraints", "grad_quant_bins"):
+            if getattr(est, name) is not None:
+                raise ValueError(f"{name} cannot be used with grow_policy='symmetric'")
+        if est.multi_strategy == "multi_output_tree":
+            raise ValueError("grow_policy='symmetric' cannot grow trees whose leaves hold a "
+                             "vector (multi_strategy='multi_output_tree')")
     if est.max_depth == 0 and est.max_leaves == 0:
         raise ValueError("max_depth and max_leaves cannot both be 0 (trees would be "
                          "unbounded); set max_depth > 0 or max_leaves >= 2")

@@ -189,6 +189,39 @@ def find_best_split_outputs(hist, n_bins, bin_offsets, sums, reg_lambda=1.0, reg
     return tuple(best)
 
 
+def grow_symmetric(X_binned, n_bins, bin_offsets, grad, hess, max_depth, learning_rate=1.0,
+                   reg_lambda=1.0, reg_alpha=0.0, min_child_weight=1.0, max_delta_step=0.0,
+                   gamma=0.0):
+    """A symmetric tree by brute force: each level's split maximises the gain summed
+    over the level's nodes (``find_best_split_outputs`` with a node per output) and
+    is kept when it is at least ``gamma`` per node. Returns the levels' splits
+    [(feature, bin, default_left)] and the leaves' values, in path order (left =
+    0, the first level's bit the highest)."""
+    reg = dict(reg_lambda=reg_lambda, reg_alpha=reg_alpha,
+               min_child_weight=min_child_weight, max_delta_step=max_delta_step)
+    nodes = [np.arange(X_binned.shape[0])]
+    splits = []
+    for _ in range(max_depth):
+        hist = np.stack([build_histogram(X_binned, r, grad, hess, bin_offsets) for r in nodes])
+        sums = np.array([[grad[r].astype(np.float64).sum(), hess[r].astype(np.float64).sum()]
+                         for r in nodes])
+        found = find_best_split_outputs(hist, n_bins, bin_offsets, sums, gamma=gamma * len(nodes),
+                                        **reg)
+        if found is None:
+            break
+        _, f, b, default_left, _ = found
+        splits.append((f, b, default_left))
+        children = []
+        for r in nodes:
+            order, n_left = partition(X_binned, r, f, b, n_bins[f], default_left)
+            children += [order[:n_left], order[n_left:]]
+        nodes = children
+    values = [learning_rate * leaf_weight(grad[r].astype(np.float64).sum(),
+                                          hess[r].astype(np.float64).sum(), **reg)
+              for r in nodes]
+    return splits, np.array(values)
+
+
 def exact_level_splits(XT, pos, pairs, sums, has_missing, allowed=None, reg_lambda=1.0,
                        reg_alpha=0.0, min_child_weight=1.0, max_delta_step=0.0):
     """Exact greedy splits of the nodes of one level, by brute force: ``XT``

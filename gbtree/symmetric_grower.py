@@ -1,0 +1,185 @@
+"""Grow a symmetric (oblivious) tree: one split per level (``grow_policy="symmetric"``).
+
+CatBoost's trees: every node of a level tests the same feature and threshold,
+so a row's leaf is the bits of ``d`` comparisons. A level's split maximises the
+gain summed over the level's nodes (``_splitting.find_best_split_outputs`` with
+the nodes' histograms in place of the outputs'): valid when the children's
+hessian sums, averaged over the nodes, are > 0 and >= ``min_child_weight``, and
+kept when the summed gain is at least ``gamma`` per node split. Every node of
+the level is split, so a node may have an empty child (its leaf value is 0).
+Missing values go the level's default direction in every node.
+
+The tree is stored as an ordinary tree, complete to its depth, its nodes
+numbered level by level (node ``i``'s children are ``2i + 1`` and ``2i + 2``):
+prediction, model files and SHAP values read it as any other, and
+``_predictor.Forest`` recognises it and predicts it with the symmetric walk.
+"""
+import numpy as np
+
+from ._grower import columns_of
+from ._histogram import output_histograms
+from ._splitting import (find_best_split_outputs, partition_column, py_leaf_weight,
+                         py_partition_sparse)
+from ._typedefs import NODE_DTYPE
+from .column_sampling import ColumnSampler
+from .tree import add_tree_binned_rows
+
+# the deepest symmetric tree (2**16 leaves), as CatBoost's
+MAX_SYMMETRIC_DEPTH = 16
+
+
+class SymmetricGrower:
+    """Grows symmetric trees on a binned matrix, depth ``max_depth``.
+
+    The same construction as ``_grower.TreeGrower`` (the binned matrix, dense or a
+    ``binning.SparseBinned``, its bins and thresholds, a ``GrowerParams``);
+    ``max_leaves``, lossguide growth, monotone and interaction constraints and
+    quantised gradients are refused. Column sampling draws one set of features per
+    level (``colsample_bynode`` acts as ``colsample_bylevel``). The engine options
+    of ``GrowerParams`` do not apply.
+    """
+
+    def __init__(self, X_binned, n_bins, bin_offsets, bin_thresholds, params, n_threads,
+                 default_bin=None):
+        if params.lossguide or params.max_leaves or not 1 <= params.max_depth <= \
+                MAX_SYMMETRIC_DEPTH:
+            raise ValueError(f"symmetric trees grow level by level to max_depth (1 to "
+                             f"{MAX_SYMMETRIC_DEPTH}), without max_leaves")
+        if (params.monotone_constraints is not None or params.interaction_groups
+                or params.quant_levels):
+            raise ValueError("symmetric trees support neither monotone nor interaction "
+                             "constraints nor quantised gradients")
+        self.dense = isinstance(X_binned, np.ndarray)
+        self.X = X_binned
+        self.columns = columns_of(X_binned, n_threads) if self.dense else None
+        self.n_bins = np.ascontiguousarray(n_bins, dtype=np.intc)
+        self.bin_offsets = np.ascontiguousarray(bin_offsets, dtype=np.intc)
+        self.thresholds = np.asarray(bin_thresholds, dtype=np.float64)
+        self.p = params
+        self.n_threads = n_threads
+        self.default_bin = None if self.dense else np.ascontiguousarray(default_bin)
+        self.n_rows, self.n_features = X_binned.shape
+        self._last = None
+
+    def _histogram(self, pairs, rows, out):
+        """The rows' histogram into ``out`` (1, n_entries, 2); returns their (G, H)."""
+        totals = np.zeros((1, 2))
+        if rows.shape[0] == 0:
+            out[:] = 0.0
+            return totals[0]
+        all_rows = self.dense and rows.shape[0] == self.n_rows
+        output_histograms(self.X, None if all_rows else rows, pairs, self.bin_offsets,
+                          self.default_bin, out, totals, self.n_threads)
+        return totals[0]
+
+    def _split_rows(self, rows, feature, bin, default_left):
+        """The node's rows partitioned in place (stable); returns the left count."""
+        if rows.shape[0] == 0:
+            return 0
+        if self.dense:
+            return partition_column(self.columns[feature], rows, bin, self.n_bins[feature],
+                                    default_left, self.n_threads)
+        return py_partition_sparse(self.X, rows, feature, bin, default_left, self.n_threads)
+
+    def grow(self, grad, hess, learning_rate, raw, output, sample=None, seed=0):
+        """Grow one tree on (grad, hess); add its values to ``raw[:, output]`` on the
+        rows it was grown on (``sample``: sorted row indices, None: all). ``seed``
+        drives the column sampling. Returns the tree (NODE_DTYPE, level order)."""
+        p, n = self.p, self.n_rows
+        if grad.shape[0] != n or hess.shape[0] != n:
+            raise ValueError(f"grad and hess must have one value per row ({n}), got "
+                             f"{grad.shape[0]} and {hess.shape[0]}")
+        pairs = np.empty((1, n, 2), dtype=np.float32)
+        pairs[0, :, 0], pairs[0, :, 1] = grad, hess
+        grown = (np.arange(n, dtype=np.uint32) if sample is None
+                 else np.array(sample, dtype=np.uint32))
+        if grown.shape[0] == 0:
+            raise ValueError("there are no rows to grow a tree on")
+        rows = grown.copy()     # partitioned level by level
+        columns = ColumnSampler(self.n_features, p, seed)
+        E = self.bin_offsets[-1]
+        hist = np.empty((1, E, 2))
+        sums = self._histogram(pairs, rows, hist)[None, :]
+        if not np.all(np.isfinite(sums)):
+            raise ValueError("grad and hess must be finite: their sums over the rows are "
+                             "inf or NaN")
+        # per level: each node's (start, end) in ``rows``, its sums, and the split
+        bounds = [np.array([[0, rows.shape[0]]])]
+        all_sums = [sums]
+        splits, gains = [], []
+        for depth in range(p.max_depth):
+            m = sums.shape[0]
+            found = find_best_split_outputs(hist, self.n_bins, self.bin_offsets, sums,
+                                            p.reg_lambda, p.reg_alpha, p.min_child_weight,
+                                            p.max_delta_step, p.gamma * m, columns.mask(depth),
+                                            self.n_threads)
+            if found is None:
+                break
+            _, f, b, default_left, left_sums, per_node = found
+            splits.append((f, b, default_left))
+            gains.append(per_node)
+            child_bounds = np.empty((2 * m, 2), dtype=np.int64)
+            for i, (start, end) in enumerate(bounds[-1]):
+                n_left = self._split_rows(rows[start:end], f, b, default_left)
+                child_bounds[2 * i] = start, start + n_left
+                child_bounds[2 * i + 1] = start + n_left, end
+            child_sums = np.empty((2 * m, 2))
+            child_sums[0::2] = left_sums
+            child_sums[1::2] = sums - left_sums
+            if depth + 1 < p.max_depth:
+                # the smaller child's histogram built, the larger's by subtraction
+                child_hist = np.empty((2 * m, E, 2))
+                for i in range(m):
+                    (ls, le), (rs, re) = child_bounds[2 * i], child_bounds[2 * i + 1]
+                    small = 2 * i if le - ls <= re - rs else 2 * i + 1
+                    s, e = child_bounds[small]
+                    self._histogram(pairs, rows[s:e], child_hist[small:small + 1])
+                    np.subtract(hist[i], child_hist[small], out=child_hist[4 * i + 1 - small])
+                hist = child_hist
+            bounds.append(child_bounds)
+            all_sums.append(child_sums)
+            sums = child_sums
+        out = self._emit(bounds, all_sums, splits, gains, learning_rate)
+        add_tree_binned_rows(self.X, self.n_bins, out, grown, raw, output, self.n_threads)
+        self._last = (rows, np.concatenate([b[:, 0] for b in bounds]).astype(np.intp),
+                      np.concatenate([b[:, 1] for b in bounds]).astype(np.intp))
+        return out
+
+    def _emit(self, bounds, all_sums, splits, gains, learning_rate):
+        """The tree in level order."""
+        p = self.p
+        depth = len(splits)
+        out = np.zeros(2 ** (depth + 1) - 1, dtype=NODE_DTYPE)
+        for d in range(depth + 1):
+            ids = np.arange(2 ** d - 1, 2 ** (d + 1) - 1)
+            rec = out[ids]
+            rec["value"] = [learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
+                                                           p.min_child_weight, p.max_delta_step)
+                            for g, h in all_sums[d]]
+            rec["cover"] = all_sums[d][:, 1]
+            rec["count"] = bounds[d][:, 1] - bounds[d][:, 0]
+            rec["depth"] = d
+            if d < depth:
+                f, b, default_left = splits[d]
+                rec["feature"], rec["bin_threshold"] = f, b
+                rec["threshold"] = self.thresholds[self.bin_offsets[f] + b]
+                rec["default_left"] = default_left
+                rec["gain"] = gains[d]
+                rec["left"], rec["right"] = 2 * ids + 1, 2 * ids + 2
+                rec["is_leaf"] = 0
+            else:
+                rec["feature"] = rec["left"] = rec["right"] = -1
+                rec["is_leaf"] = 1
+            out[ids] = rec
+        return out
+
+    def node_bounds(self):
+        """``(lower, upper)`` bounds on each node's weight in the last tree: none."""
+        n = self._last[1].shape[0]
+        return np.full(n, -np.inf), np.full(n, np.inf)
+
+    def leaf_rows(self):
+        """As ``TreeGrower.leaf_rows``: the row array of the last tree and each node's
+        (start, end) in it, a node's range holding its left child's, then its
+        right child's; each leaf's rows increasing."""
+        return self._last
