@@ -99,6 +99,7 @@ class Config:
     tree_method: str = "hist"      # or "exact", "approx" (gbtree, XGBoost)
     n_targets: int = 1             # regression: the columns of y
     vector_leaves: bool = False    # several targets: one tree a round whose leaves hold a vector
+    symmetric: bool = False        # symmetric (oblivious) trees of ``depth`` levels
 
     @property
     def binary(self):
@@ -210,7 +211,8 @@ class GbtreeRunner(Runner):
         if cfg.forest:
             shape = dict(n_estimators=1, num_parallel_tree=cfg.rounds, learning_rate=1.0,
                          subsample=RF_ROWS, colsample_bynode=RF_COLS, reg_lambda=RF_LAMBDA)
-        tree = (dict(max_depth=cfg.depth, max_leaves=0, grow_policy="depthwise") if cfg.depth
+        tree = (dict(max_depth=cfg.depth, max_leaves=0,
+                     grow_policy="symmetric" if cfg.symmetric else "depthwise") if cfg.depth
                 else dict(max_depth=0, max_leaves=cfg.leaves, grow_policy="lossguide"))
         if cfg.tree_method == "approx":
             extra.update(sketch_eps=1.0 / cfg.max_bin)
@@ -257,6 +259,8 @@ class XGBoostRunner(Runner):
         # Names accepted both by xgb.train and by the XGBModel constructor.
         if cfg.goss:
             raise Unsupported("XGBoost has no gradient-based one-side sampling (GOSS)")
+        if cfg.symmetric:
+            raise Unsupported("XGBoost has no symmetric trees")
         tree = (dict(grow_policy="depthwise", max_depth=cfg.depth) if cfg.depth
                 else dict(grow_policy="lossguide", max_leaves=cfg.leaves, max_depth=0))
         params = dict(tree_method=cfg.tree_method, **tree, max_bin=cfg.max_bin,
@@ -459,8 +463,9 @@ class CatBoostRunner(Runner):
 
     def estimator(self, cfg):
         import catboost
+        symmetric_depth = cfg.symmetric and not self.lossguide
         if (cfg.task == "ranking" or cfg.goss or cfg.subsample < 1.0 or cfg.forest
-                or cfg.depth or cfg.tree_method != "hist"):
+                or (cfg.depth and not symmetric_depth) or cfg.tree_method != "hist"):
             raise Unsupported("the CatBoost runners cover binary, multiclass and regression "
                               "without row sampling, on their own tree shapes")
         cls = catboost.CatBoostClassifier if cfg.classifier else catboost.CatBoostRegressor
@@ -473,7 +478,7 @@ class CatBoostRunner(Runner):
         if self.lossguide:
             shape = dict(grow_policy="Lossguide", max_leaves=cfg.leaves, depth=16)
         else:
-            shape = dict(grow_policy="SymmetricTree", depth=8)
+            shape = dict(grow_policy="SymmetricTree", depth=cfg.depth or 8)
         return cls(iterations=cfg.rounds, learning_rate=cfg.learning_rate,
                    border_count=cfg.max_bin - 1, l2_leaf_reg=cfg.reg_lambda, min_data_in_leaf=1,
                    bootstrap_type="No", random_strength=0, leaf_estimation_iterations=1,

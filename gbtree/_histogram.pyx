@@ -20,7 +20,7 @@ doubles, or a packed int64).
 """
 import numpy as np
 
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.string cimport memset
 
 from libc.math cimport fabs, NAN
@@ -645,6 +645,92 @@ def output_histograms(X_binned, const IDX_C[::1] rows, const G_H_C[:, :, ::1] pa
                             &bin_offsets[0], n_features, <hist_entry*>&out[k, 0, 0],
                             <hist_entry*>&scratch_v[0, 0], plan, n_threads, default_ptr,
                             <hist_entry*>&totals[k, 0])
+
+
+def level_histograms(X_binned, const IDX_C[::1] rows, const int64_t[:, ::1] bounds,
+                     const G_H_C[:, ::1] pairs, const int[::1] bin_offsets,
+                     const X_BINNED_C[::1] default_bin, double[:, :, ::1] out,
+                     const int64_t[::1] targets, int n_threads=1, int max_chunks=16):
+    """The histograms of several nodes at once (a level of a symmetric tree):
+    ``out[targets[i]]`` (n_entries, 2) gets the sums of the (gradient, hessian)
+    ``pairs`` (n_rows, 2) over ``rows[bounds[i, 0]:bounds[i, 1]]``, each the same sums as
+    ``output_histograms`` of those rows. With fewer nodes than twice the threads
+    each node is built by all the threads, else the nodes are shared out, each
+    built by one thread. ``default_bin``: as in ``output_histograms``."""
+    cdef int n_features = bin_offsets.shape[0] - 1
+    cdef Py_ssize_t n_entries = bin_offsets[n_features], m = bounds.shape[0], i, lo, n
+    cdef bint dense = isinstance(X_binned, np.ndarray)
+    if (targets.shape[0] != m or out.shape[1] != n_entries or out.shape[2] != 2
+            or pairs.shape[0] != X_binned.shape[0] or pairs.shape[1] != 2 or bounds.shape[1] != 2):
+        raise ValueError("out, targets, bounds, pairs and the binned matrix do not match")
+    for i in range(m):
+        if not 0 <= bounds[i, 0] <= bounds[i, 1] <= rows.shape[0]:
+            raise ValueError(f"bounds[{i}] is not a range of rows")
+        if not 0 <= targets[i] < out.shape[0]:
+            raise ValueError(f"targets[{i}] is not a histogram of out")
+    if not dense and default_bin is None:
+        raise ValueError("sparse input needs default_bin")
+    if m == 0:
+        return
+    if n_entries == 0:
+        return
+    cdef sparse_binned S
+    cdef const sparse_binned* S_ptr = NULL
+    cdef const X_BINNED_C[:, ::1] X_v
+    cdef const X_BINNED_C* X = NULL
+    if dense:
+        X_v = X_binned
+        if X_v.shape[0] > 0 and X_v.shape[1] > 0:
+            X = &X_v[0, 0]
+    else:
+        _sparse_view(X_binned, &S)
+        S_ptr = &S
+    cdef const X_BINNED_C* default_ptr = &default_bin[0] if default_bin is not None else NULL
+    cdef bint shared = m >= 2 * n_threads and n_threads > 1
+    cdef int threads_each = 1 if shared else n_threads
+    cdef int buffers = n_threads if shared else 1, most = 1, t
+    cdef hist_plan plan
+    for i in range(m):
+        plan = make_plan(bounds[i, 1] - bounds[i, 0], n_features, n_entries, max_chunks,
+                         threads_each)
+        most = max(most, plan.scratch_chunks)
+    scratch = np.empty((buffers, most * n_entries, 2))
+    totals = np.empty((m, 2))
+    cdef double[:, :, ::1] scratch_v = scratch
+    cdef double[:, ::1] totals_v = totals
+    cdef const IDX_C* rows_ptr = &rows[0] if rows.shape[0] > 0 else NULL
+    if not shared:
+        with nogil:
+            for i in range(m):
+                _node_histogram(X, S_ptr, rows_ptr, bounds[i, 0], bounds[i, 1], &pairs[0, 0],
+                                &bin_offsets[0], n_features, n_entries, max_chunks,
+                                threads_each, default_ptr, &out[targets[i], 0, 0],
+                                &scratch_v[0, 0, 0], &totals_v[i, 0])
+        return
+    with nogil, parallel(num_threads=n_threads):
+        t = threadid()
+        for i in prange(m, schedule='dynamic'):
+            _node_histogram(X, S_ptr, rows_ptr, bounds[i, 0], bounds[i, 1], &pairs[0, 0],
+                            &bin_offsets[0], n_features, n_entries, max_chunks, 1, default_ptr,
+                            &out[targets[i], 0, 0], &scratch_v[t, 0, 0], &totals_v[i, 0])
+
+
+cdef void _node_histogram(const X_BINNED_C* X, const sparse_binned* S, const IDX_C* rows,
+                          Py_ssize_t lo, Py_ssize_t hi, const G_H_C* pairs,
+                          const int* bin_offsets, int n_features, Py_ssize_t n_entries,
+                          int max_chunks, int n_threads, const X_BINNED_C* default_bin,
+                          double* out, double* scratch, double* totals) noexcept nogil:
+    """The histogram of ``rows[lo:hi]`` into ``out`` (zeros for no rows)."""
+    cdef hist_plan plan
+    if hi <= lo:
+        memset(out, 0, n_entries * 2 * sizeof(double))
+        totals[0] = 0.0
+        totals[1] = 0.0
+        return
+    plan = make_plan(hi - lo, n_features, n_entries, max_chunks, n_threads)
+    build_histogram(X, S, rows + lo, hi - lo, NULL, 0, pairs, bin_offsets, n_features,
+                    <hist_entry*>out, <hist_entry*>scratch, plan, n_threads, default_bin,
+                    <hist_entry*>totals)
 
 
 def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,

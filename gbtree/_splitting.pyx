@@ -9,7 +9,7 @@ at ``w = leaf_weight(G, H)``, which is ``T_alpha(G)^2 / (H + lambda)`` when
 """
 import numpy as np
 
-from cython.parallel cimport parallel, prange
+from cython.parallel cimport parallel, prange, threadid
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int64_t
@@ -565,6 +565,48 @@ def partition_column(const X_BINNED_C[::1] column, IDX_C[::1] rows, int bin, int
     rows, which come first, each side in its order."""
     return _partition_rows(&column[0] if column.shape[0] > 0 else NULL, 1, rows, bin,
                            missing_bin, default_left, n_threads)
+
+
+def partition_level(const X_BINNED_C[::1] column, IDX_C[::1] rows,
+                    const int64_t[:, ::1] bounds, int bin, int missing_bin, bint default_left,
+                    int n_threads=1):
+    """``partition_column`` of every range ``rows[bounds[i, 0]:bounds[i, 1]]`` by the
+    same split (a level of a symmetric tree); returns each range's number of left
+    rows (int64). With fewer ranges than twice the threads each is split by all
+    the threads, else the ranges are shared out, each split by one thread."""
+    cdef Py_ssize_t m = bounds.shape[0], i, most = 1
+    cdef bint shared = m >= 2 * n_threads and n_threads > 1
+    cdef int t
+    for i in range(m):
+        if not 0 <= bounds[i, 0] <= bounds[i, 1] <= rows.shape[0]:
+            raise ValueError(f"bounds[{i}] is not a range of rows")
+        most = max(most, bounds[i, 1] - bounds[i, 0])
+    n_left = np.zeros(m, dtype=np.int64)
+    cdef int64_t[::1] n_left_v = n_left
+    if rows.shape[0] == 0:
+        return n_left
+    cdef int buffers = n_threads if shared else 1
+    buffer = np.empty((buffers, most), dtype=np.uint32)
+    counts = np.empty((buffers, MAX_PARTITION_CHUNKS), dtype=np.intp)
+    cdef IDX_C[:, ::1] buf_v = buffer
+    cdef Py_ssize_t[:, ::1] counts_v = counts
+    cdef const X_BINNED_C* col = &column[0] if column.shape[0] > 0 else NULL
+    if not shared:
+        with nogil:
+            for i in range(m):
+                if bounds[i, 1] > bounds[i, 0]:
+                    n_left_v[i] = partition(col, 1, &rows[bounds[i, 0]], bounds[i, 1] - bounds[i, 0],
+                                            bin, missing_bin, default_left, &buf_v[0, 0],
+                                            &counts_v[0, 0], n_threads)
+        return n_left
+    with nogil, parallel(num_threads=n_threads):
+        t = threadid()
+        for i in prange(m, schedule='dynamic'):
+            if bounds[i, 1] > bounds[i, 0]:
+                n_left_v[i] = partition(col, 1, &rows[bounds[i, 0]], bounds[i, 1] - bounds[i, 0],
+                                        bin, missing_bin, default_left, &buf_v[t, 0],
+                                        &counts_v[t, 0], 1)
+    return n_left
 
 
 cdef Py_ssize_t _partition_rows(const X_BINNED_C* column, Py_ssize_t stride, IDX_C[::1] rows,

@@ -17,12 +17,12 @@ prediction, model files and SHAP values read it as any other, and
 import numpy as np
 
 from ._grower import columns_of
-from ._histogram import output_histograms
-from ._splitting import (find_best_split_outputs, partition_column, py_leaf_weight,
+from ._histogram import level_histograms, output_histograms
+from ._predictor import add_leaf_values
+from ._splitting import (find_best_split_outputs, partition_level, py_leaf_weight,
                          py_partition_sparse)
 from ._typedefs import NODE_DTYPE
 from .column_sampling import ColumnSampler
-from .tree import add_tree_binned_rows
 
 # the deepest symmetric tree (2**16 leaves), as CatBoost's
 MAX_SYMMETRIC_DEPTH = 16
@@ -60,6 +60,7 @@ class SymmetricGrower:
         self.default_bin = None if self.dense else np.ascontiguousarray(default_bin)
         self.n_rows, self.n_features = X_binned.shape
         self._last = None
+        self._buffers = None
 
     def _histogram(self, pairs, rows, out):
         """The rows' histogram into ``out`` (1, n_entries, 2); returns their (G, H)."""
@@ -72,14 +73,15 @@ class SymmetricGrower:
                           self.default_bin, out, totals, self.n_threads)
         return totals[0]
 
-    def _split_rows(self, rows, feature, bin, default_left):
-        """The node's rows partitioned in place (stable); returns the left count."""
-        if rows.shape[0] == 0:
-            return 0
+    def _split_rows(self, rows, bounds, feature, bin, default_left):
+        """Each node's rows ``rows[start:end]`` (``bounds``) partitioned in place
+        (stable); returns their left counts."""
         if self.dense:
-            return partition_column(self.columns[feature], rows, bin, self.n_bins[feature],
-                                    default_left, self.n_threads)
-        return py_partition_sparse(self.X, rows, feature, bin, default_left, self.n_threads)
+            return partition_level(self.columns[feature], rows, bounds, bin,
+                                   self.n_bins[feature], default_left, self.n_threads)
+        return np.array([py_partition_sparse(self.X, rows[start:end], feature, bin, default_left,
+                                             self.n_threads) if end > start else 0
+                         for start, end in bounds], dtype=np.int64)
 
     def grow(self, grad, hess, learning_rate, raw, output, sample=None, seed=0):
         """Grow one tree on (grad, hess); add its values to ``raw[:, output]`` on the
@@ -98,7 +100,10 @@ class SymmetricGrower:
         rows = grown.copy()     # partitioned level by level
         columns = ColumnSampler(self.n_features, p, seed)
         E = self.bin_offsets[-1]
-        hist = np.empty((1, E, 2))
+        if self._buffers is None:    # a level's histograms and its children's, reused
+            most = 2 ** (p.max_depth - 1)
+            self._buffers = (np.empty((most, E, 2)), np.empty((most, E, 2)))
+        hist = self._buffers[0][:1]
         sums = self._histogram(pairs, rows, hist)[None, :]
         if not np.all(np.isfinite(sums)):
             raise ValueError("grad and hess must be finite: their sums over the rows are "
@@ -118,29 +123,33 @@ class SymmetricGrower:
             _, f, b, default_left, left_sums, per_node = found
             splits.append((f, b, default_left))
             gains.append(per_node)
+            parent_bounds = bounds[-1]
+            n_left = self._split_rows(rows, parent_bounds, f, b, default_left)
             child_bounds = np.empty((2 * m, 2), dtype=np.int64)
-            for i, (start, end) in enumerate(bounds[-1]):
-                n_left = self._split_rows(rows[start:end], f, b, default_left)
-                child_bounds[2 * i] = start, start + n_left
-                child_bounds[2 * i + 1] = start + n_left, end
+            child_bounds[0::2, 0] = parent_bounds[:, 0]
+            child_bounds[0::2, 1] = child_bounds[1::2, 0] = parent_bounds[:, 0] + n_left
+            child_bounds[1::2, 1] = parent_bounds[:, 1]
             child_sums = np.empty((2 * m, 2))
             child_sums[0::2] = left_sums
             child_sums[1::2] = sums - left_sums
             if depth + 1 < p.max_depth:
                 # the smaller child's histogram built, the larger's by subtraction
-                child_hist = np.empty((2 * m, E, 2))
-                for i in range(m):
-                    (ls, le), (rs, re) = child_bounds[2 * i], child_bounds[2 * i + 1]
-                    small = 2 * i if le - ls <= re - rs else 2 * i + 1
-                    s, e = child_bounds[small]
-                    self._histogram(pairs, rows[s:e], child_hist[small:small + 1])
-                    np.subtract(hist[i], child_hist[small], out=child_hist[4 * i + 1 - small])
+                sizes = child_bounds[:, 1] - child_bounds[:, 0]
+                small = 2 * np.arange(m) + (sizes[0::2] > sizes[1::2])
+                child_hist = self._buffers[(depth + 1) % 2][:2 * m]
+                level_histograms(self.X, rows, np.ascontiguousarray(child_bounds[small]),
+                                 pairs[0], self.bin_offsets, self.default_bin, child_hist,
+                                 small, self.n_threads)
+                for i, s in enumerate(small):
+                    np.subtract(hist[i], child_hist[s], out=child_hist[s ^ 1])
                 hist = child_hist
             bounds.append(child_bounds)
             all_sums.append(child_sums)
             sums = child_sums
         out = self._emit(bounds, all_sums, splits, gains, learning_rate)
-        add_tree_binned_rows(self.X, self.n_bins, out, grown, raw, output, self.n_threads)
+        leaves = out[2 ** len(splits) - 1:]
+        add_leaf_values(rows, bounds[-1], np.ascontiguousarray(leaves["value"]), raw, output,
+                        self.n_threads)
         self._last = (rows, np.concatenate([b[:, 0] for b in bounds]).astype(np.intp),
                       np.concatenate([b[:, 1] for b in bounds]).astype(np.intp))
         return out

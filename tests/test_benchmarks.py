@@ -24,7 +24,7 @@ PEER = "lightgbm"
 pytest.importorskip(PEER, reason="the benchmark smoke test compares gbtree with LightGBM "
                                  "(in the test extra)")
 # the workloads LightGBM cannot run, and the peer they run with instead (test extra)
-PEERS = {"multi-target": "xgboost", "split-finding": "xgboost"}
+PEERS = {"multi-target": "xgboost", "split-finding": "xgboost", "symmetric": "catboost-symmetric"}
 
 # workload -> the options that make it tiny (every run: --rounds 3 --threads 1)
 TINY = {
@@ -42,6 +42,8 @@ TINY = {
     "random-forest": ["--rows", "2000", "--test-rows", "500"],
     "multi-target": ["--rows", "2000", "--test-rows", "500"],
     "split-finding": ["--rows-list", "2000", "--test-rows", "500", "--depth", "3"],
+    "symmetric": ["--rows", "2000", "--test-rows", "500", "--depth", "3", "--latency-rows", "2000",
+                  "--calls", "20"],
     "out-of-core": ["--rows", "2000", "--test-rows", "500"],
     "shap": ["--rows", "2000", "--test-rows", "200", "--interaction-rows", "20"],
     "model-files": ["--rows", "2000", "--test-rows", "500"],
