@@ -239,3 +239,59 @@ def test_as_accurate_as_catboosts_symmetric_trees_on_real_data():
                                          allow_writing_files=False).fit(X[:5000], y[:5000])
     auc = [roc_auc_score(y[5000:], m.predict_proba(X[5000:])[:, 1]) for m in (ours, theirs)]
     assert auc[0] > auc[1] - 0.01, auc
+
+
+# ------------------------------------------------------------------ the level kernels
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2 ** 31 - 1), m=st.integers(1, 9), n_threads=st.sampled_from([1, 2, 3]),
+       sparse=st.booleans())
+def test_level_kernels_match_their_numpy_twins(seed, m, n_threads, sparse):
+    from gbtree._histogram import level_histograms
+    from gbtree._predictor import add_leaf_values
+    from gbtree._splitting import partition_level
+    rng = np.random.RandomState(seed)
+    n = 500
+    X = np.round(rng.normal(size=(n, 4)), 1)
+    X[rng.rand(n, 4) < 0.1] = np.nan
+    if sparse:
+        X = sp.csr_matrix(np.where(np.abs(np.nan_to_num(X)) < 0.4, 0.0, X))
+    mapper = BinMapper(max_bin=12).fit(X)
+    Xb = mapper.transform(X)
+    dense_b = Xb if isinstance(Xb, np.ndarray) else Xb.toarray()
+    pairs = np.ascontiguousarray(rng.normal(size=(n, 2)).astype(np.float32))
+    rows = np.sort(rng.choice(n, size=rng.randint(1, n), replace=False)).astype(np.uint32)
+    edges = np.sort(rng.randint(0, rows.shape[0] + 1, size=m - 1))
+    bounds = np.ascontiguousarray(np.stack([np.r_[0, edges], np.r_[edges, rows.shape[0]]], 1),
+                                  dtype=np.int64)
+    # histograms of each range, written where ``targets`` says
+    targets = rng.permutation(m + 2)[:m].astype(np.int64)
+    out = np.full((m + 2, mapper.bin_offsets_[-1], 2), 7.0)
+    level_histograms(Xb, rows, bounds, pairs, mapper.bin_offsets_,
+                     None if isinstance(Xb, np.ndarray) else mapper.default_bins(), out, targets,
+                     n_threads)
+    for i, (a, b) in enumerate(bounds):
+        want = ref.build_histogram(dense_b, rows[a:b], pairs[:, 0], pairs[:, 1],
+                                   mapper.bin_offsets_)
+        np.testing.assert_allclose(out[targets[i]], want, rtol=1e-12, atol=1e-12)
+    untouched = np.setdiff1d(np.arange(m + 2), targets)
+    assert np.all(out[untouched] == 7.0)
+    if not sparse:
+        f = rng.randint(0, 4)
+        b = rng.randint(0, mapper.n_bins_[f])
+        default_left = bool(rng.randint(2))
+        mine = rows.copy()
+        n_left = partition_level(np.ascontiguousarray(Xb[:, f]), mine, bounds, b,
+                                 mapper.n_bins_[f], default_left, n_threads)
+        for i, (lo, hi) in enumerate(bounds):
+            order, want_left = ref.partition(Xb, rows[lo:hi], f, b, mapper.n_bins_[f],
+                                             default_left)
+            assert n_left[i] == want_left
+            np.testing.assert_array_equal(mine[lo:hi], order)
+    values = rng.normal(size=m)
+    raw = rng.normal(size=(n, 2))
+    want = raw.copy()
+    for i, (lo, hi) in enumerate(bounds):
+        want[rows[lo:hi], 1] += values[i]
+    add_leaf_values(rows, bounds, values, raw, 1, n_threads)
+    np.testing.assert_array_equal(raw, want)
