@@ -939,6 +939,21 @@ def py_leaf_weight(double sum_g, double sum_h, double reg_lambda=1.0, double reg
     return leaf_weight(sum_g, sum_h, &p)
 
 
+def leaf_weights(const double[::1] sum_g, const double[::1] sum_h, double reg_lambda=1.0,
+                 double reg_alpha=0.0, double min_child_weight=1.0, double max_delta_step=0.0):
+    """``py_leaf_weight`` of every (sum_g[i], sum_h[i]), as a float64 array."""
+    cdef split_params p = make_split_params(reg_lambda, reg_alpha, min_child_weight,
+                                            max_delta_step, 0.0, True)
+    cdef Py_ssize_t i, n = sum_g.shape[0]
+    if sum_h.shape[0] != n:
+        raise ValueError("sum_g and sum_h must have the same length")
+    out = np.empty(n)
+    cdef double[::1] out_v = out
+    for i in range(n):
+        out_v[i] = leaf_weight(sum_g[i], sum_h[i], &p)
+    return out
+
+
 def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature, int bin,
                  int missing_bin, bint default_left, int n_threads=1):
     """Stable partition of ``rows`` in place; returns the number of left rows."""

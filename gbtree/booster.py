@@ -26,6 +26,7 @@ from .binning import BinMapper, canonical_csr, kernel_array
 from .callback import LogEvaluation, TrainingState
 from .exact import ExactGrower
 from .grower_params import GrowerParams
+from .ordered import OrderedBoosting
 from .symmetric_grower import SymmetricGrower
 from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 from .vector_grower import VectorLeafGrower
@@ -66,6 +67,8 @@ class BoostParams:
     tree_method: str = "hist"   # or "exact", "approx"
     sketch_eps: float = 0.03    # approx: about 1 / sketch_eps candidates per feature
     approx_proposal: str = "global"   # approx: candidates per tree ("global") or per node
+    boosting_type: str = "plain"      # or "ordered": CatBoost's ordered boosting
+    permutation_count: int = 4        # ordered: the random orders of the rows
     seed: int = 0
 
 
@@ -423,6 +426,13 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         grower = kind(
             X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
             GrowerParams.from_boost(params), n_threads, default_bin=mapper.default_bins())
+    if params.boosting_type == "ordered":
+        if init_model is not None:
+            raise ValueError("boosting_type='ordered' cannot continue a fitted model: its "
+                             "supporting models would start from scores that saw every row")
+        grower = OrderedBoosting(grower, objective, y, sample_weight, raw[:, 0].copy(),
+                                 GrowerParams.from_boost(params), params.permutation_count,
+                                 params.seed, n_threads)
     # warm start: round numbers continue
     rounds_before = ensemble.n_trees // (K * params.num_parallel_tree)
     P = params.num_parallel_tree

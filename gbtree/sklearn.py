@@ -511,7 +511,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
                  multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=0.03,
-                 approx_proposal="global"):
+                 approx_proposal="global", boosting_type="plain", permutation_count=4):
         self.objective = objective
         self.huber_delta = huber_delta
         self.quantile_alpha = quantile_alpha
@@ -686,7 +686,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
                  multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=0.03,
-                 approx_proposal="global"):
+                 approx_proposal="global", boosting_type="plain", permutation_count=4):
         self.objective = objective
         self.class_weight = class_weight
         _params.set_shared(self, locals())
@@ -880,7 +880,7 @@ class GBTRanker(_GBTModel):
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
                  multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=0.03,
-                 approx_proposal="global"):
+                 approx_proposal="global", boosting_type="plain", permutation_count=4):
         self.objective = objective
         self.lambdarank_truncation_level = lambdarank_truncation_level
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample
