@@ -25,9 +25,12 @@ estimator):
   ``cat_smooth="auto"``); ``gbtree-smooth1`` / ``gbtree-smooth10`` the same with
   a fixed prior weight; ``gbtree-statistics`` with ``max_cat_to_ordinal=0``
   (statistics for the small column too);
+- ``gbtree-symmetric`` / ``gbtree-ordered``: ``categorical_features`` with
+  symmetric trees of depth 6, and with ordered boosting too;
 - ``gbtree-codes``: the category codes read as numbers;
 - ``gbtree-target-encoder``: scikit-learn's cross-fitted target encoding in front;
 - ``catboost``: ``cat_features`` (its ordered statistics and combinations);
+  ``catboost-ordered`` the same with ``boosting_type="Ordered"``;
 - ``lightgbm``: pandas ``category`` columns (its native many-vs-many splits);
 - ``xgboost``: ``enable_categorical=True`` (partition splits);
 - ``sklearn``: ``HistGradientBoosting*`` with native categories for the small
@@ -117,19 +120,27 @@ def _codes(df):
 
 
 # gbtree variants with categorical_features: name -> its categorical settings
+SYMMETRIC = {"grow_policy": "symmetric", "max_depth": 6, "max_leaves": 0}
 GBTREE_CATEGORICAL = {"gbtree": {}, "gbtree-smooth1": {"cat_smooth": 1.0},
                       "gbtree-smooth10": {"cat_smooth": 10.0},
-                      "gbtree-statistics": {"max_cat_to_ordinal": 0}}
+                      "gbtree-statistics": {"max_cat_to_ordinal": 0},
+                      "gbtree-symmetric": SYMMETRIC,
+                      "gbtree-ordered": {**SYMMETRIC, "boosting_type": "ordered"}}
 LABELS = {"gbtree": "gbtree", "gbtree-smooth1": "gbtree, `cat_smooth=1`",
           "gbtree-smooth10": "gbtree, `cat_smooth=10`",
           "gbtree-statistics": "gbtree, statistics only (`max_cat_to_ordinal=0`)",
+          "gbtree-symmetric": "gbtree, symmetric trees of depth 6",
+          "gbtree-ordered": "gbtree, symmetric trees, `boosting_type=\"ordered\"`",
           "gbtree-codes": "gbtree on the codes as numbers",
           "gbtree-target-encoder": "gbtree behind scikit-learn's `TargetEncoder`",
-          "catboost": "CatBoost (`cat_features`)", "lightgbm": "LightGBM (pandas `category`)",
+          "catboost": "CatBoost (`cat_features`)",
+          "catboost-ordered": "CatBoost (`cat_features`, `boosting_type=\"Ordered\"`)",
+          "lightgbm": "LightGBM (pandas `category`)",
           "xgboost": "XGBoost (`enable_categorical`)",
           "sklearn": "scikit-learn HGB (native for the 20 values, `TargetEncoder` for the others)"}
 # the runner of runners.py each name starts from
-RUNNER_OF = {"catboost": "catboost-symmetric", "lightgbm": "lightgbm", "xgboost": "xgboost",
+RUNNER_OF = {"catboost": "catboost-symmetric", "catboost-ordered": "catboost-symmetric",
+             "lightgbm": "lightgbm", "xgboost": "xgboost",
              "sklearn": "sklearn"}
 
 
@@ -156,8 +167,9 @@ def make_model(lib, task, cfg):
         from sklearn.pipeline import make_pipeline
         enc = make_column_transformer((_target_encoder(reg), cat), remainder="passthrough")
         return make_pipeline(enc, est), _codes
-    if lib == "catboost":       # symmetric trees of depth 6: 64 leaves
-        est.set_params(depth=6, cat_features=cat)
+    if lib in ("catboost", "catboost-ordered"):   # symmetric trees of depth 6: 64 leaves
+        est.set_params(depth=6, cat_features=cat,
+                       boosting_type="Ordered" if lib == "catboost-ordered" else "Plain")
         return est, lambda df: df.astype({c: np.int64 for c in cat})
     if lib == "lightgbm":       # pandas category columns are LightGBM's categorical ones
         return est, same

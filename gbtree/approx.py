@@ -15,7 +15,7 @@ import numpy as np
 from ._exact import global_cuts
 from ._grower import TreeGrower
 from .binning import BinMapper
-from .exact import column_blocks
+from .exact import check_depthwise, column_blocks
 
 # a tree's bins are uint8 with a missing bin: at most 255 parts of the hessian
 MAX_PARTS = 255
@@ -36,13 +36,7 @@ class GlobalApproxGrower:
             raise ValueError(f"approx_proposal='global' needs 1/{MAX_PARTS} <= sketch_eps < 1 "
                              f"(its candidates become a tree's bins, at most {MAX_PARTS}), "
                              f"got {sketch_eps!r}")
-        if params.lossguide or params.max_leaves or params.max_depth < 1:
-            raise ValueError("tree_method='approx' grows depthwise to max_depth >= 1 (no "
-                             "max_leaves, no grow_policy='lossguide')")
-        if (params.monotone_constraints is not None or params.interaction_groups
-                or params.quant_levels):
-            raise ValueError("tree_method='approx' supports neither monotone nor interaction "
-                             "constraints nor grad_quant_bins")
+        check_depthwise(params, "tree_method='approx'")
         self.X, self.p, self.n_threads, self.eps = X, params, n_threads, sketch_eps
         self.absent_as_missing = absent_as_missing
         self.blocks = column_blocks(X, absent_as_missing, n_threads)[0]

@@ -74,6 +74,18 @@ def column_blocks(X, absent_as_missing, n_threads):
     return sort_columns(XT, n_threads), XT, None
 
 
+def check_depthwise(params, method):
+    """The growers of exact and approx split finding grow depthwise to max_depth,
+    without constraints or quantised gradients."""
+    if params.lossguide or params.max_leaves or params.max_depth < 1:
+        raise ValueError(f"{method} grows depthwise to max_depth >= 1 (no max_leaves, no "
+                         f"grow_policy='lossguide')")
+    if (params.monotone_constraints is not None or params.interaction_groups
+            or params.quant_levels):
+        raise ValueError(f"{method} supports neither monotone nor interaction constraints "
+                         f"nor grad_quant_bins")
+
+
 class ExactGrower:
     """Grows trees by exact greedy split finding on the raw feature values.
 
@@ -91,13 +103,8 @@ class ExactGrower:
             raise ValueError(f"proposal must be None or 'local' and sketch_eps in (0, 1), got "
                              f"{proposal!r} and {sketch_eps!r}")
         self.proposal, self.eps = proposal, sketch_eps
-        if params.lossguide or params.max_leaves or params.max_depth < 1:
-            raise ValueError("tree_method='exact' grows depthwise to max_depth >= 1 (no "
-                             "max_leaves, no grow_policy='lossguide')")
-        if (params.monotone_constraints is not None or params.interaction_groups
-                or params.quant_levels):
-            raise ValueError("tree_method='exact' supports neither monotone nor interaction "
-                             "constraints nor grad_quant_bins")
+        check_depthwise(params, "tree_method='exact'" if proposal is None else
+                        "tree_method='approx'")
         self.p, self.n_threads, self.buffer = params, n_threads, buffer
         self.n_rows, self.n_features = X.shape
         self.blocks, self.XT, self.csr = column_blocks(X, absent_as_missing, n_threads)

@@ -272,12 +272,7 @@ def boost_params(est):
         if est.max_leaves or not 1 <= est.max_depth <= MAX_SYMMETRIC_DEPTH:
             raise ValueError(f"grow_policy='symmetric' grows every level to max_depth: it "
                              f"needs max_leaves=0 and 1 <= max_depth <= {MAX_SYMMETRIC_DEPTH}")
-        for name in ("monotone_constraints", "interaction_constraints", "grad_quant_bins"):
-            if getattr(est, name) is not None:
-                raise ValueError(f"{name} cannot be used with grow_policy='symmetric'")
-        if est.multi_strategy == "multi_output_tree":
-            raise ValueError("grow_policy='symmetric' cannot grow trees whose leaves hold a "
-                             "vector (multi_strategy='multi_output_tree')")
+        _refuse_constraints(est, "grow_policy='symmetric'")
     if est.max_depth == 0 and est.max_leaves == 0:
         raise ValueError("max_depth and max_leaves cannot both be 0 (trees would be "
                          "unbounded); set max_depth > 0 or max_leaves >= 2")
@@ -347,12 +342,7 @@ def boost_params(est):
         if est.grow_policy != "depthwise" or est.max_leaves or est.max_depth == 0:
             raise ValueError(f"{method} grows depthwise to max_depth: it needs "
                              f"grow_policy='depthwise', max_leaves=0 and max_depth >= 1")
-        for name in ("monotone_constraints", "interaction_constraints", "grad_quant_bins"):
-            if getattr(est, name) is not None:
-                raise ValueError(f"{name} cannot be used with {method}")
-        if est.multi_strategy == "multi_output_tree":
-            raise ValueError(f"{method} cannot grow trees whose leaves hold a vector "
-                             f"(multi_strategy='multi_output_tree')")
+        _refuse_constraints(est, method)
     if est.boosting_type not in ("plain", "ordered"):
         raise ValueError(f"boosting_type must be 'plain' or 'ordered', got {est.boosting_type!r}")
     _check_number("permutation_count", est.permutation_count, "int", 1, 1024)
@@ -394,6 +384,17 @@ def boost_params(est):
             float(est.rate_drop), float(est.skip_drop), bool(est.one_drop),
             est.normalize_type, est.sample_type),
     )
+
+
+def _refuse_constraints(est, method):
+    """What the growers written in Python do not take: constraints, quantised
+    gradients and vector leaves."""
+    for name in ("monotone_constraints", "interaction_constraints", "grad_quant_bins"):
+        if getattr(est, name) is not None:
+            raise ValueError(f"{name} cannot be used with {method}")
+    if est.multi_strategy == "multi_output_tree":
+        raise ValueError(f"{method} cannot grow trees whose leaves hold a vector "
+                         f"(multi_strategy='multi_output_tree')")
 
 
 def feature_weights(est, n_features):

@@ -16,19 +16,19 @@ prediction, model files and SHAP values read it as any other, and
 """
 import numpy as np
 
-from ._grower import columns_of
 from ._histogram import level_histograms, output_histograms
 from ._predictor import add_leaf_values
 from ._splitting import (find_best_split_outputs, partition_level, py_leaf_weight,
                          py_partition_sparse)
 from ._typedefs import NODE_DTYPE
+from .binned_grower import BinnedGrower
 from .column_sampling import ColumnSampler
 
 # the deepest symmetric tree (2**16 leaves), as CatBoost's
 MAX_SYMMETRIC_DEPTH = 16
 
 
-class SymmetricGrower:
+class SymmetricGrower(BinnedGrower):
     """Grows symmetric trees on a binned matrix, depth ``max_depth``.
 
     The same construction as ``_grower.TreeGrower`` (the binned matrix, dense or a
@@ -39,27 +39,16 @@ class SymmetricGrower:
     of ``GrowerParams`` do not apply.
     """
 
+    kind = "symmetric trees"
+
     def __init__(self, X_binned, n_bins, bin_offsets, bin_thresholds, params, n_threads,
                  default_bin=None):
         if params.lossguide or params.max_leaves or not 1 <= params.max_depth <= \
                 MAX_SYMMETRIC_DEPTH:
             raise ValueError(f"symmetric trees grow level by level to max_depth (1 to "
                              f"{MAX_SYMMETRIC_DEPTH}), without max_leaves")
-        if (params.monotone_constraints is not None or params.interaction_groups
-                or params.quant_levels):
-            raise ValueError("symmetric trees support neither monotone nor interaction "
-                             "constraints nor quantised gradients")
-        self.dense = isinstance(X_binned, np.ndarray)
-        self.X = X_binned
-        self.columns = columns_of(X_binned, n_threads) if self.dense else None
-        self.n_bins = np.ascontiguousarray(n_bins, dtype=np.intc)
-        self.bin_offsets = np.ascontiguousarray(bin_offsets, dtype=np.intc)
-        self.thresholds = np.asarray(bin_thresholds, dtype=np.float64)
-        self.p = params
-        self.n_threads = n_threads
-        self.default_bin = None if self.dense else np.ascontiguousarray(default_bin)
-        self.n_rows, self.n_features = X_binned.shape
-        self._last = None
+        super().__init__(X_binned, n_bins, bin_offsets, bin_thresholds, params, n_threads,
+                         default_bin)
         self._buffers = None
 
     def _histogram(self, pairs, rows, out):
@@ -181,14 +170,3 @@ class SymmetricGrower:
                 rec["is_leaf"] = 1
             out[ids] = rec
         return out
-
-    def node_bounds(self):
-        """``(lower, upper)`` bounds on each node's weight in the last tree: none."""
-        n = self._last[1].shape[0]
-        return np.full(n, -np.inf), np.full(n, np.inf)
-
-    def leaf_rows(self):
-        """As ``TreeGrower.leaf_rows``: the row array of the last tree and each node's
-        (start, end) in it, a node's range holding its left child's, then its
-        right child's; each leaf's rows increasing."""
-        return self._last

@@ -15,11 +15,11 @@ subtraction. With one output it grows the trees ``TreeGrower`` grows.
 """
 import numpy as np
 
-from ._grower import columns_of
 from ._histogram import output_histograms
 from ._splitting import (find_best_split_outputs, partition_column, py_leaf_weight,
                          py_partition_sparse)
 from ._typedefs import NODE_DTYPE
+from .binned_grower import BinnedGrower
 from .column_sampling import ColumnSampler
 
 
@@ -32,7 +32,7 @@ class _Node:
         self.split = None   # find_best_split_outputs' answer: None, or the split
 
 
-class VectorLeafGrower:
+class VectorLeafGrower(BinnedGrower):
     """Grows trees whose leaves hold a vector of K values on a binned matrix.
 
     The same construction as ``_grower.TreeGrower`` (the binned matrix, dense or a
@@ -41,23 +41,7 @@ class VectorLeafGrower:
     The engine options of ``GrowerParams`` do not apply.
     """
 
-    def __init__(self, X_binned, n_bins, bin_offsets, bin_thresholds, params, n_threads,
-                 default_bin=None):
-        if (params.monotone_constraints is not None or params.interaction_groups
-                or params.quant_levels):
-            raise ValueError("trees whose leaves hold a vector support neither monotone nor "
-                             "interaction constraints nor quantised gradients")
-        self.dense = isinstance(X_binned, np.ndarray)
-        self.X = X_binned
-        self.columns = columns_of(X_binned, n_threads) if self.dense else None
-        self.n_bins = np.ascontiguousarray(n_bins, dtype=np.intc)
-        self.bin_offsets = np.ascontiguousarray(bin_offsets, dtype=np.intc)
-        self.thresholds = np.asarray(bin_thresholds, dtype=np.float64)
-        self.p = params
-        self.n_threads = n_threads
-        self.default_bin = None if self.dense else np.ascontiguousarray(default_bin)
-        self.n_rows, self.n_features = X_binned.shape
-        self._last = None
+    kind = "trees whose leaves hold a vector"
 
     def _histograms(self, pairs, rows):
         """The rows' histograms (K, n_entries, 2) and their sums (K, 2)."""
@@ -185,14 +169,3 @@ class VectorLeafGrower:
                       np.array([node.start + node.rows.shape[0] for node in nodes],
                                dtype=np.intp))
         return list(out)
-
-    def node_bounds(self):
-        """``(lower, upper)`` bounds on each node's weight in the last tree: none."""
-        n = self._last[1].shape[0]
-        return np.full(n, -np.inf), np.full(n, np.inf)
-
-    def leaf_rows(self):
-        """As ``TreeGrower.leaf_rows``: the row array of the last tree and each node's
-        (start, end) in it, a node's range holding its left child's, then its
-        right child's; each leaf's rows increasing."""
-        return self._last
