@@ -597,6 +597,17 @@ cdef void _sparse_view(X_binned, sparse_binned* S):
     S.row_entries = X_binned.entries.shape[0] / max(indptr.shape[0] - 1, 1)
 
 
+cdef const X_BINNED_C* _matrix_view(X_binned, sparse_binned* S) except? NULL:
+    """A dense binned matrix's first value (NULL when it is empty); for a
+    ``binning.SparseBinned``, NULL with ``S`` pointed at its arrays."""
+    cdef const X_BINNED_C[:, ::1] X_v
+    if not isinstance(X_binned, np.ndarray):
+        _sparse_view(X_binned, S)
+        return NULL
+    X_v = X_binned
+    return &X_v[0, 0] if X_v.shape[0] > 0 and X_v.shape[1] > 0 else NULL
+
+
 def output_histograms(X_binned, const IDX_C[::1] rows, const G_H_C[:, :, ::1] pairs,
                       const int[::1] bin_offsets, const X_BINNED_C[::1] default_bin,
                       double[:, :, ::1] out, double[:, ::1] totals, int n_threads=1,
@@ -622,14 +633,8 @@ def output_histograms(X_binned, const IDX_C[::1] rows, const G_H_C[:, :, ::1] pa
     cdef hist_plan plan = make_plan(n_rows, n_features, n_entries, max_chunks, n_threads)
     cdef sparse_binned S
     cdef const sparse_binned* S_ptr = NULL
-    cdef const X_BINNED_C[:, ::1] X_v
-    cdef const X_BINNED_C* X = NULL
-    if dense:
-        X_v = X_binned
-        if X_v.shape[0] > 0 and X_v.shape[1] > 0:
-            X = &X_v[0, 0]
-    else:
-        _sparse_view(X_binned, &S)
+    cdef const X_BINNED_C* X = _matrix_view(X_binned, &S)
+    if not dense:
         S_ptr = &S
     cdef const IDX_C* rows_ptr = &rows[0] if rows is not None and n_rows > 0 else NULL
     cdef const X_BINNED_C* default_ptr = &default_bin[0] if default_bin is not None else NULL
@@ -676,14 +681,8 @@ def level_histograms(X_binned, const IDX_C[::1] rows, const int64_t[:, ::1] boun
         return
     cdef sparse_binned S
     cdef const sparse_binned* S_ptr = NULL
-    cdef const X_BINNED_C[:, ::1] X_v
-    cdef const X_BINNED_C* X = NULL
-    if dense:
-        X_v = X_binned
-        if X_v.shape[0] > 0 and X_v.shape[1] > 0:
-            X = &X_v[0, 0]
-    else:
-        _sparse_view(X_binned, &S)
+    cdef const X_BINNED_C* X = _matrix_view(X_binned, &S)
+    if not dense:
         S_ptr = &S
     cdef const X_BINNED_C* default_ptr = &default_bin[0] if default_bin is not None else NULL
     cdef bint shared = m >= 2 * n_threads and n_threads > 1
