@@ -52,22 +52,45 @@ GBT_SYM_WALK(gbt_sym_walk_f32, float)
 GBT_SYM_WALK(gbt_sym_walk_f64, double)
 
 /* One C-ordered row through trees 0..n_trees-1 (``column``: each level's
-   feature in the row): for the calls of a few rows, without the block copy. */
+   feature in the row): for the calls of a few rows, without the block copy.
+   Four trees of one depth go down together (four independent chains of
+   comparisons); their values are added in tree order. */
+#define GBT_SYM_BIT(T, x, th, nr) \
+    ((uint32_t)((x) > (th)) | ((uint32_t)((x) != (x)) & (uint32_t)(nr)))
 #define GBT_SYM_ROW(NAME, T)                                                        \
 static void NAME(const T* row, Py_ssize_t n_trees,                                  \
                  const int32_t* depth, const int64_t* level_ptr,                     \
                  const int32_t* column, const T* thr, const uint8_t* nan_right,        \
                  const int64_t* leaf_ptr, const double* leaves,                      \
                  const int32_t* tree_class, double* out) {                           \
-    Py_ssize_t t;                                                                    \
+    Py_ssize_t t = 0;                                                                \
     int l;                                                                           \
-    for (t = 0; t < n_trees; t++) {                                                  \
+    for (; t + 4 <= n_trees; t += 4) {                                               \
+        const int d = depth[t];                                                      \
+        uint32_t i0 = 0, i1 = 0, i2 = 0, i3 = 0;                                     \
+        int64_t a0, a1, a2, a3;                                                      \
+        if (depth[t + 1] != d || depth[t + 2] != d || depth[t + 3] != d) break;      \
+        a0 = level_ptr[t]; a1 = level_ptr[t + 1];                                    \
+        a2 = level_ptr[t + 2]; a3 = level_ptr[t + 3];                                \
+        for (l = 0; l < d; l++) {                                                    \
+            const T x0 = row[column[a0 + l]], x1 = row[column[a1 + l]];              \
+            const T x2 = row[column[a2 + l]], x3 = row[column[a3 + l]];              \
+            i0 = (i0 << 1) | GBT_SYM_BIT(T, x0, thr[a0 + l], nan_right[a0 + l]);     \
+            i1 = (i1 << 1) | GBT_SYM_BIT(T, x1, thr[a1 + l], nan_right[a1 + l]);     \
+            i2 = (i2 << 1) | GBT_SYM_BIT(T, x2, thr[a2 + l], nan_right[a2 + l]);     \
+            i3 = (i3 << 1) | GBT_SYM_BIT(T, x3, thr[a3 + l], nan_right[a3 + l]);     \
+        }                                                                            \
+        out[tree_class[t]] += leaves[leaf_ptr[t] + i0];                              \
+        out[tree_class[t + 1]] += leaves[leaf_ptr[t + 1] + i1];                      \
+        out[tree_class[t + 2]] += leaves[leaf_ptr[t + 2] + i2];                      \
+        out[tree_class[t + 3]] += leaves[leaf_ptr[t + 3] + i3];                      \
+    }                                                                                \
+    for (; t < n_trees; t++) {                                                       \
         const int64_t at = level_ptr[t];                                             \
         uint32_t idx = 0;                                                            \
         for (l = 0; l < depth[t]; l++) {                                             \
             const T x = row[column[at + l]];                                         \
-            idx = (idx << 1) | (uint32_t)(x > thr[at + l])                           \
-                  | ((uint32_t)(x != x) & (uint32_t)nan_right[at + l]);              \
+            idx = (idx << 1) | GBT_SYM_BIT(T, x, thr[at + l], nan_right[at + l]);     \
         }                                                                            \
         out[tree_class[t]] += leaves[leaf_ptr[t] + idx];                             \
     }                                                                                \
