@@ -11,17 +11,21 @@ class BinnedGrower:
     """The construction of ``_grower.TreeGrower`` (the binned matrix, dense or a
     ``binning.SparseBinned``, its bins and thresholds, a ``GrowerParams``), minus
     what these growers refuse: monotone and interaction constraints and quantised
-    gradients. A subclass's ``grow`` sets ``_last`` to ``(rows, starts, ends)``."""
+    gradients (a subclass may take interaction constraints). A subclass's ``grow``
+    sets ``_last`` to ``(rows, starts, ends)``."""
 
-    # what the subclass grows, for its error messages
+    # what the subclass grows, for its error messages, and whether it takes
+    # interaction constraints
     kind = "trees"
+    interactions = False
 
     def __init__(self, X_binned, n_bins, bin_offsets, bin_thresholds, params, n_threads,
                  default_bin=None):
-        if (params.monotone_constraints is not None or params.interaction_groups
-                or params.quant_levels):
-            raise ValueError(f"{self.kind} support neither monotone nor interaction "
-                             f"constraints nor quantised gradients")
+        if (params.monotone_constraints is not None or params.quant_levels
+                or (params.interaction_groups and not self.interactions)):
+            refused = "monotone constraints, quantised gradients" + (
+                "" if self.interactions else " or interaction constraints")
+            raise ValueError(f"{self.kind} do not support {refused}")
         self.dense = isinstance(X_binned, np.ndarray)
         self.X = X_binned
         self.columns = columns_of(X_binned, n_threads) if self.dense else None

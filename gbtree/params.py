@@ -272,7 +272,7 @@ def boost_params(est):
         if est.max_leaves or not 1 <= est.max_depth <= MAX_SYMMETRIC_DEPTH:
             raise ValueError(f"grow_policy='symmetric' grows every level to max_depth: it "
                              f"needs max_leaves=0 and 1 <= max_depth <= {MAX_SYMMETRIC_DEPTH}")
-        _refuse_constraints(est, "grow_policy='symmetric'")
+        _refuse_constraints(est, "grow_policy='symmetric'", interactions=True)
     if est.max_depth == 0 and est.max_leaves == 0:
         raise ValueError("max_depth and max_leaves cannot both be 0 (trees would be "
                          "unbounded); set max_depth > 0 or max_leaves >= 2")
@@ -386,10 +386,12 @@ def boost_params(est):
     )
 
 
-def _refuse_constraints(est, method):
-    """What the growers written in Python do not take: constraints, quantised
-    gradients and vector leaves."""
-    for name in ("monotone_constraints", "interaction_constraints", "grad_quant_bins"):
+def _refuse_constraints(est, method, interactions=False):
+    """What the growers written in Python do not take: constraints (but interaction
+    constraints when ``interactions``), quantised gradients and vector leaves."""
+    names = ("monotone_constraints", "grad_quant_bins") + (
+        () if interactions else ("interaction_constraints",))
+    for name in names:
         if getattr(est, name) is not None:
             raise ValueError(f"{name} cannot be used with {method}")
     if est.multi_strategy == "multi_output_tree":

@@ -33,13 +33,16 @@ class SymmetricGrower(BinnedGrower):
 
     The same construction as ``_grower.TreeGrower`` (the binned matrix, dense or a
     ``binning.SparseBinned``, its bins and thresholds, a ``GrowerParams``);
-    ``max_leaves``, lossguide growth, monotone and interaction constraints and
-    quantised gradients are refused. Column sampling draws one set of features per
-    level (``colsample_bynode`` acts as ``colsample_bylevel``). The engine options
-    of ``GrowerParams`` do not apply.
+    ``max_leaves``, lossguide growth, monotone constraints and quantised gradients
+    are refused. Column sampling draws one set of features per level
+    (``colsample_bynode`` acts as ``colsample_bylevel``); with interaction
+    constraints a level may split on a feature when it and the features of the
+    levels above lie in one group (a feature in no group: only with itself). The
+    engine options of ``GrowerParams`` do not apply.
     """
 
     kind = "symmetric trees"
+    interactions = True
 
     def __init__(self, X_binned, n_bins, bin_offsets, bin_thresholds, params, n_threads,
                  default_bin=None):
@@ -61,6 +64,22 @@ class SymmetricGrower(BinnedGrower):
         output_histograms(self.X, None if all_rows else rows, pairs, self.bin_offsets,
                           self.default_bin, out, totals, self.n_threads)
         return totals[0]
+
+    def _allowed(self, sampled, used):
+        """The uint8 mask of the features the next level may split on: the column
+        sample's (None: all) within the interaction constraints given the features
+        ``used`` above (None: every feature)."""
+        groups = self.p.interaction_groups
+        if not groups or not used:
+            return sampled
+        used = set(used)
+        mask = np.zeros(self.n_features, dtype=np.uint8)
+        for group in groups:
+            if used <= set(group):
+                mask[group] = 1
+        if len(used) == 1 and not any(used <= set(group) for group in groups):
+            mask[next(iter(used))] = 1      # a feature in no group: with itself
+        return mask if sampled is None else mask & sampled
 
     def _split_rows(self, rows, bounds, feature, bin, default_left):
         """Each node's rows ``rows[start:end]`` (``bounds``) partitioned in place
@@ -103,9 +122,12 @@ class SymmetricGrower(BinnedGrower):
         splits, gains = [], []
         for depth in range(p.max_depth):
             m = sums.shape[0]
+            mask = self._allowed(columns.mask(depth), [split[0] for split in splits])
+            if mask is not None and not mask.any():
+                break
             found = find_best_split_outputs(hist, self.n_bins, self.bin_offsets, sums,
                                             p.reg_lambda, p.reg_alpha, p.min_child_weight,
-                                            p.max_delta_step, p.gamma * m, columns.mask(depth),
+                                            p.max_delta_step, p.gamma * m, mask,
                                             self.n_threads)
             if found is None:
                 break

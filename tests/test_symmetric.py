@@ -109,12 +109,28 @@ def test_depth_one_is_the_depthwise_stump():
     np.testing.assert_allclose(a.predict(X), b.predict(X), rtol=1e-12)
 
 
+def test_interaction_constraints_hold_on_every_path():
+    X, y = data(10, n=800, n_features=6)
+    groups = [[0, 2], [1, 3]]
+    m = GBTRegressor(n_estimators=15, max_depth=4, interaction_constraints=groups,
+                     **SYMMETRIC).fit(X, y)
+    for t in range(m._ensemble.n_trees):
+        nodes = m._ensemble.tree(t)
+        used = set(nodes["feature"][nodes["is_leaf"] == 0].tolist())
+        # one path holds every level: its features lie in one group, or are one
+        # feature in no group
+        assert any(used <= set(g) for g in groups) or len(used) <= 1, used
+    free = GBTRegressor(n_estimators=15, max_depth=4, **SYMMETRIC).fit(X, y)
+    assert any(not any(set(free._ensemble.tree(t)["feature"][
+        free._ensemble.tree(t)["is_leaf"] == 0].tolist()) <= set(g) for g in groups)
+        for t in range(free._ensemble.n_trees))
+
+
 @pytest.mark.parametrize("params, match", [
     (dict(max_leaves=8), "needs max_leaves=0"),
     (dict(max_depth=0, max_leaves=8), "needs max_leaves=0"),
     (dict(max_depth=17), "1 <= max_depth <= 16"),
     (dict(monotone_constraints=[1, 0, 0, 0, 0]), "monotone_constraints cannot"),
-    (dict(interaction_constraints=[[0, 1]]), "interaction_constraints cannot"),
     (dict(grad_quant_bins=16), "grad_quant_bins cannot"),
     (dict(multi_strategy="multi_output_tree"), "whose leaves hold a vector"),
     (dict(tree_method="exact"), "grows depthwise"),
