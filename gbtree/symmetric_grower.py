@@ -54,12 +54,10 @@ class SymmetricGrower(BinnedGrower):
                          default_bin)
         self._buffers = None
 
-    def _histogram(self, pairs, rows, out):
-        """The rows' histogram into ``out`` (1, n_entries, 2); returns their (G, H)."""
+    def _root_histogram(self, pairs, rows, out):
+        """The tree's rows' histogram into ``out`` (1, n_entries, 2); returns their
+        (G, H)."""
         totals = np.zeros((1, 2))
-        if rows.shape[0] == 0:
-            out[:] = 0.0
-            return totals[0]
         all_rows = self.dense and rows.shape[0] == self.n_rows
         output_histograms(self.X, None if all_rows else rows, pairs, self.bin_offsets,
                           self.default_bin, out, totals, self.n_threads)
@@ -112,7 +110,7 @@ class SymmetricGrower(BinnedGrower):
             most = 2 ** (p.max_depth - 1)
             self._buffers = (np.empty((most, E, 2)), np.empty((most, E, 2)))
         hist = self._buffers[0][:1]
-        sums = self._histogram(pairs, rows, hist)[None, :]
+        sums = self._root_histogram(pairs, rows, hist)[None, :]
         if not np.all(np.isfinite(sums)):
             raise ValueError("grad and hess must be finite: their sums over the rows are "
                              "inf or NaN")
