@@ -10,7 +10,8 @@ from hypothesis import given, settings, strategies as st
 import _reference as ref
 import gbtree
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree._predictor import predict_raw, predict_symmetric, simd_level, symmetric_trees
+from gbtree._predictor import predict_raw, simd_level
+from gbtree._symmetric_walk import predict_symmetric, symmetric_trees
 from gbtree.binning import BinMapper
 from gbtree.grower_params import GrowerParams
 from gbtree.symmetric_grower import SymmetricGrower
