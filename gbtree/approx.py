@@ -13,7 +13,7 @@ the midpoint of the two values around its cut, as in exact.
 import numpy as np
 
 from ._exact import global_cuts
-from ._grower import TreeGrower
+from ._expand_ahead import TreeGrower
 from .binning import BinMapper
 from .exact import check_depthwise, column_blocks
 

@@ -4,11 +4,11 @@ matrix as their kernels read it, and the answers the booster asks of a grower
 after a tree."""
 import numpy as np
 
-from ._grower import columns_of
+from ._binned_matrix import columns_of
 
 
 class BinnedGrower:
-    """The construction of ``_grower.TreeGrower`` (the binned matrix, dense or a
+    """The construction of ``_expand_ahead.TreeGrower`` (the binned matrix, dense or a
     ``binning.SparseBinned``, its bins and thresholds, a ``GrowerParams``), minus
     what these growers refuse: monotone and interaction constraints and quantised
     gradients (a subclass may take interaction constraints). A subclass's ``grow``

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._grower import TreeGrower
+from ._expand_ahead import TreeGrower
 from ._threads import max_threads
 from ._typedefs import G_H_DTYPE
 from .approx import GlobalApproxGrower

@@ -22,10 +22,10 @@ float32, where it may round onto one of them), and ``x <= threshold`` goes left.
 import numpy as np
 import scipy.sparse as sp
 
+from ._column_sampler import ColumnSampler
 from ._exact import level_splits, local_bins, row_states, sort_columns, split_positions
 from ._splitting import py_leaf_weight
 from ._typedefs import NODE_DTYPE
-from .column_sampling import ColumnSampler
 
 # Entries whose positions and gradients are gathered at once, per thread: the
 # paper's cache-aware buffer (an engine option of the grower: 0 walks without it).
@@ -138,7 +138,8 @@ class ExactGrower:
         if not np.all(np.isfinite(root)):
             raise ValueError("grad and hess must be finite: their sums over the rows are "
                              "inf or NaN")
-        columns = ColumnSampler(self.n_features, p, seed)
+        columns = ColumnSampler(self.n_features, p)
+        columns.begin(seed)
         bins = None
         # per node: sums (g, h), depth, rows, and (feature, threshold, default_left,
         # gain, left child) once split
@@ -153,7 +154,7 @@ class ExactGrower:
             left = np.zeros((m, 2))
             gain = np.full(m, -np.inf)
             if d < p.max_depth:
-                masks = [columns.mask(d) for _ in range(m)]
+                masks = [columns.mask(node, d) for node in level]
                 allowed = None if masks[0] is None else np.stack(masks)
                 if self.proposal == "local":
                     bins = local_bins(*self.blocks, state, m, self.eps, self.n_threads)

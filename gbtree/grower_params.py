@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class GrowerParams:
-    """The parameters of one ``_grower.TreeGrower`` (validated by the estimators; see
+    """The parameters of one ``_expand_ahead.TreeGrower`` (validated by the estimators; see
     sklearn.py for their meaning). The last five fields are engine options: they
     change how the grower works, never the trees it grows (the tests check that
     by growing with them on and off)."""

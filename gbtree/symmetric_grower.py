@@ -16,13 +16,13 @@ prediction, model files and SHAP values read it as any other, and
 """
 import numpy as np
 
+from ._column_sampler import ColumnSampler
 from ._histogram import level_histograms, output_histograms
 from ._predictor import add_leaf_values
 from ._splitting import (find_best_split_outputs, partition_level, py_leaf_weight,
                          py_partition_sparse)
 from ._typedefs import NODE_DTYPE
 from .binned_grower import BinnedGrower
-from .column_sampling import ColumnSampler
 
 # the deepest symmetric tree (2**16 leaves), as CatBoost's
 MAX_SYMMETRIC_DEPTH = 16
@@ -31,7 +31,7 @@ MAX_SYMMETRIC_DEPTH = 16
 class SymmetricGrower(BinnedGrower):
     """Grows symmetric trees on a binned matrix, depth ``max_depth``.
 
-    The same construction as ``_grower.TreeGrower`` (the binned matrix, dense or a
+    The same construction as ``_expand_ahead.TreeGrower`` (the binned matrix, dense or a
     ``binning.SparseBinned``, its bins and thresholds, a ``GrowerParams``);
     ``max_leaves``, lossguide growth, monotone constraints and quantised gradients
     are refused. Column sampling draws one set of features per level
@@ -104,7 +104,8 @@ class SymmetricGrower(BinnedGrower):
         if grown.shape[0] == 0:
             raise ValueError("there are no rows to grow a tree on")
         rows = grown.copy()     # partitioned level by level
-        columns = ColumnSampler(self.n_features, p, seed)
+        columns = ColumnSampler(self.n_features, p)
+        columns.begin(seed)
         E = self.bin_offsets[-1]
         if self._buffers is None:    # a level's histograms and its children's, reused
             most = 2 ** (p.max_depth - 1)
@@ -120,7 +121,8 @@ class SymmetricGrower(BinnedGrower):
         splits, gains = [], []
         for depth in range(p.max_depth):
             m = sums.shape[0]
-            mask = self._allowed(columns.mask(depth), [split[0] for split in splits])
+            # (a level has one split: its node-level draw is keyed by the depth)
+            mask = self._allowed(columns.mask(depth, depth), [split[0] for split in splits])
             if mask is not None and not mask.any():
                 break
             found = find_best_split_outputs(hist, self.n_bins, self.bin_offsets, sums,

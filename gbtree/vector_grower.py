@@ -7,7 +7,7 @@ trees of one structure (one per output, each with its output's leaf values,
 covers and gains), which is how the ensemble stores it: prediction, model
 files and SHAP values treat them like any other trees.
 
-The growth follows ``_grower.TreeGrower``'s order (depthwise: the oldest open
+The growth follows ``_expand_ahead.TreeGrower``'s order (depthwise: the oldest open
 node first; lossguide: the largest gain, ties to the oldest), with the rows of
 a node partitioned stably, the smaller child's histograms built (one per
 output, ``_histogram.output_histograms``) and the larger child's derived by
@@ -15,12 +15,12 @@ subtraction. With one output it grows the trees ``TreeGrower`` grows.
 """
 import numpy as np
 
+from ._column_sampler import ColumnSampler
 from ._histogram import output_histograms
 from ._splitting import (find_best_split_outputs, partition_column, py_leaf_weight,
                          py_partition_sparse)
 from ._typedefs import NODE_DTYPE
 from .binned_grower import BinnedGrower
-from .column_sampling import ColumnSampler
 
 
 class _Node:
@@ -35,7 +35,7 @@ class _Node:
 class VectorLeafGrower(BinnedGrower):
     """Grows trees whose leaves hold a vector of K values on a binned matrix.
 
-    The same construction as ``_grower.TreeGrower`` (the binned matrix, dense or a
+    The same construction as ``_expand_ahead.TreeGrower`` (the binned matrix, dense or a
     ``binning.SparseBinned``, its bins and thresholds, a ``GrowerParams``);
     monotone and interaction constraints and quantised gradients are refused.
     The engine options of ``GrowerParams`` do not apply.
@@ -84,14 +84,15 @@ class VectorLeafGrower(BinnedGrower):
                 else np.array(sample, dtype=np.uint32))
         if rows.shape[0] == 0:
             raise ValueError("there are no rows to grow a tree on")
-        columns = ColumnSampler(self.n_features, p, seed)
+        columns = ColumnSampler(self.n_features, p)
+        columns.begin(seed)
         hist, sums = self._histograms(pairs, rows)
         if not np.all(np.isfinite(sums)):
             raise ValueError("grad and hess must be finite: their sums over the rows are "
                              "inf or NaN")
         nodes = [_Node(rows, 0, hist, sums, 0)]
         splits = {}     # parent id -> (feature, bin, default_left, gains per output, children)
-        nodes[0].split = self._find_split(nodes[0], columns.mask(0))
+        nodes[0].split = self._find_split(nodes[0], columns.mask(0, 0))
         open_ids = [0] if nodes[0].split is not None else []
         n_leaves = 1
         while open_ids and (p.max_leaves == 0 or n_leaves < p.max_leaves):
@@ -122,7 +123,7 @@ class VectorLeafGrower(BinnedGrower):
             splits[parent_id] = (f, b, default_left, per_output, ids)
             if may_split:
                 for i, child in zip(ids, children):
-                    child.split = self._find_split(child, columns.mask(depth))
+                    child.split = self._find_split(child, columns.mask(i, depth))
                     if child.split is not None:
                         open_ids.append(i)
                     else:

@@ -1,4 +1,4 @@
-"""Expanding small nodes ahead, one per thread (``_grower.AHEAD``), must grow the
+"""Expanding small nodes ahead, one per thread (``_expand_ahead``), must grow the
 tree that one split at a time grows: same nodes, same raw updates, and the
 same row order inside every leaf (also where an expansion made ahead is undone
 because the leaf budget ran out first)."""
@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
-from gbtree._grower import AHEAD_TASKS_PER_THREAD, TreeGrower
+from gbtree._expand_ahead import AHEAD_TASKS_PER_THREAD, TreeGrower
 from gbtree.grower_params import GrowerParams
 from gbtree._openmp_helpers import openmp_enabled
 from gbtree.binning import BinMapper

@@ -3,7 +3,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import _reference as ref
-from gbtree._grower import TreeGrower, columns_of
+from gbtree._binned_matrix import columns_of
+from gbtree._expand_ahead import TreeGrower
 from gbtree.grower_params import GrowerParams
 from gbtree.binning import BinMapper
 from gbtree.tree import TreeEnsemble
@@ -124,12 +125,16 @@ def test_lossguide_splits_the_best_leaf_first(rng):
     X, Xb, mapper, grad, hess = _setup(rng, n=20000)
     tree = _grower(Xb, mapper, max_depth=0, max_leaves=16, lossguide=True).grow(
         grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
-    # nodes are numbered in the order they were created, so the split gains of
-    # inner nodes, taken in the order the nodes were split, never increase
-    # beyond what was available: each split's gain >= every later-created leaf's
-    # best gain is hard to observe; instead check the classic consequence:
-    # lossguide with max_leaves=2**d on a full tree has at least the same
-    # training-loss reduction as depthwise with max_depth=d.
+    # children get ids in the order their parents are split: the node split at
+    # step s has left child 2s + 1. Every node open at that step and split later
+    # has a gain no larger than the one split then.
+    inner = np.flatnonzero(tree["is_leaf"] == 0)
+    step = (tree["left"][inner] - 1) // 2
+    for i, s in zip(inner, step):
+        later = inner[(step > s) & (inner < 2 * s + 1)]
+        assert np.all(tree["gain"][later] <= tree["gain"][i])
+    # and the consequence: lossguide with max_leaves=2**d has at least the
+    # training-loss reduction of depthwise with max_depth=d.
     raw_lg = np.zeros((X.shape[0], 1))
     _grower(Xb, mapper, max_depth=0, max_leaves=16, lossguide=True).grow(grad, hess, 1.0, raw_lg, 0)
     raw_dw = np.zeros((X.shape[0], 1))
@@ -254,7 +259,7 @@ def test_keep_first_matches_the_reference(data):
     # ``_drop_hopeless`` keeps the open nodes that come first by (-gain, node) and
     # closes the rest; many gains tie (depthwise: all of them), so the node id
     # decides. One node kept too many or too few changes the sets.
-    from gbtree._grower import py_keep_first
+    from gbtree._serial_grower import py_keep_first
     n = data.draw(st.integers(0, 40))
     nodes = np.array(data.draw(st.lists(st.integers(0, 10_000), min_size=n, max_size=n,
                                         unique=True)), dtype=np.intc)

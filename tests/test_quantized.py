@@ -11,7 +11,7 @@ from sklearn.model_selection import train_test_split
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
 import _reference as ref
-from gbtree._grower import TreeGrower
+from gbtree._expand_ahead import TreeGrower
 from gbtree.grower_params import GrowerParams
 from gbtree.binning import BinMapper
 

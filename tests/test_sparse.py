@@ -13,7 +13,7 @@ from sklearn.preprocessing import OneHotEncoder
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
 import _reference as ref
-from gbtree._grower import TreeGrower
+from gbtree._expand_ahead import TreeGrower
 from gbtree._histogram import py_build_histogram, py_plan, py_quantize
 from gbtree._splitting import py_partition, py_partition_sparse
 from gbtree.binning import BinMapper, SparseBinned
