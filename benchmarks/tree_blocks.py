@@ -38,10 +38,10 @@ from datagen import TASKS, make_dataset  # noqa: E402
 from runners import Config, GbtreeRunner  # noqa: E402
 
 from gbtree.callback import Callback  # noqa: E402
-from gbtree._expand_ahead import AHEAD_ROWS  # noqa: E402
+from gbtree.grower_params import GrowerParams  # noqa: E402
 
-#: the grower's AHEAD_MAX_ROWS: smaller nodes are expanded ahead
-LARGE_ROWS = AHEAD_ROWS
+#: smaller nodes are expanded ahead
+LARGE_ROWS = GrowerParams().ahead_max_rows
 
 
 class RoundTimer(Callback):

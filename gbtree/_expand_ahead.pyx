@@ -1,7 +1,7 @@
 """Grow one tree like ``_serial_grower.SerialGrower``, expanding small nodes ahead
 of their turn on several threads.
 
-With two threads or more, open nodes of fewer than ``AHEAD_MAX_ROWS`` rows are
+With two threads or more, open nodes of fewer than ``ahead_max_rows`` rows are
 expanded ahead, each on one thread: the nodes are still split in the serial
 order, the next best ones are queued, and every thread takes the next
 expansion from the queue as soon as it is free (partition, the children's
@@ -29,7 +29,7 @@ from ._serial_grower cimport SerialGrower, node_state, expansion, n_rows_of
 
 
 # A lock for the queue of expansions (OpenMP's; none without OpenMP, where one
-# thread does everything) and a pause for the threads that wait on it.
+# thread does everything), and a pause and a yield for the threads that wait on it.
 cdef extern from *:
     """
     #ifdef _OPENMP
@@ -52,6 +52,13 @@ cdef extern from *:
     #else
     #define GBT_PAUSE() ((void)0)
     #endif
+    #ifdef _WIN32
+    #include <windows.h>
+    #define GBT_YIELD() ((void)SwitchToThread())
+    #else
+    #include <sched.h>
+    #define GBT_YIELD() ((void)sched_yield())
+    #endif
     """
     ctypedef struct gbt_lock_t:
         pass
@@ -60,13 +67,13 @@ cdef extern from *:
     void gbt_lock(gbt_lock_t* l) noexcept nogil
     void gbt_unlock(gbt_lock_t* l) noexcept nogil
     void GBT_PAUSE() noexcept nogil
+    void GBT_YIELD() noexcept nogil
 
 
 cdef enum:
-    # Expansions queued or running at once: TASKS_PER_THREAD per thread, at most
-    # MAX_AHEAD_TASKS (which also bounds those waiting for their turn); threads
-    # with their own buffers: at most MAX_AHEAD_THREADS.
-    TASKS_PER_THREAD = 3
+    # Expansions queued or running at once: ``ahead_tasks_per_thread`` per thread,
+    # at most MAX_AHEAD_TASKS (which also bounds those waiting for their turn);
+    # threads with their own buffers: at most MAX_AHEAD_THREADS.
     MAX_AHEAD_TASKS = 16
     MAX_AHEAD_THREADS = 8
     # an expansion's status (see TreeGrower._work)
@@ -77,20 +84,6 @@ cdef enum:
     FINISHED = 4
     # Pauses between two looks at an empty queue.
     IDLE_PAUSES = 32
-    # Nodes with fewer rows are expanded ahead, each on one thread (larger ones are
-    # expanded one at a time, each on every thread).
-    AHEAD_MAX_ROWS = 65536
-
-
-# nodes expanded at once per thread (the tests' bound on buffers held)
-AHEAD_TASKS_PER_THREAD = TASKS_PER_THREAD
-# nodes of fewer rows are expanded ahead (read by benchmarks/tree_blocks.py)
-AHEAD_ROWS = AHEAD_MAX_ROWS
-
-
-cdef inline bint may_go_ahead(const node_state* st) noexcept nogil:
-    """Whether an open node may be expanded ahead: not yet, and small."""
-    return st.ahead < 0 and n_rows_of(st) < AHEAD_MAX_ROWS
 
 
 cdef inline void free_entry(expansion* e) noexcept nogil:
@@ -101,9 +94,13 @@ cdef inline void free_entry(expansion* e) noexcept nogil:
 cdef class TreeGrower(SerialGrower):
     """``SerialGrower``, expanding small nodes ahead on several threads (same
     parameters; ``GrowerParams.expand_ahead`` and ``ahead_lifo`` are read here)."""
-    # engine options: expand small nodes ahead; the queue's last expansion first
-    # (tests: the node whose turn it is then waits behind nodes expanded ahead)
+    # engine options: expand small nodes ahead (those of fewer rows than
+    # ``ahead_max_rows``, larger ones take every thread each); the queue's last
+    # expansion first (tests: the node whose turn it is then waits behind nodes
+    # expanded ahead)
     cdef bint expand_ahead, ahead_lifo
+    cdef readonly Py_ssize_t ahead_max_rows
+    cdef readonly int ahead_tasks_per_thread
     # threads with buffers, their scratch beyond thread 0's, the expansions
     cdef int ahead_threads
     cdef char* task_scratch
@@ -140,6 +137,11 @@ cdef class TreeGrower(SerialGrower):
                   params, int n_threads, default_bin=None):
         self.expand_ahead = params.expand_ahead
         self.ahead_lifo = params.ahead_lifo
+        self.ahead_max_rows = params.ahead_max_rows
+        self.ahead_tasks_per_thread = params.ahead_tasks_per_thread
+        if self.ahead_max_rows < 1 or self.ahead_tasks_per_thread < 1:
+            raise ValueError(f"ahead_max_rows and ahead_tasks_per_thread must be >= 1, got "
+                             f"{params.ahead_max_rows} and {params.ahead_tasks_per_thread}")
         self.task_scratch = NULL
         self.task_scratch_bytes = 0
         self.ahead_threads = 0
@@ -158,7 +160,7 @@ cdef class TreeGrower(SerialGrower):
         """Per-thread buffers for expanding nodes ahead on min(n_threads,
         MAX_AHEAD_THREADS) threads (a thread works on one node at a time)."""
         cdef int threads = max(1, min(self.n_threads, MAX_AHEAD_THREADS))
-        cdef hist_plan plan = make_plan(AHEAD_MAX_ROWS - 1, self.n_features, self.X.n_entries,
+        cdef hist_plan plan = make_plan(self.ahead_max_rows - 1, self.n_features, self.X.n_entries,
                                         self.max_chunks, 1)
         cdef Py_ssize_t scratch_bytes = plan.n_chunks * self.X.n_entries * self.pool.entry_bytes
         cdef split_info* per_feature
@@ -202,7 +204,7 @@ cdef class TreeGrower(SerialGrower):
         self.n_in_flight = 0
         self.queue_closed = True
         self.n_workers = min(self.n_threads, self.ahead_threads)
-        self.max_tasks = min(TASKS_PER_THREAD * self.n_workers, MAX_AHEAD_TASKS)
+        self.max_tasks = min(self.ahead_tasks_per_thread * self.n_workers, MAX_AHEAD_TASKS)
         # (on one thread, expanding ahead would only reorder the work)
         if (not self.expand_ahead or self.n_workers < 2 or self.sampler.active
                 or self.interactions.n_groups > 0 or self.monotone.directions() != NULL):
@@ -223,7 +225,7 @@ cdef class TreeGrower(SerialGrower):
             open_nodes.erase(open_nodes.begin() + pick)
             self._take_turn(p, learning_rate, n_leaves, open_nodes)
             return 1
-        if not (self.max_tasks > 1 and may_go_ahead(&self.states[p])
+        if not (self.max_tasks > 1 and self._may_go_ahead(&self.states[p])
                 and self._partner(open_nodes, p)):
             return 0
         # the states and buffers get room to grow without moving while it runs
@@ -310,6 +312,10 @@ cdef class TreeGrower(SerialGrower):
         gbt_lock(&self.lock)
         return True
 
+    cdef inline bint _may_go_ahead(self, const node_state* st) noexcept nogil:
+        """Whether an open node may be expanded ahead: not yet, and small."""
+        return st.ahead < 0 and n_rows_of(st) < self.ahead_max_rows
+
     cdef int _free_ahead(self) noexcept nogil:
         """A free entry of ``self.ahead``, or -1."""
         cdef int i
@@ -322,7 +328,7 @@ cdef class TreeGrower(SerialGrower):
         """Whether an open node other than ``p`` may be expanded ahead."""
         cdef int k
         for k in range(<int>open_nodes.size()):
-            if open_nodes[k] != p and may_go_ahead(&self.states[open_nodes[k]]):
+            if open_nodes[k] != p and self._may_go_ahead(&self.states[open_nodes[k]]):
                 return True
         return False
 
@@ -377,7 +383,7 @@ cdef class TreeGrower(SerialGrower):
             if (self.n_in_flight >= self.feed_max
                     or self.pool.held() + 2 > self.pool.max_slots):
                 break
-            pick = self._pick(self.phase_nodes[0], AHEAD_MAX_ROWS)
+            pick = self._pick(self.phase_nodes[0], self.ahead_max_rows)
             if pick < 0:
                 break
             r = self._queue(self.phase_nodes[0][pick], False)
@@ -444,11 +450,13 @@ cdef class TreeGrower(SerialGrower):
         return e
 
     cdef inline void _pause(self) noexcept nogil:
-        """Let go of the lock a moment (nothing to run)."""
+        """Let go of the lock a moment (nothing to run), and of the core: with more
+        threads than free cores, the thread a waiting one waits for may need it."""
         cdef int i
         gbt_unlock(&self.lock)
         for i in range(IDLE_PAUSES):
             GBT_PAUSE()
+        GBT_YIELD()
         gbt_lock(&self.lock)
 
     cdef void _work(self, int tid) noexcept nogil:
@@ -559,7 +567,7 @@ cdef class TreeGrower(SerialGrower):
             p = open_nodes[0][pick]
             st = &self.states[p]
             if st.ahead < 0:
-                if not may_go_ahead(st) or (
+                if not self._may_go_ahead(st) or (
                         self.n_in_flight == 0 and not self._partner(open_nodes[0], p)):
                     self._close_phase()
                     break

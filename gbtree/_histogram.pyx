@@ -450,7 +450,8 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
         # descheduled takes fewer). The first thread reads the lower rows: those
         # whose gradients it wrote (the objectives split the rows in halves, in
         # order), which stay in its core's caches rather than the other core's.
-        # (Side 1 runs after side 0 on one thread, and finds every task taken.)
+        # (Side 1 runs after side 0 on one thread, and finds every task taken.) Two
+        # threads only: the ends of the task list are the two halves of the rows.
         tickets[0] = 0
         for side in prange(2, schedule='static', num_threads=2, nogil=True):
             k = 0

@@ -60,6 +60,8 @@ cdef class DataPartition:
         cdef const X_BINNED_C* column = X.column(f, &col)
         cdef const sparse_feature* sparse = &col if column == NULL else NULL
         cdef int missing_bin = X.n_bins[f], h
+        # (two threads only: one per half of the rows; with more, or uneven halves,
+        # every thread works on each half in turn)
         if (n_threads == 2 and n0 + n1 >= 2 * MIN_PARTITION_ROWS
                 and 4 * (n0 - n1 if n0 > n1 else n1 - n0) <= n0 + n1):
             for h in prange(2, schedule='static', num_threads=2, nogil=True):

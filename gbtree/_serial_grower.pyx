@@ -250,8 +250,11 @@ cdef class SerialGrower:
         """The larger child's histogram is its parent's minus the smaller one's
         (the parent's buffer is already the larger child's slot); then both
         children that may split look for their best split. With two children
-        to evaluate and two threads or more, each is one task of a single
-        parallel region (``per_feature`` then holds two features' scratch)."""
+        to evaluate on exactly two threads (or on more with a small histogram),
+        each child is one task of a single parallel region (``per_feature`` then
+        holds two features' scratch): one region instead of two, each scan on one
+        thread. With more threads and a large histogram, each child's scan takes
+        them all."""
         cdef int t
         if need_small and need_large and n_threads > 1 and (
                 n_threads == 2 or self.X.n_entries < MIN_PARALLEL_ENTRIES):

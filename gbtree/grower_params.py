@@ -6,7 +6,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class GrowerParams:
     """The parameters of one ``_expand_ahead.TreeGrower`` (validated by the estimators; see
-    sklearn.py for their meaning). The last five fields are engine options: they
+    sklearn.py for their meaning). The last seven fields are engine options: they
     change how the grower works, never the trees it grows (the tests check that
     by growing with them on and off)."""
 
@@ -28,6 +28,8 @@ class GrowerParams:
     max_chunks: int = 16                 # row chunks of a histogram at most
     # engine options
     expand_ahead: bool = True            # small open nodes expanded ahead, one per thread
+    ahead_max_rows: int = 65536          # ... those of fewer rows
+    ahead_tasks_per_thread: int = 3      # ... at most this many queued or running per thread
     ahead_lifo: bool = False             # the expansion queue's last entry runs first
     drop_hopeless: bool = True           # open nodes the leaf budget cannot reach are closed
     hist_memory_bytes: int = 128 * 2 ** 20   # histograms of open nodes kept up to this

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
-from gbtree._expand_ahead import AHEAD_TASKS_PER_THREAD, TreeGrower
+from gbtree._expand_ahead import TreeGrower
 from gbtree.grower_params import GrowerParams
 from gbtree._openmp_helpers import openmp_enabled
 from gbtree.binning import BinMapper
@@ -74,6 +74,29 @@ def test_expanding_ahead_grows_the_tree_of_one_split_at_a_time(rng, n_threads, k
     # one thread never expands ahead (it would only reorder the work)
     assert _grow_trees(mapper, Xb, y, True, 1, n_trees=1, **kw)[2].n_ahead_expanded == 0
     _assert_same(_grow_trees(mapper, Xb, y, False, n_threads, **kw), reference)
+
+
+@pytest.mark.parametrize("options", [dict(ahead_max_rows=2_000), dict(ahead_max_rows=10 ** 9),
+                                     dict(ahead_tasks_per_thread=1),
+                                     dict(ahead_tasks_per_thread=8, ahead_max_rows=8_000)])
+def test_the_expand_ahead_options_change_the_work_not_the_trees(rng, options):
+    mapper, Xb, y = _data(rng)
+    reference = _grow_trees(mapper, Xb, y, False, 1)
+    default = _grow_trees(mapper, Xb, y, True, 2)
+    other = _grow_trees(mapper, Xb, y, True, 2, **options)
+    _assert_same(reference, other)
+    assert other[2].n_ahead_expanded > 0
+    assert other[2].ahead_max_rows == options.get("ahead_max_rows", 65536)
+    if options.get("ahead_max_rows") == 2_000:
+        # nodes of 2,000 to 65,535 rows now take every thread, one at a time
+        assert other[2].n_ahead_expanded < default[2].n_ahead_expanded
+
+
+@pytest.mark.parametrize("bad", [dict(ahead_max_rows=0), dict(ahead_tasks_per_thread=0)])
+def test_the_expand_ahead_options_are_checked(rng, bad):
+    mapper, Xb, y = _data(rng, n=500)
+    with pytest.raises(ValueError, match="ahead_max_rows and ahead_tasks_per_thread"):
+        _grow_trees(mapper, Xb, y, True, 2, n_trees=1, **bad)
 
 
 @pytest.mark.parametrize("n_threads", [3, 4])
@@ -150,7 +173,7 @@ def test_nodes_expanded_ahead_stay_within_the_histogram_memory_budget(rng, n_thr
                                                                      n_histograms):
     # Nodes are expanded ahead only while the buffers they may take (two each)
     # fit in the budget; those waiting for their turn keep theirs, so the grower
-    # holds at most two buffers per node expanded at once (AHEAD_TASKS_PER_THREAD
+    # holds at most two buffers per node expanded at once (ahead_tasks_per_thread
     # per thread) beyond what the budget (or one split at a time) allows.
     mapper, Xb, y = _data(rng)
     kw = dict(n_trees=2, max_leaves=127,
@@ -158,7 +181,8 @@ def test_nodes_expanded_ahead_stay_within_the_histogram_memory_budget(rng, n_thr
     one = _grow_trees(mapper, Xb, y, False, n_threads, **kw)[2]
     ahead = _grow_trees(mapper, Xb, y, True, n_threads, **kw)[2]
     assert ahead.n_ahead_expanded > 0
-    allowed = max(one.n_histogram_buffers, n_histograms) + 2 * AHEAD_TASKS_PER_THREAD * n_threads
+    allowed = (max(one.n_histogram_buffers, n_histograms)
+               + 2 * ahead.ahead_tasks_per_thread * n_threads)
     assert ahead.n_histogram_buffers <= allowed
 
 
