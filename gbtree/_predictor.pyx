@@ -480,6 +480,7 @@ cdef class Forest:
         cdef Py_ssize_t i, k, n_rows = X.shape[0]
         cdef double* dst
         cdef const double* base
+        cdef cnp.npy_intp dims[2]
         if not (cnp.PyArray_Check(base_score)
                 and cnp.PyArray_TYPE(<cnp.ndarray>base_score) == cnp.NPY_FLOAT64
                 and cnp.PyArray_NDIM(<cnp.ndarray>base_score) == 1
@@ -487,12 +488,14 @@ cdef class Forest:
                 and cnp.PyArray_DIM(<cnp.ndarray>base_score, 0) == self.n_outputs):
             raise ValueError(f"base_score must be a float64 array of {self.n_outputs} values")
         base = <const double*>cnp.PyArray_DATA(<cnp.ndarray>base_score)
-        out = np.empty((n_rows, self.n_outputs), dtype=np.float64)
+        dims[0] = n_rows
+        dims[1] = self.n_outputs
+        out = cnp.PyArray_EMPTY(2, dims, cnp.NPY_FLOAT64, 0)
         dst = <double*>cnp.PyArray_DATA(<cnp.ndarray>out)
         for i in range(n_rows):
             for k in range(self.n_outputs):
                 dst[i * self.n_outputs + k] = base[k]
-        self.add_raw(X, out, start, stop, n_threads)
+        self._add(X, out, start, stop, n_threads)
         return out
 
     def add_raw(self, X, out, Py_ssize_t start, Py_ssize_t stop, int n_threads):
@@ -500,26 +503,35 @@ cdef class Forest:
         ``start <= t < stop`` in order; X a 2-D float32 or float64 array of
         ``n_features`` columns, ``out`` a C-ordered float64 array of one row per row
         of X and ``n_outputs`` columns (``predict_raw``)."""
+        self._add(X, out, start, stop, n_threads)
+
+    cdef int _add(self, X, out, Py_ssize_t start, Py_ssize_t stop, int n_threads) except -1:
         cdef cnp.ndarray arr, res
-        cdef Py_ssize_t i, n_rows
+        cdef Py_ssize_t i, n_rows, x_rows, x_cols
         cdef int kind
         cdef double* dst
         if not 0 <= start <= stop <= self.n_trees:
             raise ValueError(f"trees {start}..{stop} are not within 0..{self.n_trees}")
+        if cnp.PyArray_Check(X) and cnp.PyArray_NDIM(<cnp.ndarray>X) == 2:
+            x_rows = cnp.PyArray_DIM(<cnp.ndarray>X, 0)
+            x_cols = cnp.PyArray_DIM(<cnp.ndarray>X, 1)
+        else:
+            x_rows = X.shape[0]
+            x_cols = X.shape[1]
         if not (cnp.PyArray_Check(out) and cnp.PyArray_TYPE(<cnp.ndarray>out) == cnp.NPY_FLOAT64
                 and cnp.PyArray_NDIM(<cnp.ndarray>out) == 2
                 and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>out)
                 and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out)
-                and cnp.PyArray_DIM(<cnp.ndarray>out, 0) == X.shape[0]
+                and cnp.PyArray_DIM(<cnp.ndarray>out, 0) == x_rows
                 and cnp.PyArray_DIM(<cnp.ndarray>out, 1) == self.n_outputs):
             raise ValueError(f"out must be a writeable C-ordered float64 array of shape "
-                             f"({X.shape[0]}, {self.n_outputs})")
-        if X.shape[1] != self.n_features:
-            raise ValueError(f"X has {X.shape[1]} features, but the model has "
+                             f"({x_rows}, {self.n_outputs})")
+        if x_cols != self.n_features:
+            raise ValueError(f"X has {x_cols} features, but the model has "
                              f"{self.n_features}")
         if self.symmetric is not None:
             self._add_symmetric(X, out, start, stop, n_threads)
-            return
+            return 0
         if (cnp.PyArray_Check(X) and cnp.PyArray_NDIM(<cnp.ndarray>X) == 2
                 and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>X)
                 and cnp.PyArray_ISALIGNED(<cnp.ndarray>X)
@@ -534,15 +546,16 @@ cdef class Forest:
                     gbt_row_walk_f32(self._compact, self._ptr, self._cls, start, stop,
                                      <const float*>cnp.PyArray_DATA(arr) + i * self.n_features,
                                      dst + i * self.n_outputs)
-                return
+                return 0
             if kind == cnp.NPY_FLOAT64:
                 for i in range(n_rows):
                     gbt_row_walk_f64(self._compact, self._ptr, self._cls, start, stop,
                                      <const double*>cnp.PyArray_DATA(arr) + i * self.n_features,
                                      dst + i * self.n_outputs)
-                return
+                return 0
         predict_raw(X, self.compact, self.tree_ptr[start:stop + 1],
                     self.tree_class[start:stop], out, n_threads)
+        return 0
 
     cdef _add_symmetric(self, X, out, Py_ssize_t start, Py_ssize_t stop, int n_threads):
         """``add_raw`` of a forest of symmetric trees (``out`` checked)."""
@@ -570,6 +583,27 @@ cdef class Forest:
             return
         predict_symmetric(X, self.symmetric, self.tree_class, start, stop, out, n_threads,
                           _SIMD_LEVEL)
+
+
+def binary_labels(raw, classes):
+    """``classes.take(raw[:, 0] > 0)``: a binary classifier's labels from its raw
+    scores (a C-ordered float64 array of one column)."""
+    cdef cnp.npy_intp n
+    cdef cnp.npy_intp* idx
+    cdef const double* r
+    cdef Py_ssize_t i
+    if not (cnp.PyArray_Check(raw) and cnp.PyArray_TYPE(<cnp.ndarray>raw) == cnp.NPY_FLOAT64
+            and cnp.PyArray_NDIM(<cnp.ndarray>raw) == 2
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>raw)
+            and cnp.PyArray_DIM(<cnp.ndarray>raw, 1) == 1 and cnp.PyArray_Check(classes)):
+        raise ValueError("raw must be a C-ordered float64 array of one column")
+    n = cnp.PyArray_DIM(<cnp.ndarray>raw, 0)
+    picked = cnp.PyArray_EMPTY(1, &n, cnp.NPY_INTP, 0)
+    idx = <cnp.npy_intp*>cnp.PyArray_DATA(<cnp.ndarray>picked)
+    r = <const double*>cnp.PyArray_DATA(<cnp.ndarray>raw)
+    for i in range(n):
+        idx[i] = r[i] > 0
+    return classes.take(picked)
 
 
 def predict_binned(const X_BINNED_C[:, ::1] X_binned, const int[::1] missing_bin,

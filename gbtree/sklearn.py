@@ -16,6 +16,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from . import booster, explain, model_io
 from . import params as _params
 from . import objectives as _obj
+from ._predictor import binary_labels
 from ._threads import effective_n_threads
 from .callback import training_callbacks
 from .metrics import eval_metrics, ndcg_at_k
@@ -407,8 +408,10 @@ class _GBTModel(ModelAccess, BaseEstimator):
         X = self._validate_predict_data(X)
         if base_margin is not None:
             base_margin = check_base_margin(base_margin, X.shape[0], self._ensemble.n_outputs)
-        return self._ensemble.predict_raw(X, effective_n_threads(self.n_jobs),
-                                          self._tree_range(iteration_range),
+        # (every tree: no range to work out, the common case)
+        trees = (None if iteration_range is None and self.best_iteration_ + 1 == self.n_estimators_
+                 else self._tree_range(iteration_range))
+        return self._ensemble.predict_raw(X, effective_n_threads(self.n_jobs), trees,
                                           absent=self._absent(), base_margin=base_margin)
 
     def _staged_raw(self, X, base_margin=None):
@@ -802,7 +805,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         raw = self._raw_predict(X, iteration_range, base_margin)
         # the link is monotone: the arg max of the raw scores is that of the probabilities
         if raw.shape[1] == 1:
-            return self.classes_.take(raw[:, 0] > 0)
+            return binary_labels(raw, self.classes_)
         return self.classes_[np.argmax(raw, axis=1)]
 
     def staged_predict_proba(self, X, base_margin=None):

@@ -305,3 +305,45 @@ def test_forest_refuses_what_it_cannot_walk(rng):
     frozen.flags.writeable = False
     with pytest.raises(ValueError, match="out must be a writeable"):
         forest.add_raw(X, frozen, 0, 4, 1)
+
+
+from gbtree._predictor import binary_labels  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(raw=st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=0, max_size=40),
+       kind=st.sampled_from(["int", "str", "object", "bool"]))
+def test_binary_labels_are_numpys_take_of_the_positive_scores(raw, kind):
+    scores = np.array(raw, dtype=np.float64).reshape(-1, 1)
+    classes = {"int": np.array([-3, 7]), "str": np.array(["no", "yes"]),
+               "object": np.array([None, "yes"], dtype=object),
+               "bool": np.array([False, True])}[kind]
+    out = binary_labels(scores, classes)
+    expected = classes.take(scores[:, 0] > 0)
+    assert out.dtype == expected.dtype
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_binary_labels_refuse_other_raw_scores():
+    classes = np.array([0, 1])
+    for bad in (np.zeros((3, 2)), np.zeros((3, 1), dtype=np.float32), np.zeros(3),
+                np.zeros((4, 1))[::2], [[0.5]]):
+        with pytest.raises(ValueError, match="C-ordered float64 array of one column"):
+            binary_labels(bad, classes)
+
+
+def test_predict_with_every_tree_or_the_best_rounds(rng):
+    # the default range (every tree when no early stopping cut it) and explicit ranges
+    X = rng.normal(size=(600, 5))
+    y = (X[:, 0] + 0.3 * rng.normal(size=600) > 0).astype(int)
+    full = GBTClassifier(n_estimators=30, max_depth=3).fit(X, y)
+    np.testing.assert_array_equal(full.predict(X), full.predict(X, iteration_range=(0, 30)))
+    stopped = GBTClassifier(n_estimators=400, max_depth=3, learning_rate=0.5,
+                            early_stopping_rounds=3).fit(X[:400], y[:400],
+                                                         eval_set=[(X[400:], y[400:])])
+    best = stopped.best_iteration_ + 1
+    assert best < stopped.n_estimators_
+    np.testing.assert_array_equal(stopped.decision_function(X),
+                                  stopped.decision_function(X, iteration_range=(0, best)))
+    assert not np.array_equal(stopped.decision_function(X), stopped.decision_function(
+        X, iteration_range=(0, stopped.n_estimators_)))
