@@ -167,19 +167,35 @@ class _Shard:
         return self.raw
 
 
-def _wait_all(futures, timeout, what):
+def _wait_all(futures, timeout, what, traffic=None):
     """The results of the actors' futures, in order; an error naming ``what`` when
-    one fails or does not answer within ``timeout`` seconds."""
+    one fails or does not answer within ``timeout`` seconds. ``traffic`` (a dict)
+    counts the round trips and the bytes of the NumPy arrays received."""
     out = []
+    if traffic is not None:
+        traffic["round_trips"] += 1
     for fut in futures:
         try:
             out.append(fut.result(timeout=timeout))
+            if traffic is not None:
+                traffic["bytes_received"] += _array_bytes(out[-1])
         except TimeoutError:
             raise TimeoutError(f"gbtree.dask: a worker did not answer within {timeout} s "
                                f"({what}); it may have died. The fit is abandoned.") from None
         except Exception as exc:
             raise RuntimeError(f"gbtree.dask: {what} failed on a worker: {exc!r}") from exc
     return out
+
+
+def _array_bytes(obj):
+    """Bytes of the NumPy arrays in ``obj`` (nested tuples, lists and dicts)."""
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes
+    if isinstance(obj, (list, tuple)):
+        return sum(_array_bytes(x) for x in obj)
+    if isinstance(obj, dict):
+        return sum(_array_bytes(x) for x in obj.values())
+    return 0
 
 
 def _row_blocks(A, rows_chunks=None):
@@ -323,10 +339,12 @@ class _DaskMixin:
         K = objective.n_outputs
         rng = local._rng()
         seed = int(rng.randint(0, 2 ** 31 - 1))
-        builder = _TreeBuilder(shards, mapper, grower, T)
+        traffic = {"round_trips": 0, "bytes_received": 0}
+        builder = _TreeBuilder(shards, mapper, grower, T, traffic)
         leaves = []
         for it in range(params.n_estimators):
-            roots = _wait_all([s.round(leaves, K) for s in shards], T, "the round's gradients")
+            roots = _wait_all([s.round(leaves, K) for s in shards], T, "the round's gradients",
+                              traffic)
             leaves = []
             for k in range(K):
                 seeds = np.random.default_rng([seed, it]).integers(0, 2 ** 63, size=K)
@@ -346,6 +364,10 @@ class _DaskMixin:
         local.n_estimators_ = params.n_estimators
         local.best_iteration_ = params.n_estimators - 1
         local.fit_info_ = {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1}
+        trees = max(params.n_estimators * K, 1)
+        self.fit_stats_ = {"workers": len(shards), "trees": params.n_estimators * K,
+                           "round_trips_per_tree": traffic["round_trips"] / trees,
+                           "bytes_received_per_tree": traffic["bytes_received"] / trees}
         return local
 
     def to_local(self):
@@ -373,8 +395,9 @@ class _DaskMixin:
 class _TreeBuilder:
     """Grows one depthwise tree on the shards' histograms, level by level."""
 
-    def __init__(self, shards, mapper, params, timeout):
+    def __init__(self, shards, mapper, params, timeout, traffic):
         self.shards = shards
+        self.traffic = traffic
         self.p = params
         self.timeout = timeout
         self.n_bins = np.ascontiguousarray(mapper.n_bins_, dtype=np.intc)
@@ -424,7 +447,7 @@ class _TreeBuilder:
             if not splits:
                 break
             answers = _wait_all([s.level(t, splits) for s in self.shards], self.timeout,
-                                "a level of a tree")
+                                "a level of a tree", self.traffic)
             nxt = []
             for (i, f, b, default_left, left, right, build) in splits:
                 for c in (left, right):
@@ -498,6 +521,9 @@ class DaskGBTRegressor(_DaskMixin, GBTRegressor):
     the module ``gbtree.dask``; the others must stay at their defaults), plus
     ``client`` (a ``distributed.Client``; default: the current one) and
     ``timeout`` (seconds any wait on a worker may take, 600 by default).
+
+    After ``fit``, ``fit_stats_`` holds the number of workers and trees, and the
+    round trips to the workers and the bytes of the arrays they sent per tree.
     """
 
     def __init__(self, client=None, timeout=600.0, **params):

@@ -24,10 +24,12 @@ PEER = "lightgbm"
 pytest.importorskip(PEER, reason="the benchmark smoke test compares gbtree with LightGBM "
                                  "(in the test extra)")
 # the workloads LightGBM cannot run, and the peer they run with instead (test extra)
-PEERS = {"multi-target": "xgboost", "split-finding": "xgboost", "symmetric": "catboost-symmetric"}
+PEERS = {"multi-target": "xgboost", "split-finding": "xgboost", "symmetric": "catboost-symmetric",
+         "dask": "xgboost"}
 
 # workload -> the options that make it tiny (every run: --rounds 3 --threads 1)
 TINY = {
+    "dask": ["--rows", "4000", "--test-rows", "500", "--partitions", "4", "--depth", "3"],
     "higgs-like": ["--rows", "2000", "--test-rows", "500"],
     "regression-wide": ["--rows", "2000", "--test-rows", "500"],
     "multiclass": ["--rows", "3000", "--test-rows", "500", "--leaves", "7"],

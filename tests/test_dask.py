@@ -55,6 +55,11 @@ def test_the_regressor_grows_the_local_trees(client, chunks):
     dist = DaskGBTRegressor(**params).fit(dX, dy)
     local = GBTRegressor(**params).fit(X, y)
     _same_model(dist, local, X)
+    # the root's histograms come with the round's gradients, then one call per level
+    stats = dist.fit_stats_
+    assert stats["trees"] == 15 and 1 <= stats["workers"] <= 2
+    assert 2 <= stats["round_trips_per_tree"] <= 4 + 1
+    assert stats["bytes_received_per_tree"] > 0
     pred = dist.predict(dX)
     assert isinstance(pred, da.Array)
     np.testing.assert_allclose(pred.compute(), local.predict(X), rtol=0, atol=1e-6)
