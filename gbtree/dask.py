@@ -67,8 +67,8 @@ class _Shard:
     """One worker's training rows and what a fit keeps of them (a Dask actor)."""
 
     def __init__(self, X_parts, y_parts, w_parts, n_jobs):
-        self.X = (np.concatenate(X_parts) if X_parts else np.empty((0, 0))).astype(
-            np.float64, copy=False)
+        X = np.concatenate(X_parts) if X_parts else np.empty((0, 0))
+        self.X = X if X.dtype in (np.float32, np.float64) else X.astype(np.float64)
         self.y = np.concatenate(y_parts).astype(np.float64) if y_parts else np.empty(0)
         self.w = (None if w_parts is None or not w_parts
                   else np.concatenate(w_parts).astype(np.float64))
@@ -100,6 +100,7 @@ class _Shard:
         self.Xb = mapper.transform(self.X, self.n_threads) if self.n_rows else np.empty(
             (0, self.X.shape[1]), dtype=np.uint8)
         self.columns = columns_of(self.Xb, self.n_threads)
+        self.X = None   # (the bins are all a fit reads from now on)
         self.bin_offsets = np.ascontiguousarray(mapper.bin_offsets_, dtype=np.intc)
         self.n_bins = np.ascontiguousarray(mapper.n_bins_, dtype=np.intc)
         K = base_score.shape[0]
