@@ -52,9 +52,15 @@ class Summary:
             raise ValueError("weights must be finite and non-negative")
         keep = ~np.isnan(values) & (weights > 0)
         values, weights = values[keep], weights[keep]
-        order = np.argsort(values, kind="stable")
-        values, weights = values[order], weights[order]
-        distinct, start = np.unique(values, return_index=True)
+        if np.all(weights == 1.0):   # (a plain sort: twice as fast as the argsort)
+            values = np.sort(values)
+        else:
+            order = np.argsort(values, kind="stable")
+            values, weights = values[order], weights[order]
+        # the first entry of each distinct value (np.unique would sort again)
+        start = np.flatnonzero(np.r_[True, values[1:] != values[:-1]]) if values.size else (
+            np.empty(0, dtype=np.intp))
+        distinct = values[start]
         w = np.add.reduceat(weights, start) if values.size else np.empty(0)
         rmax = np.cumsum(w)
         rmin = rmax - w
