@@ -178,6 +178,6 @@ if __name__ == "__main__":
         sys.path.insert(0, here)
     from common import use_checkout_build
     use_checkout_build()
-    # (this folder's modules, such as sparse.py, would shadow packages dask imports)
+    # (this folder's modules would shadow packages dask imports)
     sys.path[:] = [p for p in sys.path if p != here]
     print(json.dumps(_child(json.loads(sys.argv[1]))))
