@@ -338,6 +338,7 @@ class _DaskMixin:
             base = objective.init_raw(np.array([sums[0] / sums[1]]), None)
         n_rows = sum(_wait_all([s.start(mapper, objective, base) for s in shards], T,
                                "binning the rows"))
+        del data   # (the shards hold their rows: the partitions' results may go)
         if n_rows == 0:
             raise ValueError("X has no rows")
         t1 = time.perf_counter()
@@ -360,7 +361,6 @@ class _DaskMixin:
                 leaves.append((k, values))
         _wait_all([s.finish(leaves) for s in shards], T, "the last round's leaves")
         ensemble._flush()
-        del data
         local.is_categorical_ = None
         local._cat_encoder = None
         local._ensemble = ensemble
