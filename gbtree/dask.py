@@ -168,9 +168,8 @@ class _Shard:
         return counts, built
 
     def finish(self, leaves):
-        """Add the last round's leaves; the shard's raw scores (tests)."""
+        """Add the last round's leaves."""
         self._add_leaves(leaves)
-        return self.raw
 
 
 def _wait_all(futures, timeout, what, traffic=None):
