@@ -37,7 +37,8 @@ from runners import DEFAULT_LIBS, RUNNERS, Config, resolve
 # WORKLOADS (name -> defaults, with "help"), add_arguments(parser, name) and
 # run(name, args, bench) -> {"header": ..., "table": ..., any more JSON fields}.
 MODULES = ("run", "sparse_input", "categorical", "ranking", "sampling", "random_forest", "multi_target",
-           "split_finding", "symmetric", "out_of_core", "shap_values", "model_files", "dask_fit")
+           "split_finding", "symmetric", "out_of_core", "shap_values", "model_files", "dask_fit",
+           "prediction")
 
 # The core workloads (this module). Defaults of the shared options; the command
 # line overrides any of them.
@@ -221,7 +222,7 @@ class Bench:
 
 
 TIME_KEYS = ("fit_seconds", "fit_cpu_seconds", "bin_seconds", "predict_seconds",
-             "latency_us_median", "latency_us_p90", "latency_us_p99", "latency_us_min")
+             "predict_float32_seconds", "predict_float64_seconds", "latency_us_median", "latency_us_p90", "latency_us_p99", "latency_us_min")
 RSS_KEYS = ("base_rss_mib", "fit_peak_rss_mib", "peak_rss_mib")
 
 
@@ -259,6 +260,10 @@ def describe(result):
     if "contribs_seconds" in result:
         return ", ".join(f"{key} {result[f'{key}_seconds']:.3f} s" for key in
                          ("contribs", "interactions") if result[f"{key}_seconds"] is not None)
+    if "predict_float32_seconds" in result:
+        return (f"predict float32 rows {result['predict_float32_seconds']:.3f} s, float64 rows "
+                f"{result['predict_float64_seconds']:.3f} s, {result['metric']} "
+                f"{result['score']:.4f}")
     return f"median {result['latency_us_median']:.1f} us, {result['metric']} {result['score']:.4f}"
 
 

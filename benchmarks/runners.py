@@ -61,6 +61,7 @@ model files         gbtree JSON and binary (``save_model``, ``gbtree.load_model`
 import contextlib
 import importlib
 import importlib.util
+import os
 import re
 import time
 from dataclasses import asdict, dataclass
@@ -246,6 +247,20 @@ class GbtreeQuantizedRunner(GbtreeRunner):
 
     def estimator(self, cfg):
         return super().estimator(cfg).set_params(grad_quant_bins=QUANT_BINS)
+
+
+class GbtreeSimdRunner(GbtreeRunner):
+    """gbtree with its tree walk capped at one level (``GBTREE_SIMD``, set before the
+    import: every runner loads in a fresh process)."""
+
+    def __init__(self, level):
+        self.level = level
+        self.name = f"gbtree-{level}"
+        self.notes = f"`GBTREE_SIMD={level}`: the tree walks of that level at most"
+
+    def load(self):
+        os.environ["GBTREE_SIMD"] = self.level
+        return super().load()
 
 
 class XGBoostRunner(Runner):
@@ -521,7 +536,8 @@ class CatBoostRunner(Runner):
         return catboost.CatBoost().load_model(path, format=path.rsplit(".", 1)[1])
 
 
-RUNNERS = {r.name: r for r in (GbtreeRunner(), GbtreeQuantizedRunner(), XGBoostRunner(),
+RUNNERS = {r.name: r for r in (GbtreeRunner(), GbtreeQuantizedRunner(), GbtreeSimdRunner("none"),
+                               GbtreeSimdRunner("avx2"), GbtreeSimdRunner("avx512"), XGBoostRunner(),
                                LightGBMRunner(), LightGBMQuantizedRunner(), SklearnRunner(),
                                CatBoostRunner(lossguide=False), CatBoostRunner(lossguide=True))}
 # Names on the command line that stand for several runners.

@@ -3,7 +3,8 @@
     python worker.py SPEC.json RESULT.json
 
 The spec's mode is one of ``MODES``: fit and predict (timed), one-row latency,
-SHAP values (``shap``) or model files (``model-files``). Order of work: import
+SHAP values (``shap``), model files (``model-files``) or prediction of float32
+and float64 rows (``input-types``). Order of work: import
 the library, load the data (``.npy`` arrays, or SciPy
 CSR matrices saved as ``.npz``; the keys listed in the spec's ``mmap`` are
 memory-mapped instead of read), note the peak RSS so far
@@ -127,6 +128,28 @@ def latency(runner, cfg, data, spec):
             "latency_calls": calls, "metric": metric, "score": value}
 
 
+def input_types(runner, cfg, data, spec):
+    """Fit (not timed), then time the predictions of the test rows given as float32
+    and as float64 rows (C order), alternating, the fastest of ``predict_repeats``
+    calls each; for gbtree, the vector level its walks ran at."""
+    X_test = data["X_test"]
+    inputs = {kind: np.ascontiguousarray(X_test, dtype=kind) for kind in ("float32", "float64")}
+    times = {kind: [] for kind in inputs}
+    with runner.threads(cfg):
+        model, _ = runner.fit(cfg, data["X_train"], data["y_train"])
+        for _ in range(spec.get("predict_repeats", 3)):
+            for kind, X in inputs.items():
+                t0 = time.perf_counter()
+                scores = runner.predict(cfg, model, X)
+                times[kind].append(time.perf_counter() - t0)
+    metric, value = quality(cfg, data["y_test"], scores)
+    out = {f"predict_{kind}_seconds": min(t) for kind, t in times.items()}
+    if runner.module == "gbtree":
+        from gbtree._predictor import SIMD_NAMES, simd_level
+        out["simd"] = SIMD_NAMES[simd_level()]
+    return dict(out, metric=metric, score=value)
+
+
 def best_seconds(call, calls):
     """The fastest of ``calls`` calls, and the last call's result."""
     best = np.inf
@@ -187,7 +210,7 @@ def model_files(runner, cfg, data, spec):
 
 
 MODES = {"fit-predict": fit_predict, "latency": latency, "shap": explain,
-         "model-files": model_files}
+         "model-files": model_files, "input-types": input_types}
 
 
 def main(spec_path, result_path):

@@ -6,14 +6,18 @@ The ensemble is a flat array of ``node_struct`` records; tree t owns records
 so a tree's nodes stay in cache across the rows of a block.
 
 ``predict_raw`` walks a compact copy of the trees (``compact_nodes``, held by
-a ``Forest``): 16-byte nodes renumbered so that a node's children are
-neighbours, which makes the step down the tree branch-free:
-``next = left + (row goes right)``. C-ordered rows go down a tree eight side
-by side (the portable walk, any CPU); on a CPU with AVX-512 or AVX2 (checked
-at run time; the build needs no flag) blocks of C-ordered rows go down eight
-to a vector, with gathers: float32 rows over 8-byte copies of the nodes that
-hold the threshold rounded down to float32 (exact for float32 values), float64
-rows (AVX-512 only) over the 16-byte nodes. A ``Forest`` walks fewer than
+a ``Forest``): 16-byte nodes renumbered breadth first so that a node's children
+are neighbours, which makes the step down the tree branch-free:
+``next = left + (row goes right)``. Many rows (blocks of at least
+``PARTITION_MIN_ROWS`` per thread) take the partition walk: a block's rows are
+copied by columns, and each node hands the rows that reach it on to its two
+children, reading one column in a tight loop (any CPU, any strides). Fewer rows
+go down a tree eight side by side (the portable walk); on a CPU with AVX-512 or
+AVX2 (checked at run time; the build needs no flag) blocks of C-ordered rows go
+down eight to a vector, with gathers: float32 rows over 8-byte copies of the
+nodes that hold the threshold rounded down to float32 (exact for float32
+values), float64 rows (AVX-512 only) over the 16-byte nodes. With AVX-512 the
+vector walk takes the blocks of many rows too. A ``Forest`` walks fewer than
 ``FEW_ROWS`` rows itself, each row down eight trees side by side. Every walk
 reaches the same leaves and adds the same values in the same order.
 
@@ -77,6 +81,24 @@ cdef extern from "_walks.h":
                           Py_ssize_t t0, Py_ssize_t t1, const float* row, double* out) noexcept nogil
     void gbt_row_walk_f64(const void* nodes, const int64_t* tree_ptr, const int32_t* tree_class,
                           Py_ssize_t t0, Py_ssize_t t1, const double* row, double* out) noexcept nogil
+    void gbt_partition_walk_f32(const void* nodes, const int64_t* tree_ptr,
+                                const int32_t* tree_class, Py_ssize_t t0, Py_ssize_t t1,
+                                const int32_t* slot, const float* col, Py_ssize_t S,
+                                Py_ssize_t R, Py_ssize_t n, double* out, Py_ssize_t out_stride, int32_t* ids,
+                                int32_t* range, uint8_t* side) noexcept nogil
+    void gbt_partition_walk_f64(const void* nodes, const int64_t* tree_ptr,
+                                const int32_t* tree_class, Py_ssize_t t0, Py_ssize_t t1,
+                                const int32_t* slot, const double* col, Py_ssize_t S,
+                                Py_ssize_t R, Py_ssize_t n, double* out, Py_ssize_t out_stride, int32_t* ids,
+                                int32_t* range, uint8_t* side) noexcept nogil
+    void gbt_partition_walk_f32_load(const float* X, Py_ssize_t lo, Py_ssize_t n,
+                                     Py_ssize_t row_stride, Py_ssize_t col_stride,
+                                     const int32_t* used, Py_ssize_t n_used, float* col,
+                                     Py_ssize_t S) noexcept nogil
+    void gbt_partition_walk_f64_load(const double* X, Py_ssize_t lo, Py_ssize_t n,
+                                     Py_ssize_t row_stride, Py_ssize_t col_stride,
+                                     const int32_t* used, Py_ssize_t n_used, double* col,
+                                     Py_ssize_t S) noexcept nogil
 
 
 SIMD_NAMES = ("none", "avx2", "avx512")
@@ -395,13 +417,108 @@ cdef inline const uint64_t* _packed_section(const unsigned char[::1] compact) no
     return <const uint64_t*>(&compact[0] + (compact.shape[0] // 24) * 16)
 
 
+def split_columns(const unsigned char[::1] compact, const int64_t[::1] tree_ptr,
+                  Py_ssize_t n_features):
+    """``(used, slot)``: the features the trees split on, ascending (int32), and each
+    feature's index in ``used`` (-1 for the others): the columns of the partition
+    walk's blocks."""
+    cdef Py_ssize_t n_trees = tree_ptr.shape[0] - 1, k, f, n_used = 0
+    cdef const compact_node* nodes
+    slot = np.full(n_features, -1, dtype=np.int32)
+    cdef int32_t[::1] slot_v = slot
+    if n_trees > 0 and tree_ptr[n_trees] > tree_ptr[0]:
+        nodes = <const compact_node*>&compact[0]
+        for k in range(tree_ptr[0], tree_ptr[n_trees]):
+            if nodes[k].left >= 0:
+                f = nodes[k].feature & 0x7fffffff
+                if f >= n_features:
+                    raise ValueError(f"the trees split on feature {f} but there are "
+                                     f"{n_features} features")
+                slot_v[f] = 0
+    for f in range(n_features):
+        if slot_v[f] == 0:
+            slot_v[f] = <int32_t>n_used
+            n_used += 1
+    used = np.flatnonzero(slot >= 0).astype(np.int32)
+    return used, slot
+
+
+cdef enum:
+    # The partition walk's block: its columns stay in L2 while the trees walk it (at
+    # most PARTITION_BYTES, PARTITION_MAX_ROWS rows); below PARTITION_MIN_ROWS rows a
+    # block's nodes cost more than its rows, and the rows go down the trees side by
+    # side instead.
+    PARTITION_BYTES = 448 * 1024
+    PARTITION_MAX_ROWS = 4096
+    PARTITION_MIN_ROWS = 512
+
+
+cdef Py_ssize_t _partition_rows(Py_ssize_t n_rows, Py_ssize_t n_used, Py_ssize_t itemsize,
+                                int n_threads) noexcept nogil:
+    """Rows per block of the partition walk (every thread gets a block), 0 when the
+    blocks would be too small for it."""
+    cdef Py_ssize_t rows = PARTITION_BYTES // (max(n_used, 1) * itemsize)
+    rows = min(rows, PARTITION_MAX_ROWS, (n_rows + n_threads - 1) // max(n_threads, 1))
+    return rows if rows >= PARTITION_MIN_ROWS else 0
+
+
+cdef void _partition_worker(const floating* X, Py_ssize_t row_stride, Py_ssize_t col_stride,
+                            const compact_node* nodes, const int64_t* tree_ptr,
+                            const int32_t* tree_class, Py_ssize_t n_trees,
+                            const int32_t* used, Py_ssize_t n_used, const int32_t* slot,
+                            double* out, Py_ssize_t out_stride, Py_ssize_t R,
+                            unsigned char* scratch, Py_ssize_t max_nodes,
+                            Py_ssize_t row_lo, Py_ssize_t row_hi) noexcept nogil:
+    """Rows row_lo..row_hi-1 in blocks of R through the partition walk (``scratch``:
+    this worker's ``_partition_scratch`` bytes)."""
+    cdef floating* col = <floating*>scratch
+    cdef Py_ssize_t S = _column_stride(R, sizeof(floating))
+    cdef int32_t* ids = <int32_t*>(scratch + _round64(S * n_used * sizeof(floating)))
+    cdef int32_t* rng = ids + 2 * R
+    cdef uint8_t* side = <uint8_t*>(rng + 2 * max_nodes)
+    cdef Py_ssize_t lo = row_lo, n
+    while lo < row_hi:
+        n = min(R, row_hi - lo)
+        if floating is float:
+            gbt_partition_walk_f32_load(X, lo, n, row_stride, col_stride, used, n_used, col, S)
+            gbt_partition_walk_f32(nodes, tree_ptr, tree_class, 0, n_trees, slot, col, S, R, n,
+                                   out + lo * out_stride, out_stride, ids, rng, side)
+        else:
+            gbt_partition_walk_f64_load(X, lo, n, row_stride, col_stride, used, n_used, col, S)
+            gbt_partition_walk_f64(nodes, tree_ptr, tree_class, 0, n_trees, slot, col, S, R, n,
+                                   out + lo * out_stride, out_stride, ids, rng, side)
+        lo += n
+
+
+cdef inline Py_ssize_t _column_stride(Py_ssize_t R, Py_ssize_t itemsize) noexcept nogil:
+    # a column of R values and one cache line more, so that columns do not start on
+    # the same cache sets (R is often a power of 2)
+    return R + 64 // itemsize
+
+
+cdef inline Py_ssize_t _round64(Py_ssize_t n) noexcept nogil:
+    return (n + 63) & ~(<Py_ssize_t>63)
+
+
+cdef Py_ssize_t _partition_scratch(Py_ssize_t R, Py_ssize_t n_used, Py_ssize_t itemsize,
+                                   Py_ssize_t max_nodes) noexcept nogil:
+    """Bytes of one worker's scratch: the block's columns, two id buffers, each
+    node's range and side."""
+    return (_round64(_column_stride(R, itemsize) * n_used * itemsize)
+            + _round64(2 * R * sizeof(int32_t))
+            + _round64(max_nodes * (2 * sizeof(int32_t) + 1)))
+
+
 def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
                 const int64_t[::1] tree_ptr, const int32_t[::1] tree_class,
-                double[:, ::1] out, int n_threads, int simd=-1):
+                double[:, ::1] out, int n_threads, int simd=-1, columns=None,
+                Py_ssize_t block_rows=0):
     """``out[i, tree_class[t]] += value of the leaf of row i in tree t``, for every
     tree in order; ``compact`` comes from ``compact_nodes``. ``simd`` caps the
-    vector walk (see ``simd_level``; -1: the best there is, 0: no vector walk):
-    the tests compare them."""
+    vector walk (see ``simd_level``; -1: the best there is, 0: no vector walk);
+    ``columns`` is ``split_columns`` of these trees (worked out when None);
+    ``block_rows`` > 0 runs the partition walk in blocks of that many rows, -1
+    never (0: as the rows and the CPU call for): the tests compare them."""
     cdef Py_ssize_t n_rows = X.shape[0], n_trees = tree_ptr.shape[0] - 1
     cdef Py_ssize_t n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
     cdef Py_ssize_t blk, i, lo, hi, t
@@ -409,8 +526,12 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
     cdef Py_ssize_t col_stride = X.strides[1] // sizeof(floating)
     cdef const compact_node* nodes
     cdef const floating* base
-    cdef int level
+    cdef int level, n_workers, w
     cdef const uint64_t* packed
+    cdef Py_ssize_t R, max_nodes, size, n_used
+    cdef const int32_t[::1] used_v
+    cdef const int32_t[::1] slot_v
+    cdef unsigned char* scratch_p
     check_item_strides(n_rows, X.strides[0], X.shape[1], X.strides[1], sizeof(floating))
     if n_rows == 0 or n_trees == 0:
         return
@@ -420,6 +541,32 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
     level = _walk_kind(simd, X.shape[1], row_stride, col_stride, &tree_ptr[0], n_trees, base)
     if n_rows * n_trees < 4096:
         n_threads = 1
+    if level != WALK_AVX512 and block_rows >= 0:
+        # the AVX-512 walk where the CPU has it, else the partition walk for many rows
+        used, slot = split_columns(compact, tree_ptr, X.shape[1]) if columns is None else columns
+        used_v = used
+        slot_v = slot
+        n_used = used_v.shape[0]
+        R = block_rows if block_rows > 0 else _partition_rows(n_rows, n_used, sizeof(floating),
+                                                               n_threads)
+        if R > 0:
+            max_nodes = 1
+            for t in range(n_trees):
+                max_nodes = max(max_nodes, tree_ptr[t + 1] - tree_ptr[t])
+            n_blocks = (n_rows + R - 1) // R
+            n_workers = _n_workers(n_threads, n_blocks)
+            size = _partition_scratch(R, n_used, sizeof(floating), max_nodes)
+            scratch = np.empty(n_workers * size + 64, dtype=np.uint8)
+            scratch_p = <unsigned char*>cnp.PyArray_DATA(scratch)
+            scratch_p += (64 - (<size_t>scratch_p) % 64) % 64
+            for w in prange(n_workers, schedule='static', num_threads=n_workers, nogil=True):
+                _partition_worker(base, row_stride, col_stride, nodes, &tree_ptr[0],
+                                  &tree_class[0], n_trees, &used_v[0] if n_used > 0 else NULL,
+                                  n_used, &slot_v[0] if slot_v.shape[0] > 0 else NULL,
+                                  &out[0, 0], out.shape[1], R, scratch_p + w * size,
+                                  max_nodes, min(n_blocks * w // n_workers * R, n_rows),
+                                  min(n_blocks * (w + 1) // n_workers * R, n_rows))
+            return
     for blk in prange(n_blocks, schedule='static', num_threads=n_threads, nogil=True):
         lo = blk * ROW_BLOCK
         hi = lo + ROW_BLOCK
@@ -443,7 +590,7 @@ cdef class Forest:
     trees are ones ``trees_are_valid`` accepts for ``n_features`` (a fitted model's,
     or a loaded one's after ``tree.check_ensemble``): the walks read the features
     they split on without bounds checks."""
-    cdef readonly object compact, tree_ptr, tree_class, symmetric
+    cdef readonly object compact, tree_ptr, tree_class, symmetric, columns
     cdef readonly Py_ssize_t n_trees, n_features, n_outputs
     cdef const unsigned char* _compact
     cdef const int64_t* _ptr
@@ -462,6 +609,7 @@ cdef class Forest:
             if not 0 <= cls[t] < n_outputs:
                 raise ValueError(f"tree_class[{t}] = {cls[t]} is not an output of {n_outputs}")
         self.compact = compact_nodes(nodes, ptr)
+        self.columns = split_columns(self.compact, ptr, n_features)
         self.tree_ptr, self.tree_class = tree_ptr, tree_class
         self.n_trees, self.n_features, self.n_outputs = cls.shape[0], n_features, n_outputs
         compact = self.compact
@@ -554,7 +702,7 @@ cdef class Forest:
                                      dst + i * self.n_outputs)
                 return 0
         predict_raw(X, self.compact, self.tree_ptr[start:stop + 1],
-                    self.tree_class[start:stop], out, n_threads)
+                    self.tree_class[start:stop], out, n_threads, columns=self.columns)
         return 0
 
     cdef _add_symmetric(self, X, out, Py_ssize_t start, Py_ssize_t stop, int n_threads):

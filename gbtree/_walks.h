@@ -1,6 +1,7 @@
 /* The tree walks of _predictor.pyx in C: the portable walks (any CPU), the
-   one-row walk over several trees, and the AVX2 / AVX-512 vector walks (x86-64
-   with GCC or Clang, chosen at run time). Every walk gives every row the same
+   one-row walk over several trees, the partition walk for blocks of many rows,
+   and the AVX2 / AVX-512 vector walks (x86-64 with GCC or Clang, chosen at run
+   time). Every walk gives every row the same
    leaf, NaN included. */
 #ifndef GBTREE_WALKS_H
 #define GBTREE_WALKS_H
@@ -125,6 +126,93 @@ static void NAME(const void* nodes, const int64_t* tree_ptr,                    
 }
 GBT_ROW_WALK(gbt_row_walk_f32, float)
 GBT_ROW_WALK(gbt_row_walk_f64, double)
+
+/* The partition walk, for blocks of many rows: rather than each row going down
+   a tree on its own, each node hands the rows that reach it on to its children,
+   so a node reads one column of the block for all its rows in a tight loop
+   without a chain of dependent loads from node to node. The block is held by
+   columns: ``col[s * S + i]`` is row i's value of the feature in column ``s``
+   (S >= R: columns padded apart so that they do not share cache sets),
+   ``slot[f]`` the column of feature f (only the features the trees split on
+   have one). Nodes are visited in the compact copy's breadth-first order, so a
+   node's rows are in ids buffer ``side[node]`` at ``range[2 node], range[2 node
+   + 1]`` and its children's go to the other buffer at the same positions (left
+   from the start, right from the end). Trees t0..t1-1 of the 16-byte records,
+   in order: ``out[i * out_stride + tree_class[t]]`` gets tree t's leaf value of
+   row i, the same leaves and additions as the other walks. Scratch: ``ids`` 2 R
+   entries, ``range`` two and ``side`` one per node of the largest tree. */
+#define GBT_PARTITION_WALK(NAME, T)                                                  \
+static void NAME(const void* nodes, const int64_t* tree_ptr,                         \
+                 const int32_t* tree_class, Py_ssize_t t0, Py_ssize_t t1,            \
+                 const int32_t* slot, const T* col, Py_ssize_t S, Py_ssize_t R,      \
+                 Py_ssize_t n, double* out, Py_ssize_t out_stride, int32_t* ids,     \
+                 int32_t* range, uint8_t* side) {                                    \
+    Py_ssize_t t, k, n_nodes;                                                        \
+    int32_t i, j;                                                                    \
+    for (t = t0; t < t1; t++) {                                                      \
+        const char* tree = (const char*)nodes + 16 * tree_ptr[t];                    \
+        double* o = out + tree_class[t];                                             \
+        n_nodes = tree_ptr[t + 1] - tree_ptr[t];                                     \
+        for (i = 0; i < (int32_t)n; i++) ids[i] = i;                                 \
+        range[0] = 0;                                                                \
+        range[1] = (int32_t)n;                                                       \
+        side[0] = 0;                                                                 \
+        for (k = 0; k < n_nodes; k++) {                                              \
+            const char* rec = tree + 16 * k;                                         \
+            int32_t b = range[2 * k], e = range[2 * k + 1], feat, left, *lp, *rp;    \
+            const int32_t* src = ids + side[k] * R;                                  \
+            int32_t* dst = ids + (1 - side[k]) * R;                                  \
+            double v;                                                                \
+            const T* c;                                                              \
+            memcpy(&v, rec, 8);                                                      \
+            memcpy(&feat, rec + 8, 4);                                               \
+            memcpy(&left, rec + 12, 4);                                              \
+            if (left < 0) {                                                          \
+                for (j = b; j < e; j++) o[src[j] * out_stride] += v;                 \
+                continue;                                                            \
+            }                                                                        \
+            c = col + slot[feat & 0x7FFFFFFF] * S;                                   \
+            lp = dst + b;                                                            \
+            rp = dst + e - 1;                                                        \
+            /* each row is written at both ends; only one pointer moves */           \
+            if (feat < 0) {         /* missing values go left: NaN > v is false */  \
+                for (j = b; j < e; j++) {                                            \
+                    int32_t id = src[j];                                             \
+                    int r = c[id] > v;                                               \
+                    *lp = id;                                                        \
+                    *rp = id;                                                        \
+                    lp += 1 - r;                                                     \
+                    rp -= r;                                                         \
+                }                                                                    \
+            } else {                /* missing values go right: !(NaN <= v) */      \
+                for (j = b; j < e; j++) {                                            \
+                    int32_t id = src[j];                                             \
+                    int r = !(c[id] <= v);                                           \
+                    *lp = id;                                                        \
+                    *rp = id;                                                        \
+                    lp += 1 - r;                                                     \
+                    rp -= r;                                                         \
+                }                                                                    \
+            }                                                                        \
+            range[2 * left] = b;                                                     \
+            range[2 * left + 1] = range[2 * left + 2] = (int32_t)(lp - dst);         \
+            range[2 * left + 3] = e;                                                 \
+            side[left] = side[left + 1] = (uint8_t)(1 - side[k]);                    \
+        }                                                                            \
+    }                                                                                \
+}                                                                                    \
+/* Rows lo..lo+n-1 of a matrix of any strides into the block's columns. */           \
+static void NAME##_load(const T* X, Py_ssize_t lo, Py_ssize_t n, Py_ssize_t row_stride, \
+                        Py_ssize_t col_stride, const int32_t* used,                  \
+                        Py_ssize_t n_used, T* col, Py_ssize_t S) {                   \
+    Py_ssize_t i, s;                                                                 \
+    for (i = 0; i < n; i++) {                                                        \
+        const T* row = X + (lo + i) * row_stride;                                    \
+        for (s = 0; s < n_used; s++) col[s * S + i] = row[used[s] * col_stride];     \
+    }                                                                                \
+}
+GBT_PARTITION_WALK(gbt_partition_walk_f32, float)
+GBT_PARTITION_WALK(gbt_partition_walk_f64, double)
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #include <immintrin.h>

@@ -36,6 +36,7 @@ TINY = {
     "rows": ["--rows-list", "2000", "--test-rows", "500"],
     "threads": ["--rows", "2000", "--test-rows", "500", "--threads-list", "1,2"],
     "predict-latency": ["--rows", "2000", "--test-rows", "500", "--calls", "20"],
+    "predict": ["--rows", "2000", "--test-rows", "500"],
     "wide-sparse": ["--rows", "2000"],
     "onehot": ["--rows", "2000"],
     "categorical": ["--rows", "2000"],

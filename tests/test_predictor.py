@@ -72,7 +72,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 from gbtree._predictor import (compact_nodes, predict_raw, predict_raw_csr,  # noqa: E402
-                               simd_level)
+                               simd_level, split_columns)
 from gbtree._typedefs import NODE_DTYPE  # noqa: E402
 
 # the vector walks this CPU has (1: AVX2, 2: AVX-512), each compared with the portable one
@@ -204,6 +204,83 @@ def test_vector_walks_beyond_the_packed_fields(dtype):
     for level in LEVELS:
         np.testing.assert_array_equal(walk(X, nodes, ptr, cls, 1, simd=level),
                                       ref.predict_raw(X, nodes, ptr, cls, [0.0]))
+
+
+# ---------------------------------------------------------------------------
+# The partition walk (blocks of many rows) against the reference and the lane walks
+
+def partition_walk(X, nodes, ptr, cls, n_outputs, block_rows, n_threads=2):
+    """predict_raw through the partition walk in blocks of ``block_rows`` rows."""
+    out = np.zeros((X.shape[0], n_outputs))
+    predict_raw(X, compact_nodes(nodes, ptr), ptr, cls, out, n_threads, 0, None, block_rows)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_rows=st.integers(1, 150),
+       n_features=st.integers(1, 10), n_trees=st.integers(1, 5),
+       n_outputs=st.sampled_from([1, 3]), dtype=st.sampled_from([np.float32, np.float64]),
+       layout=st.sampled_from(["C", "F", "reversed", "every other row"]),
+       block_rows=st.sampled_from([1, 2, 7, 64, 1000]), n_threads=st.sampled_from([1, 2]))
+def test_partition_walk_equals_reference_and_lane_walk(seed, n_rows, n_features, n_trees,
+                                                       n_outputs, dtype, layout, block_rows,
+                                                       n_threads):
+    # Every layout the walk reads through its strides, blocks of one row to more than
+    # all of them (some blocks short), leaves-only trees among split ones, values on
+    # and beside the thresholds, NaN and +-inf.
+    rs = np.random.RandomState(seed)
+    trees = [random_tree(rs, n_features, rs.randint(0, 40)) for _ in range(n_trees)]
+    nodes, ptr, cls = ensemble(trees, n_outputs)
+    X = probe_rows(rs, trees, n_rows, n_features, dtype)
+    if layout == "F":
+        X = np.asfortranarray(X)
+    elif layout == "reversed":
+        X = X[::-1]
+    elif layout == "every other row":
+        wide = np.zeros((2 * n_rows, n_features), dtype=dtype)
+        wide[::2] = X
+        X = wide[::2]
+    got = partition_walk(X, nodes, ptr, cls, n_outputs, block_rows, n_threads)
+    np.testing.assert_array_equal(got, ref.predict_raw(X, nodes, ptr, cls, np.zeros(n_outputs)))
+    lanes = np.zeros((n_rows, n_outputs))
+    predict_raw(X, compact_nodes(nodes, ptr), ptr, cls, lanes, n_threads, 0, None, -1)
+    np.testing.assert_array_equal(got, lanes)
+
+
+def test_partition_walk_on_a_range_of_trees_and_unused_features():
+    # The trees of a range address the compact copy from their own offsets; the
+    # block holds only the features the trees split on (here 3 of 3000).
+    rs = np.random.RandomState(5)
+    trees = [random_tree(rs, 3000, 25, features=[4, 1500, 2999]) for _ in range(6)]
+    nodes, ptr, cls = ensemble(trees, 2)
+    X = probe_rows(rs, trees, 90, 3000, np.float64)
+    compact = compact_nodes(nodes, ptr)
+    used, slot = split_columns(compact, ptr[2:5], 3000)     # trees 2 and 3
+    assert set(used) <= {4, 1500, 2999} and np.all(np.diff(used) > 0)
+    assert np.array_equal(np.flatnonzero(slot >= 0), used)
+    assert np.array_equal(slot[used], np.arange(len(used)))
+    got = np.zeros((90, 2))
+    predict_raw(X, compact, ptr[2:5], cls[2:4], got, 2, 0, (used, slot), 16)
+    expected = ref.predict_raw(X, nodes, ptr[2:5], cls[2:4], [0.0, 0.0])
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_forest_predicts_many_rows_as_the_lane_walk_does(rng):
+    # Thousands of rows take the partition walk: the same predictions as the rows
+    # walked down the trees side by side, for both dtypes and thread counts.
+    X = rng.normal(size=(6000, 8))
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    y = rng.randint(0, 3, size=6000)
+    ens = GBTClassifier(n_estimators=4, max_leaves=40, max_depth=0,
+                        grow_policy="lossguide").fit(X, y)._ensemble
+    forest = ens._traversal()
+    for dtype in (np.float32, np.float64):
+        Xd = X.astype(dtype)
+        lanes = np.tile(ens.base_score, (6000, 1))
+        predict_raw(Xd, forest.compact, forest.tree_ptr, forest.tree_class, lanes, 2, -1,
+                    None, -1)
+        for n_threads in (1, 2):
+            np.testing.assert_array_equal(ens.predict_raw(Xd, n_threads=n_threads), lanes)
 
 
 _SIMD_CHILD = """
