@@ -38,7 +38,7 @@ from runners import DEFAULT_LIBS, RUNNERS, Config, resolve
 # run(name, args, bench) -> {"header": ..., "table": ..., any more JSON fields}.
 MODULES = ("run", "sparse_input", "categorical", "ranking", "sampling", "random_forest", "multi_target",
            "split_finding", "symmetric", "out_of_core", "shap_values", "model_files", "dask_fit",
-           "prediction")
+           "prediction", "external_memory")
 
 # The core workloads (this module). Defaults of the shared options; the command
 # line overrides any of them.
@@ -250,6 +250,9 @@ def describe(result):
         return f"{result['status']}: {result['error']}"
     xcore = (f", cross-core {result['xcore_ns']:.0f} ns" if result.get("xcore_ns") is not None
              else "")
+    if "fit_seconds" in result and "predict_seconds" not in result:
+        return (f"fit {result['fit_seconds']:.2f} s, {result['metric']} {result['score']:.4f}, "
+                f"peak RSS {result['peak_rss_mib']:.0f} MiB")
     if "fit_seconds" in result:
         return (f"fit {result['fit_seconds']:.2f} s, predict {result['predict_seconds']:.3f} s, "
                 f"{result['metric']} {result['score']:.4f}, peak RSS {result['peak_rss_mib']:.0f} MiB"

@@ -167,6 +167,12 @@ class Runner:
         """SHAP interaction values."""
         raise Unsupported(f"{self.name}: no SHAP interaction values")
 
+    # -- out of core (workload "external-memory")
+    def fit_external(self, cfg, files):
+        """A model fitted on the chunk files ``files`` ([X_path, y_path] each, ``.npy``)
+        by the library's out-of-core mode."""
+        raise Unsupported(f"{self.name}: no out-of-core training")
+
     # -- model files (workload "model-files")
     FORMATS = {}    # name of an encoding -> file suffix
 
@@ -230,6 +236,10 @@ class GbtreeRunner(Runner):
 
     def interactions(self, cfg, model, data):
         return model.predict(data, pred_interactions=True)
+
+    def fit_external(self, cfg, files):
+        from gbtree import ExternalData
+        return self.estimator(cfg).fit(ExternalData([tuple(f) for f in files]))
 
     FORMATS = {"JSON": ".json", "binary": ".gbt"}
 
@@ -321,6 +331,28 @@ class XGBoostRunner(Runner):
 
     def predict(self, cfg, model, X):
         return model.inplace_predict(X)
+
+    def fit_external(self, cfg, files):
+        import xgboost as xgb
+
+        class Files(xgb.DataIter):
+            def __init__(self):
+                self.i = 0
+                super().__init__(cache_prefix=None)
+
+            def next(self, input_data):
+                if self.i == len(files):
+                    return False
+                input_data(data=np.load(files[self.i][0]), label=np.load(files[self.i][1]))
+                self.i += 1
+                return True
+
+            def reset(self):
+                self.i = 0
+
+        dtrain = xgb.ExtMemQuantileDMatrix(Files(), max_bin=cfg.max_bin, nthread=cfg.threads)
+        params = dict(self._params(cfg), nthread=cfg.threads, seed=cfg.seed)
+        return xgb.train(params, dtrain, num_boost_round=cfg.rounds)
 
     def explain_input(self, cfg, X):
         import xgboost as xgb

@@ -3,8 +3,9 @@
     python worker.py SPEC.json RESULT.json
 
 The spec's mode is one of ``MODES``: fit and predict (timed), one-row latency,
-SHAP values (``shap``), model files (``model-files``) or prediction of float32
-and float64 rows (``input-types``). Order of work: import
+SHAP values (``shap``), model files (``model-files``), prediction of float32
+and float64 rows (``input-types``) or a fit on chunk files read out of core
+(``external``). Order of work: import
 the library, load the data (``.npy`` arrays, or SciPy
 CSR matrices saved as ``.npz``; the keys listed in the spec's ``mmap`` are
 memory-mapped instead of read), note the peak RSS so far
@@ -150,6 +151,22 @@ def input_types(runner, cfg, data, spec):
     return dict(out, metric=metric, score=value)
 
 
+def external(runner, cfg, data, spec):
+    """Time a fit on the chunk files of ``spec["files"]`` ([X_path, y_path] each) read
+    by the library's out-of-core mode, then score the test rows (held in memory)."""
+    with runner.threads(cfg):
+        t0, c0 = time.perf_counter(), time.process_time()
+        model = runner.fit_external(cfg, spec["files"])
+        fit_seconds = time.perf_counter() - t0
+        fit_cpu_seconds = time.process_time() - c0
+        fit_rss = peak_rss_mib()
+        memory = spec["sampler"].stop() if spec.get("sampler") else {}
+        scores = runner.predict(cfg, model, data["X_test"])
+    metric, value = quality(cfg, data["y_test"], scores)
+    return {"fit_seconds": fit_seconds, "fit_cpu_seconds": fit_cpu_seconds,
+            "fit_peak_rss_mib": fit_rss, "metric": metric, "score": value, **memory}
+
+
 def best_seconds(call, calls):
     """The fastest of ``calls`` calls, and the last call's result."""
     best = np.inf
@@ -210,7 +227,7 @@ def model_files(runner, cfg, data, spec):
 
 
 MODES = {"fit-predict": fit_predict, "latency": latency, "shap": explain,
-         "model-files": model_files, "input-types": input_types}
+         "model-files": model_files, "input-types": input_types, "external": external}
 
 
 def main(spec_path, result_path):

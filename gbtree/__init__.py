@@ -11,6 +11,7 @@ except ImportError as exc:  # pragma: no cover - only in an unbuilt source check
         "to use the installed gbtree."
     ) from exc
 
+from .external import ExternalData
 from .model_io import load_model
 from .plotting import plot_importance, plot_tree
 from .metrics import ndcg_at_k
@@ -18,5 +19,6 @@ from .scorers import make_ndcg_scorer
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
 
 __version__ = "0.1.0"
-__all__ = ["GBTClassifier", "GBTRanker", "GBTRegressor", "load_model", "make_ndcg_scorer",
+__all__ = ["ExternalData", "GBTClassifier", "GBTRanker", "GBTRegressor", "load_model",
+           "make_ndcg_scorer",
            "ndcg_at_k", "plot_importance", "plot_tree", "__version__"]

@@ -3,7 +3,8 @@
 The rows stay on the workers that hold them. Each worker that holds partitions of
 the training data gets one ``_Shard`` (a Dask actor) holding those rows: their
 bins, raw scores, gradients and, while a tree grows, each node's rows. Only
-summaries travel, in Dask's own messages (no tracker, sockets or MPI beside it):
+summaries travel, in Dask's own messages (no tracker, sockets or MPI beside it),
+and the trees grow as ``gbtree.levelwise`` grows them (shared with out-of-core fits):
 
 - the bin edges: each shard summarises its columns (the weighted quantile
   summaries of ``sketch.Summary``, pruned to ``8 * max_bin`` entries), the
@@ -44,18 +45,13 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is not installed
     raise ImportError("gbtree.dask needs dask and distributed: pip install 'gbtree[dask]'") from exc
 
-from . import objectives as _obj
-from ._binned_matrix import columns_of
-from ._column_sampler import ColumnSampler
-from ._histogram import output_histograms
-from ._splitting import find_best_split_outputs, partition_column, py_leaf_weight
 from ._threads import effective_n_threads
-from ._typedefs import G_H_DTYPE, NODE_DTYPE
-from .binning import BinMapper, _weighted_cuts
+from .binning import BinMapper
 from .grower_params import GrowerParams
+from .levelwise import (MemoryBlock, RowShard, boost, check_params, fitted, flat_cuts,
+                        local_params, starting_point, sum_in_order, summary_cuts)
 from .sketch import Summary
 from .sklearn import GBTClassifier, GBTRegressor
-from .tree import TreeEnsemble
 
 __all__ = ["DaskGBTRegressor", "DaskGBTClassifier"]
 
@@ -63,7 +59,7 @@ __all__ = ["DaskGBTRegressor", "DaskGBTClassifier"]
 SUMMARY_ENTRIES_PER_BIN = 8
 
 
-class _Shard:
+class _Shard(RowShard):
     """One worker's training rows and what a fit keeps of them (a Dask actor)."""
 
     def __init__(self, X_parts, y_parts, w_parts, n_jobs):
@@ -73,7 +69,6 @@ class _Shard:
         self.w = (None if w_parts is None or not w_parts
                   else np.concatenate(w_parts).astype(np.float64))
         self.n_threads = effective_n_threads(n_jobs)   # this worker's cores
-        self.n_rows = self.y.shape[0]
 
     def summaries(self, b):
         """Per column, the summary of its values (NaN skipped), at most ``b + 1`` entries."""
@@ -88,88 +83,20 @@ class _Shard:
     def label_sums(self, n_classes):
         """What the starting value needs: the weight of each class (classifier), or
         (sum of w * y, sum of w) (regressor)."""
-        w = np.ones(self.n_rows) if self.w is None else self.w
+        w = np.ones(self.y.shape[0]) if self.w is None else self.w
         if n_classes:
             return np.bincount(self.y.astype(np.intp), weights=w, minlength=n_classes)
         return np.array([np.dot(w, self.y), w.sum()])
 
     def start(self, mapper, objective, base_score):
-        """Bin the rows; every raw score starts at ``base_score``."""
-        self.mapper = mapper
-        self.objective = objective
-        self.Xb = mapper.transform(self.X, self.n_threads) if self.n_rows else np.empty(
+        """Bin the rows (one block in memory); every raw score starts at ``base_score``."""
+        n_rows = self.y.shape[0]
+        Xb = mapper.transform(self.X, self.n_threads) if n_rows else np.empty(
             (0, self.X.shape[1]), dtype=np.uint8)
-        self.columns = columns_of(self.Xb, self.n_threads)
-        self.X = None   # (the bins are all a fit reads from now on)
-        self.bin_offsets = np.ascontiguousarray(mapper.bin_offsets_, dtype=np.intc)
-        self.n_bins = np.ascontiguousarray(mapper.n_bins_, dtype=np.intc)
-        K = base_score.shape[0]
-        self.raw = np.tile(base_score, (self.n_rows, 1))
-        self.pairs = np.empty((K, self.n_rows, 2), dtype=G_H_DTYPE)
-        self.rows = {}
-        return self.n_rows
-
-    def _add_leaves(self, leaves):
-        """Add each tree's leaf values to the raw scores of the leaves' rows:
-        ``leaves`` holds (output, {node: value}) per tree of the last round."""
-        for k, (output, values) in enumerate(leaves):
-            for node, value in values.items():
-                r = self.rows[(k, node)]
-                self.raw[r, output] += value
-        self.rows = {}
-
-    def _histogram(self, k, rows):
-        E = int(self.bin_offsets[-1])
-        out = np.empty((1, E, 2))
-        totals = np.empty((1, 2))
-        if self.n_rows:
-            output_histograms(self.Xb, rows, self.pairs[k:k + 1], self.bin_offsets, None,
-                              out, totals, self.n_threads)
-        else:
-            out[:] = 0.0
-            totals[:] = 0.0
-        return out[0], totals[0]
-
-    def round(self, leaves, trees):
-        """Finish the last round (its leaves), compute the gradients of the raw scores
-        and return the root histogram, sums and row count of each of the round's
-        ``trees`` (one per output: tree t fits output t)."""
-        self._add_leaves(leaves)
-        if self.n_rows:
-            self.objective.gradient(self.y, self.raw, self.w, self.pairs[:, :, 0],
-                                    self.pairs[:, :, 1], self.n_threads)
-        out = []
-        for t in range(trees):
-            rows = np.arange(self.n_rows, dtype=np.uint32)
-            self.rows[(t, 0)] = rows
-            hist, sums = self._histogram(t, rows)
-            out.append((hist, sums, self.n_rows))
-        return out
-
-    def level(self, t, splits):
-        """Apply a level's splits of tree ``t``: ``splits`` holds (node, feature, bin,
-        default_left, left, right, build) per split, ``build`` the child whose
-        histogram to return (-1: none). Returns the children's row counts (left, right
-        of each split in order) and the built histograms in one array (one message
-        moves faster than many), in the order of their splits."""
-        counts = np.empty(2 * len(splits), dtype=np.int64)
-        n_built = sum(1 for s in splits if s[6] >= 0)
-        built = np.empty((n_built, int(self.bin_offsets[-1]), 2))
-        j = 0
-        for k, (node, f, b, default_left, left, right, build) in enumerate(splits):
-            rows = self.rows.pop((t, node))
-            n_left = partition_column(self.columns[f], rows, b, int(self.n_bins[f]),
-                                      default_left, self.n_threads) if rows.size else 0
-            self.rows[(t, left)], self.rows[(t, right)] = rows[:n_left], rows[n_left:]
-            counts[2 * k], counts[2 * k + 1] = n_left, rows.size - n_left
-            if build >= 0:
-                built[j] = self._histogram(t, self.rows[(t, build)])[0]
-                j += 1
-        return counts, built
-
-    def finish(self, leaves):
-        """Add the last round's leaves."""
-        self._add_leaves(leaves)
+        block = MemoryBlock(Xb, self.y, self.w, self.n_threads)
+        self.X = self.y = self.w = None   # (the block holds all a fit reads from now on)
+        return RowShard.start(self, [block], [n_rows], mapper, objective, base_score,
+                              self.n_threads)
 
 
 def _wait_all(futures, timeout, what, traffic=None):
@@ -268,50 +195,27 @@ def _cuts(summaries_per_shard, max_bin):
         s = summaries_per_shard[0][f]
         for other in summaries_per_shard[1:]:
             s = s.merge(other[f])
-        cuts.append(_weighted_cuts(s.values, s.w, max_bin - 1) if len(s) else np.empty(0))
+        cuts.append(summary_cuts(s, max_bin))
     return cuts
 
 
-# the parameters a distributed fit takes, besides client and timeout
-_SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_bin",
-              "min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step",
-              "colsample_bytree", "colsample_bylevel", "colsample_bynode", "n_jobs",
-              "random_state", "verbosity", "importance_type", "log_period"}
+# what ``_wait_all`` names when a shard's call fails
+_CALLS = {"round": "the round's gradients", "level": "a level of a tree",
+          "finish": "the last round's leaves"}
 
 
 class _DaskMixin:
     """Fit on the workers; predict where the partitions live; ``to_local``."""
 
     def _check_supported(self):
-        defaults = self._local_class()().get_params()
-        for name, value in self._local_params().items():
-            if name in _SUPPORTED:
-                continue
-            default = defaults[name]
-            same = value is default or (not isinstance(value, (list, dict, np.ndarray))
-                                        and value == default)
-            if not same:
-                raise ValueError(f"{type(self).__name__} does not support {name}={value!r} "
-                                 f"yet: leave it at its default ({default!r}) or fit the "
-                                 f"local estimator")
-        expected = "log_loss" if self._local_class() is GBTClassifier else "squared_error"
-        if not (isinstance(self.objective, str) and self.objective == expected):
-            raise ValueError(f"{type(self).__name__} supports objective={expected!r} only "
-                             f"yet, got {self.objective!r}")
-        if self.max_depth is None or not 1 <= self.max_depth <= 32:
-            raise ValueError(f"{type(self).__name__} grows depthwise trees: max_depth must "
-                             f"be in 1..32, got {self.max_depth!r}")
+        check_params(self, self._local_class(), type(self).__name__)
         if not isinstance(self.timeout, numbers.Real) or not self.timeout > 0:
             raise ValueError(f"timeout must be a number of seconds > 0, got {self.timeout!r}")
-
-    def _local_params(self):
-        names = inspect.signature(self._local_class().__init__).parameters
-        return {k: getattr(self, k) for k in names if k != "self"}
 
     def _fit_distributed(self, X, y, sample_weight, n_classes):
         self._check_supported()
         client = self.client if self.client is not None else default_client()
-        local = self._local_class()(**self._local_params())
+        local = self._local_class()(**local_params(self, self._local_class()))
         params = local._boost_params()
         grower = GrowerParams.from_boost(params)
         shards, data = _shards(client, X, y, sample_weight, self.n_jobs, self.timeout)
@@ -322,55 +226,28 @@ class _DaskMixin:
         # bin edges from the merged summaries
         summaries = _wait_all([s.summaries(SUMMARY_ENTRIES_PER_BIN * params.max_bin)
                                for s in shards], T, "the column summaries")
-        mapper = BinMapper.from_cuts(*_flat(_cuts(summaries, params.max_bin)))
+        mapper = BinMapper.from_cuts(*flat_cuts(_cuts(summaries, params.max_bin)))
         # the starting value
-        sums = _in_order(_wait_all([s.label_sums(n_classes) for s in shards], T,
-                                   "the label sums"))
-        if n_classes > 2:
-            objective = _obj.Softmax(n_classes)
-            base = objective.init_raw(np.arange(n_classes, dtype=np.float64), sums)
-        elif n_classes == 2:
-            objective = _obj.Logistic()
-            base = objective.init_raw(np.array([sums[1] / sums.sum()]), None)
-        else:
-            objective = _obj.SquaredError()
-            base = objective.init_raw(np.array([sums[0] / sums[1]]), None)
+        sums = sum_in_order(_wait_all([s.label_sums(n_classes) for s in shards], T,
+                                      "the label sums"))
+        objective, base = starting_point(n_classes, sums)
         n_rows = sum(_wait_all([s.start(mapper, objective, base) for s in shards], T,
                                "binning the rows"))
         del data   # (the shards hold their rows: the partitions' results may go)
         if n_rows == 0:
             raise ValueError("X has no rows")
         t1 = time.perf_counter()
-        ensemble = TreeEnsemble(X.shape[1], base)
-        K = objective.n_outputs
-        rng = local._rng()
-        seed = int(rng.randint(0, 2 ** 31 - 1))
         traffic = {"round_trips": 0, "bytes_received": 0}
-        builder = _TreeBuilder(shards, mapper, grower, T, traffic)
-        leaves = []
-        for it in range(params.n_estimators):
-            roots = _wait_all([s.round(leaves, K) for s in shards], T, "the round's gradients",
-                              traffic)
-            leaves = []
-            for k in range(K):
-                seeds = np.random.default_rng([seed, it]).integers(0, 2 ** 63, size=K)
-                nodes, values = builder.grow(k, [r[k] for r in roots], params.learning_rate,
-                                             int(seeds[k]))
-                ensemble.add_tree(nodes, k)
-                leaves.append((k, values))
-        _wait_all([s.finish(leaves) for s in shards], T, "the last round's leaves")
-        ensemble._flush()
-        local.is_categorical_ = None
-        local._cat_encoder = None
-        local._ensemble = ensemble
-        local._objective = objective
-        local._bin_mapper = mapper
-        local.n_features_in_ = X.shape[1]
-        local.n_estimators_ = params.n_estimators
-        local.best_iteration_ = params.n_estimators - 1
-        local.fit_info_ = {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1}
-        trees = max(params.n_estimators * K, 1)
-        self.fit_stats_ = {"workers": len(shards), "trees": params.n_estimators * K,
+
+        def call(method, *args):   # (the traffic per tree: the last call is once per fit)
+            return _wait_all([getattr(s, method)(*args) for s in shards], T, _CALLS[method],
+                             traffic if method != "finish" else None)
+
+        ensemble = boost(call, local, params, grower, mapper, objective, base, X.shape[1])
+        fitted(local, ensemble, objective, mapper, X.shape[1], params.n_estimators,
+               {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1})
+        trees = max(params.n_estimators * objective.n_outputs, 1)
+        self.fit_stats_ = {"workers": len(shards), "trees": params.n_estimators * objective.n_outputs,
                            "round_trips_per_tree": traffic["round_trips"] / trees,
                            "bytes_received_per_tree": traffic["bytes_received"] / trees}
         return local
@@ -395,129 +272,6 @@ class _DaskMixin:
         if n_columns:
             return X.map_blocks(block, dtype=dtype, chunks=(X.chunks[0], (n_columns,)))
         return X.map_blocks(block, dtype=dtype, drop_axis=1)
-
-
-class _TreeBuilder:
-    """Grows one depthwise tree on the shards' histograms, level by level."""
-
-    def __init__(self, shards, mapper, params, timeout, traffic):
-        self.shards = shards
-        self.traffic = traffic
-        self.p = params
-        self.timeout = timeout
-        self.n_bins = np.ascontiguousarray(mapper.n_bins_, dtype=np.intc)
-        self.bin_offsets = np.ascontiguousarray(mapper.bin_offsets_, dtype=np.intc)
-        self.thresholds = mapper.bin_thresholds()
-        self.n_features = self.n_bins.shape[0]
-
-    def _scan(self, hist, sums, count, depth, mask):
-        p = self.p
-        if depth >= p.max_depth or count < 2:
-            return None
-        return find_best_split_outputs(hist[None], self.n_bins, self.bin_offsets, sums[None],
-                                       p.reg_lambda, p.reg_alpha, p.min_child_weight,
-                                       p.max_delta_step, p.gamma, mask, 1)
-
-    def grow(self, t, roots, learning_rate, seed):
-        """Tree ``t`` of the round from the shards' root histograms; returns its nodes
-        (NODE_DTYPE) and its leaves' values by node id."""
-        p = self.p
-        columns = ColumnSampler(self.n_features, p)
-        columns.begin(seed)
-        hist = _in_order([r[0] for r in roots])
-        sums = _in_order([r[1] for r in roots])
-        # per node: sums (2,), count, depth, histogram, split
-        nodes = [dict(sums=sums, count=int(sum(r[2] for r in roots)), depth=0, hist=hist)]
-        nodes[0]["split"] = self._scan(hist, sums, nodes[0]["count"], 0, columns.mask(0, 0))
-        level = [0]
-        children = {}
-        while level:
-            splits, built = [], []
-            for i in level:
-                s = nodes[i]["split"]
-                if s is None:
-                    continue
-                gain, f, b, default_left, left_sums, _ = s
-                left, right = len(nodes), len(nodes) + 1
-                depth = nodes[i]["depth"] + 1
-                sums_l, sums_r = left_sums[0], nodes[i]["sums"] - left_sums[0]
-                nodes += [dict(sums=sums_l, depth=depth), dict(sums=sums_r, depth=depth)]
-                children[i] = (left, right)
-                # the child of the smaller hessian sum is built, the other derived
-                build = -1
-                if depth < p.max_depth:
-                    build = left if sums_l[1] <= sums_r[1] else right
-                splits.append((i, int(f), int(b), bool(default_left), left, right, build))
-                built.append(build)
-            if not splits:
-                break
-            answers = _wait_all([s.level(t, splits) for s in self.shards], self.timeout,
-                                "a level of a tree", self.traffic)
-            counts, built = _in_order([a[0] for a in answers]), _in_order([a[1] for a in answers])
-            nxt = []
-            j = 0
-            for k, (i, f, b, default_left, left, right, build) in enumerate(splits):
-                nodes[left]["count"], nodes[right]["count"] = int(counts[2 * k]), int(counts[2 * k + 1])
-                if build >= 0:
-                    small = built[j]
-                    j += 1
-                    other = right if build == left else left
-                    nodes[build]["hist"] = small
-                    nodes[other]["hist"] = nodes[i]["hist"] - small
-                nodes[i]["hist"] = None
-                for c in (left, right):
-                    node = nodes[c]
-                    node["split"] = (self._scan(node["hist"], node["sums"], node["count"],
-                                                node["depth"], columns.mask(c, node["depth"]))
-                                     if node.get("hist") is not None else None)
-                    if node["split"] is not None:
-                        nxt.append(c)
-                    else:
-                        node["hist"] = None
-            level = nxt
-        return self._emit(nodes, children, learning_rate)
-
-    def _emit(self, nodes, children, learning_rate):
-        p = self.p
-        out = np.zeros(len(nodes), dtype=NODE_DTYPE)
-        values = {}
-        for i, node in enumerate(nodes):
-            g, h = node["sums"]
-            rec = out[i]
-            rec["value"] = learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
-                                                          p.min_child_weight, p.max_delta_step)
-            rec["cover"] = h
-            rec["count"] = node["count"]
-            rec["depth"] = node["depth"]
-            if i in children:
-                gain, f, b, default_left, _, _ = node["split"]
-                rec["feature"] = f
-                rec["bin_threshold"] = b
-                rec["threshold"] = self.thresholds[self.bin_offsets[f] + b]
-                rec["default_left"] = default_left
-                rec["gain"] = gain
-                rec["left"], rec["right"] = children[i]
-                rec["is_leaf"] = 0
-            else:
-                rec["feature"] = rec["left"] = rec["right"] = -1
-                rec["is_leaf"] = 1
-                values[i] = float(rec["value"])
-        return out, values
-
-
-def _in_order(arrays):
-    """The sum of the shards' arrays, added in shard order (the model must not depend
-    on which worker answers first)."""
-    total = np.array(arrays[0], dtype=arrays[0].dtype, copy=True)
-    for a in arrays[1:]:
-        total += a
-    return total
-
-
-def _flat(cuts):
-    ptr = np.zeros(len(cuts) + 1, dtype=np.int64)
-    np.cumsum([c.size for c in cuts], out=ptr[1:])
-    return (np.concatenate(cuts) if cuts else np.empty(0)), ptr
 
 
 def _with_dask_signature(cls, local):

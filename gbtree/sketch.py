@@ -42,9 +42,18 @@ class Summary:
     def from_data(cls, values, weights=None):
         """The exact summary (``eps = 0``) of ``values`` (1-D; NaN skipped) with
         ``weights`` (non-negative; 1 by default). Zero weights count for nothing."""
-        values = np.asarray(values, dtype=np.float64).ravel()
-        weights = (np.ones_like(values) if weights is None
-                   else np.asarray(weights, dtype=np.float64).ravel())
+        values = np.asarray(values).ravel()
+        if values.dtype != np.float32:   # (float32 values sort as they are: faster)
+            values = values.astype(np.float64, copy=False)
+        if weights is None:
+            # (unweighted: the counts of the distinct values are the gaps between them)
+            nan = np.isnan(values)
+            values = np.sort(values[~nan] if nan.any() else values)
+            start = np.flatnonzero(np.r_[True, values[1:] != values[:-1]]) if values.size else (
+                np.empty(0, dtype=np.intp))
+            w = np.diff(np.r_[start, values.size]).astype(np.float64)
+            return cls._of_distinct(values[start], w)
+        weights = np.asarray(weights, dtype=np.float64).ravel()
         if weights.shape != values.shape:
             raise ValueError(f"weights must have one value per value: {weights.shape[0]} "
                              f"weights for {values.shape[0]} values")
@@ -52,19 +61,21 @@ class Summary:
             raise ValueError("weights must be finite and non-negative")
         keep = ~np.isnan(values) & (weights > 0)
         values, weights = values[keep], weights[keep]
-        if np.all(weights == 1.0):   # (a plain sort: twice as fast as the argsort)
-            values = np.sort(values)
-        else:
-            order = np.argsort(values, kind="stable")
-            values, weights = values[order], weights[order]
+        order = np.argsort(values, kind="stable")
+        values, weights = values[order], weights[order]
         # the first entry of each distinct value (np.unique would sort again)
         start = np.flatnonzero(np.r_[True, values[1:] != values[:-1]]) if values.size else (
             np.empty(0, dtype=np.intp))
-        distinct = values[start]
         w = np.add.reduceat(weights, start) if values.size else np.empty(0)
+        return cls._of_distinct(values[start], w)
+
+    @classmethod
+    def _of_distinct(cls, distinct, w):
+        """The exact summary of sorted distinct values of weights ``w``."""
         rmax = np.cumsum(w)
         rmin = rmax - w
-        return cls(distinct, rmin, rmax, w, rmax[-1] if rmax.size else 0.0, 0.0)
+        return cls(distinct.astype(np.float64), rmin, rmax, w, rmax[-1] if rmax.size else 0.0,
+                   0.0)
 
     def __len__(self):
         return self.values.shape[0]

@@ -26,6 +26,7 @@ from .validation import (_all_or_nothing, _check_importance_type, _check_list, _
                          _sparse_frame_for_scipy, check_base_margin)
 from .binning import canonical_csr, check_sparse_structure
 from .categorical import CategoricalEncoder, resolve_columns
+from .external import ExternalData, fit_external
 from .tree import add_trees_to_raw
 from .inspection import ModelAccess
 
@@ -117,6 +118,13 @@ class _GBTModel(ModelAccess, BaseEstimator):
                                      self.max_cat_to_ordinal).fit_categories(X)
         self.is_categorical_ = np.isin(np.arange(np.shape(X)[1]), columns)
         return encoder
+
+    def _fit_external(self, data, local_class, *others):
+        """``fit`` on an ``ExternalData``, which holds the labels and weights."""
+        if any(v is not None for v in others):
+            raise ValueError("with ExternalData, the labels and weights come from the data: "
+                             "y, sample_weight, eval sets and base margins must be None")
+        return fit_external(self, local_class, data, issubclass(local_class, GBTClassifier))
 
     def _validate_fit_data(self, X, y, sample_weight, y_numeric, multi_output=False):
         # continuing a model: X must have the fitted model's columns
@@ -583,14 +591,16 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         return (float(value),)
 
     @_all_or_nothing
-    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
+    def fit(self, X, y=None, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
             base_margin=None, base_margin_eval_set=None):
         """Fit the model.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            NaN marks a missing value.
+        X : array-like of shape (n_samples, n_features), or ExternalData
+            NaN marks a missing value. An ``ExternalData`` is read in chunks and
+            trained on out of core (it holds the labels and weights: the other
+            arguments stay None; see ``gbtree.external``).
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             Several columns (``objective="squared_error"`` only): one output, and
             one tree per round, per column; ``predict`` returns one column each.
@@ -609,6 +619,9 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         base_margin_eval_set : list of array-like or None, default=None
             The offsets of each eval set.
         """
+        if isinstance(X, ExternalData):
+            return self._fit_external(X, GBTRegressor, y, sample_weight, eval_set,
+                                      sample_weight_eval_set, base_margin, base_margin_eval_set)
         aft = isinstance(self._make_objective(), _obj.AFT)   # (checks the parameters first)
         if aft:
             # interval labels may hold inf, which scikit-learn's checks of y refuse: they
@@ -695,14 +708,16 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         _params.set_shared(self, locals())
 
     @_all_or_nothing
-    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
+    def fit(self, X, y=None, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
             base_margin=None, base_margin_eval_set=None):
         """Fit the model.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            NaN marks a missing value.
+        X : array-like of shape (n_samples, n_features), or ExternalData
+            NaN marks a missing value. An ``ExternalData`` is read in chunks and
+            trained on out of core (it holds the labels and weights: the other
+            arguments stay None; see ``gbtree.external``).
         y : array-like of shape (n_samples,)
             Class labels of any type (at least two distinct).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -721,6 +736,9 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         """
         if not (callable(self.objective) or _is_str(self.objective, "log_loss")):
             raise ValueError(f"objective must be 'log_loss' or a callable, got {self.objective!r}")
+        if isinstance(X, ExternalData):
+            return self._fit_external(X, GBTClassifier, y, sample_weight, eval_set,
+                                      sample_weight_eval_set, base_margin, base_margin_eval_set)
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=False)
         try:
             check_classification_targets(y)
@@ -958,6 +976,8 @@ class GBTRanker(_GBTModel):
         base_margin_eval_set : list of array-like or None, default=None
             The offsets of each eval set.
         """
+        if isinstance(X, ExternalData):
+            raise ValueError("GBTRanker does not train on ExternalData yet: fit it in memory")
         self.qid_column_ = qid if isinstance(qid, str) else None
         X, qid = self._split_qid_column(X, qid, "fit")
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=True)

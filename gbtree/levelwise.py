@@ -1,0 +1,374 @@
+"""Depthwise trees grown level by level over rows held elsewhere: the trainer of
+``gbtree.dask`` (one shard of rows per worker) and of out-of-core fits
+(``gbtree.ExternalData``: one shard whose blocks of rows are files).
+
+A ``RowShard`` holds rows in blocks (in memory, or loaded one at a time from
+disk while the next one is read) and, in memory, what a fit keeps per row: raw
+scores, gradients and, while a tree grows, each node's rows (4 bytes a row). The
+trainer (``boost``) talks to the shards only through ``call(method, *args)``,
+which returns every shard's answer in shard order:
+
+- each round starts with ``round``: the shards add the last round's leaf values
+  to their raw scores, compute the gradients and return each tree's root
+  histogram;
+- each level of a tree, the trainer scans the level's histograms for their best
+  splits (the scan of every other grower) and ``level`` applies the splits to the
+  shards' rows and returns the histograms of the smaller child of each split (by
+  hessian sum); the larger child's is its parent's minus the smaller one's;
+- ``finish`` adds the last round's leaf values.
+
+Histograms are summed block by block and shard by shard in a fixed order, so
+the model never depends on timing. A tree of depth d costs d + 1 calls.
+"""
+import concurrent.futures
+import inspect
+
+import numpy as np
+
+from . import objectives as _obj
+from ._binned_matrix import columns_of
+from ._column_sampler import ColumnSampler
+from ._histogram import output_histograms
+from ._splitting import find_best_split_outputs, partition_column, py_leaf_weight
+from ._typedefs import G_H_DTYPE, NODE_DTYPE
+from .binning import _weighted_cuts
+from .tree import TreeEnsemble
+
+# the parameters a level-wise fit takes (the others must stay at their defaults)
+SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_bin",
+             "min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step",
+             "colsample_bytree", "colsample_bylevel", "colsample_bynode", "n_jobs",
+             "random_state", "verbosity", "importance_type", "log_period"}
+
+
+def local_params(estimator, local_class):
+    """The parameters of ``local_class`` (a local estimator class) read off ``estimator``."""
+    names = inspect.signature(local_class.__init__).parameters
+    return {k: getattr(estimator, k) for k in names if k != "self"}
+
+
+def check_params(estimator, local_class, what):
+    """A ValueError naming the first parameter of ``estimator`` a level-wise fit does
+    not support (``what`` names the fit in the message)."""
+    defaults = local_class().get_params()
+    for name, value in local_params(estimator, local_class).items():
+        if name in SUPPORTED:
+            continue
+        default = defaults[name]
+        same = value is default or (not isinstance(value, (list, dict, np.ndarray))
+                                    and value == default)
+        if not same:
+            raise ValueError(f"{what} does not support {name}={value!r} yet: leave it at its "
+                             f"default ({default!r}) or fit in memory")
+    from .sklearn import GBTClassifier
+    expected = "log_loss" if issubclass(local_class, GBTClassifier) else "squared_error"
+    if not (isinstance(estimator.objective, str) and estimator.objective == expected):
+        raise ValueError(f"{what} supports objective={expected!r} only yet, got "
+                         f"{estimator.objective!r}")
+    if estimator.max_depth is None or not 1 <= estimator.max_depth <= 32:
+        raise ValueError(f"{what} grows depthwise trees: max_depth must be in 1..32, got "
+                         f"{estimator.max_depth!r}")
+
+
+class MemoryBlock:
+    """A block of binned rows held in memory (row-major bins, their columns, labels,
+    weights or None); ``columns`` are made from the bins when not given."""
+
+    def __init__(self, Xb, y, w, n_threads, columns=None):
+        self.Xb, self.y, self.w = Xb, y, w
+        self.columns = columns_of(Xb, n_threads) if columns is None else columns
+        self.n_rows = y.shape[0]
+
+    def load(self):
+        return self
+
+
+class RowShard:
+    """Rows in ``blocks`` (objects whose ``load()`` gives ``Xb``, ``columns``, ``y``,
+    ``w``, ``n_rows``) and each row's raw scores and gradients; see the module."""
+
+    def start(self, blocks, block_rows, mapper, objective, base_score, n_threads, prefetch=False):
+        """Take ``blocks`` of ``block_rows`` rows each; every raw score starts at
+        ``base_score``. ``prefetch``: read the next block on a thread while the
+        current one is worked on."""
+        self.blocks = blocks
+        self.offsets = np.concatenate([[0], np.cumsum(block_rows)]).astype(np.int64)
+        self.n_rows = int(self.offsets[-1])
+        self.objective = objective
+        self.n_threads = n_threads
+        self.prefetch = prefetch and len(blocks) > 1
+        self.bin_offsets = np.ascontiguousarray(mapper.bin_offsets_, dtype=np.intc)
+        self.n_bins = np.ascontiguousarray(mapper.n_bins_, dtype=np.intc)
+        K = base_score.shape[0]
+        self.raw = np.tile(base_score, (self.n_rows, 1))
+        self.pairs = np.empty((K, self.n_rows, 2), dtype=G_H_DTYPE)
+        self.rows = {}     # (block, tree of the round, node) -> the node's rows in the block
+        return self.n_rows
+
+    def _each_block(self):
+        """(index, loaded block) in order; with ``prefetch``, the next block is read
+        while the caller works on this one."""
+        if not self.prefetch:
+            for b, block in enumerate(self.blocks):
+                yield b, block.load()
+            return
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            ahead = pool.submit(self.blocks[0].load)
+            for b in range(len(self.blocks)):
+                current = ahead.result()
+                if b + 1 < len(self.blocks):
+                    ahead = pool.submit(self.blocks[b + 1].load)
+                yield b, current
+
+    def _add_leaves(self, leaves):
+        """Add each tree's leaf values to the raw scores of the leaves' rows:
+        ``leaves`` holds (output, {node: value}) per tree of the last round."""
+        for (b, k, node), r in self.rows.items():
+            output, values = leaves[k]
+            self.raw[self.offsets[b] + r, output] += values[node]
+        self.rows = {}
+
+    def _histogram(self, block, b, k, rows, out, totals):
+        """Add the histogram and sums of ``rows`` of block ``b`` (output k) to ``out``
+        and ``totals``."""
+        if rows.size == 0:
+            return
+        lo, hi = self.offsets[b], self.offsets[b + 1]
+        h = np.empty((1, out.shape[0], 2))
+        s = np.empty((1, 2))
+        output_histograms(block.Xb, rows, self.pairs[k:k + 1, lo:hi], self.bin_offsets, None,
+                          h, s, self.n_threads)
+        out += h[0]
+        totals += s[0]
+
+    def round(self, leaves, trees):
+        """Finish the last round (its leaves), compute the gradients of the raw scores
+        and return the root histogram, sums and row count of each of the round's
+        ``trees`` (one per output: tree t fits output t)."""
+        self._add_leaves(leaves)
+        E = int(self.bin_offsets[-1])
+        hists = np.zeros((trees, E, 2))
+        sums = np.zeros((trees, 2))
+        for b, block in self._each_block():
+            lo, hi = self.offsets[b], self.offsets[b + 1]
+            if hi == lo:
+                continue
+            self.objective.gradient(block.y, self.raw[lo:hi], block.w, self.pairs[:, lo:hi, 0],
+                                    self.pairs[:, lo:hi, 1], self.n_threads)
+            for t in range(trees):
+                rows = np.arange(hi - lo, dtype=np.uint32)
+                self.rows[(b, t, 0)] = rows
+                self._histogram(block, b, t, rows, hists[t], sums[t])
+        return [(hists[t], sums[t], self.n_rows) for t in range(trees)]
+
+    def level(self, t, splits):
+        """Apply a level's splits of tree ``t``: ``splits`` holds (node, feature, bin,
+        default_left, left, right, build) per split, ``build`` the child whose
+        histogram to return (-1: none). Returns the children's row counts (left, right
+        of each split in order) and the built histograms in one array (one message
+        moves faster than many), in the order of their splits."""
+        counts = np.zeros(2 * len(splits), dtype=np.int64)
+        n_built = sum(1 for s in splits if s[6] >= 0)
+        built = np.zeros((n_built, int(self.bin_offsets[-1]), 2))
+        unused = np.zeros(2)
+        for b, block in self._each_block():
+            j = 0
+            for k, (node, f, bin_, default_left, left, right, build) in enumerate(splits):
+                rows = self.rows.pop((b, t, node), None)
+                if rows is None:
+                    rows = np.empty(0, dtype=np.uint32)
+                n_left = partition_column(block.columns[f], rows, bin_, int(self.n_bins[f]),
+                                          default_left, self.n_threads) if rows.size else 0
+                if n_left:
+                    self.rows[(b, t, left)] = rows[:n_left]
+                if rows.size - n_left:
+                    self.rows[(b, t, right)] = rows[n_left:]
+                counts[2 * k] += n_left
+                counts[2 * k + 1] += rows.size - n_left
+                if build >= 0:
+                    self._histogram(block, b, t, rows[:n_left] if build == left else rows[n_left:],
+                                    built[j], unused)
+                    j += 1
+        return counts, built
+
+    def finish(self, leaves):
+        """Add the last round's leaves."""
+        self._add_leaves(leaves)
+
+
+class TreeBuilder:
+    """Grows one depthwise tree on the shards' histograms, level by level (``call``:
+    see the module)."""
+
+    def __init__(self, call, mapper, params):
+        self.call = call
+        self.p = params
+        self.n_bins = np.ascontiguousarray(mapper.n_bins_, dtype=np.intc)
+        self.bin_offsets = np.ascontiguousarray(mapper.bin_offsets_, dtype=np.intc)
+        self.thresholds = mapper.bin_thresholds()
+        self.n_features = self.n_bins.shape[0]
+
+    def _scan(self, hist, sums, count, depth, mask):
+        p = self.p
+        if depth >= p.max_depth or count < 2:
+            return None
+        return find_best_split_outputs(hist[None], self.n_bins, self.bin_offsets, sums[None],
+                                       p.reg_lambda, p.reg_alpha, p.min_child_weight,
+                                       p.max_delta_step, p.gamma, mask, 1)
+
+    def grow(self, t, roots, learning_rate, seed):
+        """Tree ``t`` of the round from the shards' root histograms; returns its nodes
+        (NODE_DTYPE) and its leaves' values by node id."""
+        p = self.p
+        columns = ColumnSampler(self.n_features, p)
+        columns.begin(seed)
+        hist = sum_in_order([r[0] for r in roots])
+        sums = sum_in_order([r[1] for r in roots])
+        # per node: sums (2,), count, depth, histogram, split
+        nodes = [dict(sums=sums, count=int(sum(r[2] for r in roots)), depth=0, hist=hist)]
+        nodes[0]["split"] = self._scan(hist, sums, nodes[0]["count"], 0, columns.mask(0, 0))
+        level = [0]
+        children = {}
+        while level:
+            splits = []
+            for i in level:
+                s = nodes[i]["split"]
+                if s is None:
+                    continue
+                gain, f, b, default_left, left_sums, _ = s
+                left, right = len(nodes), len(nodes) + 1
+                depth = nodes[i]["depth"] + 1
+                sums_l, sums_r = left_sums[0], nodes[i]["sums"] - left_sums[0]
+                nodes += [dict(sums=sums_l, depth=depth), dict(sums=sums_r, depth=depth)]
+                children[i] = (left, right)
+                # the child of the smaller hessian sum is built, the other derived
+                build = -1
+                if depth < p.max_depth:
+                    build = left if sums_l[1] <= sums_r[1] else right
+                splits.append((i, int(f), int(b), bool(default_left), left, right, build))
+            if not splits:
+                break
+            answers = self.call("level", t, splits)
+            counts = sum_in_order([a[0] for a in answers])
+            built = sum_in_order([a[1] for a in answers])
+            nxt = []
+            j = 0
+            for k, (i, f, b, default_left, left, right, build) in enumerate(splits):
+                nodes[left]["count"], nodes[right]["count"] = int(counts[2 * k]), int(counts[2 * k + 1])
+                if build >= 0:
+                    small = built[j]
+                    j += 1
+                    other = right if build == left else left
+                    nodes[build]["hist"] = small
+                    nodes[other]["hist"] = nodes[i]["hist"] - small
+                nodes[i]["hist"] = None
+                for c in (left, right):
+                    node = nodes[c]
+                    node["split"] = (self._scan(node["hist"], node["sums"], node["count"],
+                                                node["depth"], columns.mask(c, node["depth"]))
+                                     if node.get("hist") is not None else None)
+                    if node["split"] is not None:
+                        nxt.append(c)
+                    else:
+                        node["hist"] = None
+            level = nxt
+        return self._emit(nodes, children, learning_rate)
+
+    def _emit(self, nodes, children, learning_rate):
+        p = self.p
+        out = np.zeros(len(nodes), dtype=NODE_DTYPE)
+        values = {}
+        for i, node in enumerate(nodes):
+            g, h = node["sums"]
+            rec = out[i]
+            rec["value"] = learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
+                                                          p.min_child_weight, p.max_delta_step)
+            rec["cover"] = h
+            rec["count"] = node["count"]
+            rec["depth"] = node["depth"]
+            if i in children:
+                gain, f, b, default_left, _, _ = node["split"]
+                rec["feature"] = f
+                rec["bin_threshold"] = b
+                rec["threshold"] = self.thresholds[self.bin_offsets[f] + b]
+                rec["default_left"] = default_left
+                rec["gain"] = gain
+                rec["left"], rec["right"] = children[i]
+                rec["is_leaf"] = 0
+            else:
+                rec["feature"] = rec["left"] = rec["right"] = -1
+                rec["is_leaf"] = 1
+                values[i] = float(rec["value"])
+        return out, values
+
+
+def sum_in_order(arrays):
+    """The sum of the shards' arrays, added in shard order (the model must not depend
+    on which shard answers first)."""
+    total = np.array(arrays[0], dtype=arrays[0].dtype, copy=True)
+    for a in arrays[1:]:
+        total += a
+    return total
+
+
+def summary_cuts(summary, max_bin):
+    """The edges ``BinMapper.fit`` cuts for ``max_bin`` bins from a ``sketch.Summary``
+    of a feature's finite values (exact when the summary is)."""
+    return _weighted_cuts(summary.values, summary.w, max_bin - 1) if len(summary) else np.empty(0)
+
+
+def flat_cuts(cuts):
+    """``(cuts, cut_ptr)`` of a list of per-feature edges (``BinMapper.from_cuts``)."""
+    ptr = np.zeros(len(cuts) + 1, dtype=np.int64)
+    np.cumsum([c.size for c in cuts], out=ptr[1:])
+    return (np.concatenate(cuts) if cuts else np.empty(0)), ptr
+
+
+def starting_point(n_classes, sums):
+    """The objective and starting value from the label sums: the weight of each class
+    (classifier: ``n_classes`` >= 2), or (sum of w * y, sum of w) (regressor)."""
+    if n_classes > 2:
+        objective = _obj.Softmax(n_classes)
+        return objective, objective.init_raw(np.arange(n_classes, dtype=np.float64), sums)
+    if n_classes == 2:
+        objective = _obj.Logistic()
+        return objective, objective.init_raw(np.array([sums[1] / sums.sum()]), None)
+    objective = _obj.SquaredError()
+    return objective, objective.init_raw(np.array([sums[0] / sums[1]]), None)
+
+
+def boost(call, local, params, grower, mapper, objective, base_score, n_features):
+    """The rounds of a fit over the shards behind ``call``: the fitted ensemble.
+    ``local`` is the local estimator whose parameters (``params``: its boosting
+    parameters, ``grower``: its GrowerParams) are used."""
+    ensemble = TreeEnsemble(n_features, base_score)
+    K = objective.n_outputs
+    seed = int(local._rng().randint(0, 2 ** 31 - 1))
+    builder = TreeBuilder(call, mapper, grower)
+    leaves = []
+    for it in range(params.n_estimators):
+        roots = call("round", leaves, K)
+        leaves = []
+        for k in range(K):
+            seeds = np.random.default_rng([seed, it]).integers(0, 2 ** 63, size=K)
+            nodes, values = builder.grow(k, [r[k] for r in roots], params.learning_rate,
+                                         int(seeds[k]))
+            ensemble.add_tree(nodes, k)
+            leaves.append((k, values))
+    call("finish", leaves)
+    ensemble._flush()
+    return ensemble
+
+
+def fitted(local, ensemble, objective, mapper, n_features, n_estimators, fit_info):
+    """``local`` (a local estimator) made the fitted model of ``ensemble``."""
+    local.is_categorical_ = None
+    local._cat_encoder = None
+    local._ensemble = ensemble
+    local._objective = objective
+    local._bin_mapper = mapper
+    local.n_features_in_ = n_features
+    local.n_estimators_ = n_estimators
+    local.best_iteration_ = n_estimators - 1
+    local.fit_info_ = dict(fit_info)
+    return local

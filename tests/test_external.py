@@ -1,0 +1,207 @@
+"""Out-of-core training (``gbtree.ExternalData``): the fit grows the in-memory fit's
+trees (same rows, same bin edges) whatever the chunks and blocks, and leaves no
+cache behind."""
+import errno
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from gbtree import ExternalData, GBTClassifier, GBTRegressor, load_model
+from gbtree import external
+
+
+def _data(n=2000, p=5, seed=0):
+    # integer features of at most 40 values: the sketch is exact, so the edges are
+    # those of the in-memory fit (NaN is missing)
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 40, size=(n, p)).astype(np.float64)
+    X[rng.random((n, p)) < 0.05] = np.nan
+    Z = np.nan_to_num(X)
+    y = 0.3 * Z[:, 0] - Z[:, 1] ** 1.5 / 20 + np.sin(Z[:, 2]) + rng.normal(size=n)
+    return X, y
+
+
+def _chunked(X, y, w=None, sizes=(500,), kind=np.asarray):
+    """A source giving X, y (and w) in chunks of ``sizes`` (cycled) rows, X through
+    ``kind`` (an array, a sparse matrix, a DataFrame)."""
+    def source():
+        i, k = 0, 0
+        while i < X.shape[0]:
+            n = sizes[k % len(sizes)]
+            part = slice(i, i + n)
+            yield (kind(X[part]), y[part]) if w is None else (kind(X[part]), y[part], w[part])
+            i, k = i + n, k + 1
+    return source
+
+
+def _same_model(a, b, atol=1e-9):
+    np.testing.assert_array_equal(a._bin_mapper.cuts_, b._bin_mapper.cuts_)
+    na, nb = a._ensemble.nodes, b._ensemble.nodes
+    for field in ("feature", "bin_threshold", "default_left", "left", "right", "is_leaf",
+                  "count", "depth"):
+        np.testing.assert_array_equal(na[field], nb[field])
+    np.testing.assert_allclose(na["value"], nb["value"], rtol=0, atol=atol)
+
+
+PARAMS = dict(n_estimators=12, max_depth=4, learning_rate=0.3, reg_lambda=2.0,
+              min_child_weight=3.0, gamma=0.1)
+
+
+@pytest.mark.parametrize("sizes, block_rows", [((500,), 1_000_000), ((1,), 700),
+                                               ((333, 1, 0, 900), 256)])
+def test_the_regressor_grows_the_in_memory_trees(tmp_path, sizes, block_rows):
+    # chunks of one row, uneven and empty chunks, blocks that cut across chunks
+    X, y = _data()
+    n = 300 if sizes == (1,) else X.shape[0]
+    X, y = X[:n], y[:n]
+    data = ExternalData(_chunked(X, y, sizes=sizes), cache_dir=tmp_path, block_rows=block_rows)
+    ext = GBTRegressor(**PARAMS).fit(data)
+    mem = GBTRegressor(**PARAMS).fit(X, y)
+    _same_model(ext, mem)
+    np.testing.assert_allclose(ext.predict(X), mem.predict(X), rtol=0, atol=1e-6)
+    assert ext.fit_info_["blocks"] == -(-n // block_rows)
+    assert os.listdir(tmp_path) == []      # the cache is gone
+
+
+@pytest.mark.parametrize("kind", ["sparse", "frame", "float32"])
+def test_sparse_frame_and_float32_chunks_with_weights(tmp_path, kind):
+    X, y = _data(seed=1)
+    w = np.random.default_rng(2).uniform(0.2, 3.0, size=y.shape[0])
+    if kind == "sparse":
+        X = np.nan_to_num(X)          # a CSR chunk's absent entries are 0
+        wrap, Xm = sp.csr_matrix, X
+    elif kind == "frame":
+        wrap, Xm = pd.DataFrame, X
+    else:
+        X = X.astype(np.float32)
+        wrap, Xm = np.asarray, X
+    data = ExternalData(_chunked(X, y, w, sizes=(450,), kind=wrap), cache_dir=tmp_path)
+    ext = GBTRegressor(n_estimators=8, max_depth=3).fit(data)
+    mem = GBTRegressor(n_estimators=8, max_depth=3).fit(Xm, y, sample_weight=w)
+    _same_model(ext, mem)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_the_classifier_grows_the_in_memory_trees(tmp_path, n_classes):
+    X, y = _data(seed=3)
+    labels = np.array(["low", "mid", "high"])[:n_classes]
+    yc = labels[np.digitize(y, np.quantile(y, np.linspace(0, 1, n_classes + 1)[1:-1]))]
+    data = ExternalData(_chunked(X, yc, sizes=(700,)), cache_dir=tmp_path, block_rows=800)
+    ext = GBTClassifier(n_estimators=8, max_depth=3).fit(data)
+    mem = GBTClassifier(n_estimators=8, max_depth=3).fit(X, yc)
+    np.testing.assert_array_equal(ext.classes_, mem.classes_)
+    _same_model(ext, mem)
+    np.testing.assert_allclose(ext.predict_proba(X), mem.predict_proba(X), rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(ext.predict(X), mem.predict(X))
+
+
+def test_npy_files_and_parquet(tmp_path):
+    X, y = _data(seed=4)
+    w = np.random.default_rng(5).uniform(0.5, 2.0, size=y.shape[0])
+    files = []
+    for i, part in enumerate((slice(0, 900), slice(900, 2000))):
+        paths = [tmp_path / f"{name}{i}.npy" for name in ("X", "y", "w")]
+        for path, a in zip(paths, (X[part], y[part], w[part])):
+            np.save(path, a)
+        files.append(tuple(paths))
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    ext = GBTRegressor(n_estimators=6, max_depth=3).fit(ExternalData(files, cache_dir=cache))
+    mem = GBTRegressor(n_estimators=6, max_depth=3).fit(X, y, sample_weight=w)
+    _same_model(ext, mem)
+    pytest.importorskip("pyarrow", reason="Parquet files need pyarrow (dask's dataframes "
+                                          "bring it in the test extra)")
+    parquet = []
+    for i, part in enumerate((slice(0, 1200), slice(1200, 2000))):
+        frame = pd.DataFrame(X[part], columns=[f"f{j}" for j in range(X.shape[1])])
+        frame["target"], frame["w"] = y[part], w[part]
+        frame.to_parquet(tmp_path / f"part{i}.parquet")
+        parquet.append(tmp_path / f"part{i}.parquet")
+    ext = GBTRegressor(n_estimators=6, max_depth=3).fit(
+        ExternalData(parquet, cache_dir=cache, label="target", weight="w"))
+    _same_model(ext, mem)
+    assert os.listdir(cache) == []
+
+
+def test_the_model_saves_loads_and_explains(tmp_path):
+    X, y = _data(seed=6)
+    model = GBTRegressor(n_estimators=5, max_depth=3).fit(
+        ExternalData(_chunked(X, y), cache_dir=tmp_path))
+    model.save_model(tmp_path / "m.json")
+    again = load_model(tmp_path / "m.json")
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    contrib = model.predict(X[:50], pred_contribs=True)
+    np.testing.assert_allclose(contrib.sum(axis=1), model.predict(X[:50]), atol=1e-9)
+
+
+def test_keep_cache_leaves_the_blocks(tmp_path):
+    X, y = _data(seed=7)
+    data = ExternalData(_chunked(X, y), cache_dir=tmp_path, keep_cache=True, block_rows=600)
+    GBTRegressor(n_estimators=2, max_depth=2).fit(data)
+    assert os.path.dirname(data.cache_path_) == str(tmp_path)
+    assert len([f for f in os.listdir(data.cache_path_) if f.endswith(".X.npy")]) == 4
+    # a second fit writes a folder of its own
+    first = data.cache_path_
+    GBTRegressor(n_estimators=2, max_depth=2).fit(data)
+    assert data.cache_path_ != first and len(os.listdir(tmp_path)) == 2
+
+
+def test_a_source_that_fails_half_way_leaves_no_cache(tmp_path):
+    X, y = _data(seed=8)
+    calls = []
+
+    def source():
+        calls.append(1)
+        yield X[:1000], y[:1000]
+        if len(calls) == 2:        # the second pass (binning) fails
+            raise OSError("the network share went away")
+        yield X[1000:], y[1000:]
+
+    with pytest.raises(OSError, match="network share"):
+        GBTRegressor(n_estimators=2, max_depth=2).fit(ExternalData(source, cache_dir=tmp_path))
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_full_disk_is_a_clear_error(tmp_path, monkeypatch):
+    X, y = _data(seed=9)
+
+    def full(path, array):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(external.np, "save", full)
+    with pytest.raises(OSError, match="could not write the out-of-core blocks .* disk is full"):
+        GBTRegressor(n_estimators=2, max_depth=2).fit(
+            ExternalData(_chunked(X, y), cache_dir=tmp_path))
+    assert os.listdir(tmp_path) == []
+
+
+def test_bad_sources_and_parameters():
+    X, y = _data(n=200)
+    with pytest.raises(TypeError, match="source must be a callable"):
+        ExternalData(42)
+    with pytest.raises(ValueError, match="block_rows"):
+        ExternalData(_chunked(X, y), block_rows=0)
+    with pytest.raises(ValueError, match="chunk 1 has 3 features"):
+        GBTRegressor(max_depth=2).fit(ExternalData(lambda: iter([(X, y), (X[:, :3], y)])))
+    with pytest.raises(ValueError, match="chunk 0: y has 199 values for 200 rows"):
+        GBTRegressor(max_depth=2).fit(ExternalData(lambda: iter([(X, y[:-1])])))
+    with pytest.raises(ValueError, match="no rows"):
+        GBTRegressor(max_depth=2).fit(ExternalData(lambda: iter([])))
+    with pytest.raises(ValueError, match="labels and weights come from the data"):
+        GBTRegressor(max_depth=2).fit(ExternalData(_chunked(X, y)), y)
+    with pytest.raises(ValueError, match="does not support max_leaves=31"):
+        GBTRegressor(max_depth=2, max_leaves=31).fit(ExternalData(_chunked(X, y)))
+    with pytest.raises(ValueError, match="supports objective='squared_error' only"):
+        GBTRegressor(max_depth=2, objective="huber").fit(ExternalData(_chunked(X, y)))
+    # a source whose second pass differs from its first
+    passes = []
+
+    def shifting():
+        passes.append(1)
+        return iter([(X[:100 * len(passes)], y[:100 * len(passes)])])
+
+    with pytest.raises(ValueError, match="the same chunks every time"):
+        GBTRegressor(max_depth=2).fit(ExternalData(shifting))
