@@ -16,7 +16,7 @@ and the other settings of runners.py:
 
 A thread samples ``/proc/self/status`` every 10 ms from before the data are read
 to the end of the fit. The table gives the fit seconds (reading the files
-included), the peak RSS of the process (``ru_maxrss``: interpreter, library and
+included), the peak RSS of the process (``VmHWM``: interpreter, library and
 data included), the peak of anonymous memory over what the process held before
 reading the data, and the test AUC on ``--test-rows`` rows held in memory. The
 page cache is warm: the chunk files were just written, and the blocks are read
@@ -55,11 +55,13 @@ def run(name, args, bench):
                            {"X": np.asarray(X[part]), "y": np.asarray(y[part])})
         files.append([saved["X"], saved["y"]])
     log(f"{len(files)} chunk files of {args.chunk_rows:,} rows")
+    test = {key: data[key] for key in ("X_test", "y_test")}   # (out of core: no X in memory)
     by_mode = {}
     for mode in MODES:
-        bench.spec = {"memory": True, "files": files if mode == "out of core" else None}
-        by_mode[mode] = bench.run_libs("external" if mode == "out of core" else "fit-predict",
-                                       cfg, data, rows=args.rows, data_mode=mode)
+        outside = mode == "out of core"
+        bench.spec = {"memory": True, "files": files if outside else None}
+        by_mode[mode] = bench.run_libs("external" if outside else "fit-predict", cfg,
+                                       test if outside else data, rows=args.rows, data_mode=mode)
     bench.spec = {}
     rows = []
     for lib in bench.libs:

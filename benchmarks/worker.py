@@ -10,9 +10,9 @@ the library, load the data (``.npy`` arrays, or SciPy
 CSR matrices saved as ``.npz``; the keys listed in the spec's ``mmap`` are
 memory-mapped instead of read), note the peak RSS so far
 (``base_rss_mib``), then time the fit and the predictions and note the peak
-RSS again. Peak RSS is ``getrusage(RUSAGE_SELF).ru_maxrss``, this process's
-high-water mark of resident memory, so it includes the interpreter, the
-imported library and the data, and nothing of other processes. A ``TypeError``
+RSS again. Peak RSS is this process's high-water mark of resident memory
+(``peak_rss_mib``), so it includes the interpreter, the imported library and the
+data, and nothing of other processes. A ``TypeError``
 from a library given sparse input is recorded as status ``unsupported``, not
 as a crash, and so is a setting the library does not have (``Unsupported``).
 With ``"memory": true`` in the spec, a thread samples ``/proc/self/status``
@@ -34,6 +34,17 @@ from runners import RUNNERS, Config, Unsupported, estimator_scores, quality
 
 
 def peak_rss_mib():
+    """This process's peak resident memory, MiB: ``VmHWM`` of ``/proc/self/status``
+    on Linux (``ru_maxrss`` there keeps the parent's peak across fork and exec, so a
+    child would report at least the size of the process that started it), else
+    ``ru_maxrss``."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0   # kB
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0   # Linux: KiB
 
 

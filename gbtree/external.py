@@ -10,20 +10,23 @@ data in chunks, three times over:
    ``2 * SKETCH_BINS * max_bin`` distinct values); the labels' sums (or classes)
    and the row count come too;
 2. a pass that bins the chunks and writes them, in blocks of ``block_rows`` rows
-   (uint8 bins, labels, weights), as ``.npy`` files in a cache folder of its own;
+   (uint8 bins by rows and by columns, labels, weights), as raw arrays in a
+   cache folder of its own;
 3. boosting over the blocks (``gbtree.levelwise``): depthwise trees grown level
-   by level, each level reading every block once from disk, the next block read
-   on a thread while the current one is worked on. In memory stay, per row, the
+   by level, each level reading every block once from disk (mapped, not
+   copied), the next block read on a thread while the current one is worked on. In memory stay, per row, the
    raw scores and gradients (16 bytes for one output) and, while a tree grows,
    the row's index in its block (4 bytes); of the blocks, the one worked on and
    the one being read.
 
-The cache folder is new for every fit (under ``cache_dir``, or the system's
-temporary folder) and is removed when the fit ends, whether it succeeds or not,
-unless ``keep_cache=True``; no fit ever reads a cache it did not write.
+The cache folder is new for every fit (under ``cache_dir``, or each of its
+folders in turn, or the system's temporary folder) and is removed when the fit
+ends, whether it succeeds or not, unless ``keep_cache=True``; no fit ever reads
+a cache it did not write.
 """
 import concurrent.futures
 import errno
+import mmap
 import numbers
 import os
 import shutil
@@ -44,7 +47,6 @@ __all__ = ["ExternalData"]
 
 # the sketch's error bound, in value bins: eps = 1 / (SKETCH_BINS * max_bin)
 SKETCH_BINS = 2
-PAGE_BYTES = 4096
 
 
 class ExternalData:
@@ -60,11 +62,12 @@ class ExternalData:
         ``.npy`` tuples ``(X_path, y_path)`` or ``(X_path, y_path, weight_path)``,
         or Parquet files (``label`` names the label column, ``weight`` the weight
         column if any; the others are the features; needs ``pyarrow``).
-    cache_dir : str, optional
-        Where the fit writes its binned blocks (a new folder inside it); default:
+    cache_dir : str or list of str, optional
+        Where the fit writes its binned blocks (a new folder inside it); a list
+        (one folder per disk, say) spreads the blocks over them in turn. Default:
         the system's temporary folder.
     keep_cache : bool, default=False
-        Leave the blocks on disk after the fit (``cache_path_`` of the data says
+        Leave the blocks on disk after the fit (``cache_paths_`` of the data says
         where); they are never read by another fit.
     block_rows : int, default=1_000_000
         Rows per block on disk: memory holds at most two blocks at a time
@@ -83,13 +86,19 @@ class ExternalData:
         if (isinstance(block_rows, (bool, np.bool_)) or not isinstance(block_rows, numbers.Integral)
                 or block_rows < 1):
             raise ValueError(f"block_rows must be an integer >= 1, got {block_rows!r}")
+        if isinstance(cache_dir, (list, tuple)) and not cache_dir:
+            raise ValueError("cache_dir is an empty list of folders")
         self.source = source
         self.cache_dir = cache_dir
         self.keep_cache = bool(keep_cache)
         self.block_rows = int(block_rows)
         self.label = label
         self.weight = weight
-        self.cache_path_ = None
+        self.cache_paths_ = None
+
+    def _cache_dirs(self):
+        return list(self.cache_dir) if isinstance(self.cache_dir, (list, tuple)) else [
+            self.cache_dir]
 
     # -- reading
     def chunks(self):
@@ -167,32 +176,59 @@ def _checked_chunk(chunk, i):
 
 
 class _DiskBlock:
-    """A block of binned rows written to the cache: ``PREFIX.X.npy`` (the bins, row
-    by row, for the histograms), ``.C.npy`` (the same bins column by column, for the
-    partition), ``.y.npy``, ``.w.npy``. Loading maps the files (the operating system
-    reads them, or finds them in its page cache) and touches every page, so that
-    the prefetch thread, not the trainer, waits for the disk."""
+    """A block of binned rows written to the cache as raw arrays: ``PREFIX.X`` (the
+    bins, row by row, for the histograms), ``.C`` (the same bins column by column,
+    for the partition), ``.y`` and ``.w`` (float64). Loading maps the bins (the
+    operating system reads them, or finds them in its page cache: no copy); the
+    maps go when the block is dropped."""
 
-    def __init__(self, prefix, n_rows, weighted, n_threads):
-        self.prefix, self.n_rows, self.weighted, self.n_threads = prefix, n_rows, weighted, n_threads
+    def __init__(self, prefix, n_rows, n_features, weighted):
+        self.prefix, self.n_rows, self.n_features = prefix, n_rows, n_features
+        self.weighted = weighted
 
-    def load(self):
-        Xb = np.load(self.prefix + ".X.npy", mmap_mode="r")
-        C = np.load(self.prefix + ".C.npy", mmap_mode="r")
-        y = np.load(self.prefix + ".y.npy")
-        w = np.load(self.prefix + ".w.npy") if self.weighted else None
-        for a in (Xb, C):
-            if a.size:
-                a.reshape(-1)[::PAGE_BYTES].max()
-        return MemoryBlock(Xb, y, w, self.n_threads, columns=list(C))
+    def load(self, slot=0):
+        n, F = self.n_rows, self.n_features
+        X = _mapped(self.prefix + ".X", n * F).reshape(n, F)
+        C = _mapped(self.prefix + ".C", n * F).reshape(F, n)
+        y = _read(self.prefix + ".y", n)
+        w = _read(self.prefix + ".w", n) if self.weighted else None
+        return MemoryBlock(X, y, w, 1, columns=list(C))
+
+
+def _mapped(path, size):
+    """The bytes of a block's file, mapped read-only; the system is asked to read them
+    ahead (a cold page cache is read while the trainer works on the block before)."""
+    with open(path, "rb") as f:
+        if os.fstat(f.fileno()).st_size != size:
+            raise OSError(errno.EIO, f"gbtree: the out-of-core block {path} is not {size} "
+                                     f"bytes: the cache was changed during the fit")
+        if size == 0:
+            return np.empty(0, dtype=np.uint8)
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    if hasattr(mm, "madvise") and hasattr(mmap, "MADV_WILLNEED"):
+        mm.madvise(mmap.MADV_WILLNEED)
+    return np.frombuffer(mm, dtype=np.uint8)
+
+
+def _read(path, n):
+    out = np.fromfile(path, dtype=np.float64)
+    if out.shape[0] != n:
+        raise OSError(errno.EIO, f"gbtree: the out-of-core block {path} holds {out.shape[0]} "
+                                 f"values, expected {n}: the cache was changed during the fit")
+    return out
+
+
+def _write(path, array):
+    with open(path, "wb") as f:
+        f.write(memoryview(np.ascontiguousarray(array).reshape(-1)).cast("B"))
 
 
 class _BlockWriter:
     """Gathers binned chunks into blocks of ``block_rows`` rows and writes them."""
 
-    def __init__(self, folder, block_rows, weighted, n_threads):
-        self.folder, self.block_rows, self.weighted = folder, block_rows, weighted
-        self.n_threads = n_threads
+    def __init__(self, folders, block_rows, n_features, weighted):
+        self.folders, self.block_rows, self.weighted = folders, block_rows, weighted
+        self.n_features = n_features
         self.pending, self.pending_rows = [], 0
         self.blocks = []
 
@@ -211,13 +247,15 @@ class _BlockWriter:
         Xb = np.concatenate([p[0] for p in self.pending])
         y = np.concatenate([p[1] for p in self.pending])
         w = np.concatenate([p[2] for p in self.pending]) if self.weighted else None
-        prefix = os.path.join(self.folder, f"{len(self.blocks):06d}")
-        np.save(prefix + ".X.npy", Xb[:n])
-        np.save(prefix + ".C.npy", np.ascontiguousarray(Xb[:n].T))
-        np.save(prefix + ".y.npy", y[:n])
+        # (the blocks go to the folders in turn: one folder per disk spreads the reads)
+        prefix = os.path.join(self.folders[len(self.blocks) % len(self.folders)],
+                              f"{len(self.blocks):06d}")
+        _write(prefix + ".X", Xb[:n])
+        _write(prefix + ".C", np.ascontiguousarray(Xb[:n].T))
+        _write(prefix + ".y", y[:n])
         if self.weighted:
-            np.save(prefix + ".w.npy", w[:n])
-        self.blocks.append(_DiskBlock(prefix, n, self.weighted, self.n_threads))
+            _write(prefix + ".w", w[:n])
+        self.blocks.append(_DiskBlock(prefix, n, self.n_features, self.weighted))
         rest = y.shape[0] - n
         self.pending = [(Xb[n:], y[n:], w[n:] if self.weighted else None)] if rest else []
         self.pending_rows = rest
@@ -263,7 +301,8 @@ def fit_external(estimator, local_class, data, classifier):
         n_rows += X.shape[0]
     if n_rows == 0:
         raise ValueError("ExternalData has no rows")
-    cuts = [summary_cuts(s.summary(), params.max_bin) for s in sketches]
+    # (the levels merged unpruned: the finest summary the sketch has)
+    cuts = [summary_cuts(s.summary(prune=False), params.max_bin) for s in sketches]
     mapper = BinMapper.from_cuts(*flat_cuts(cuts))
     if classifier:
         classes = np.array(sorted(label_w))
@@ -275,11 +314,14 @@ def fit_external(estimator, local_class, data, classifier):
         if not label_sums[1] > 0:
             raise ValueError("the sample weights sum to 0")
         objective, base = starting_point(0, label_sums)
-    folder = tempfile.mkdtemp(prefix="gbtree-blocks-", dir=data.cache_dir)
-    data.cache_path_ = folder
+    folders = []
     try:
+        for d in data._cache_dirs():
+            folders.append(_write_or_explain(
+                lambda: tempfile.mkdtemp(prefix="gbtree-blocks-", dir=d), d))
+        data.cache_paths_ = list(folders)
         # pass 2: the binned blocks
-        writer = _BlockWriter(folder, data.block_rows, weighted, n_threads)
+        writer = _BlockWriter(folders, data.block_rows, n_features, weighted)
         written = 0
         for i, (X, y, w) in enumerate(data.chunks()):
             if X.shape[1] != n_features or (w is not None) != weighted:
@@ -292,12 +334,12 @@ def fit_external(estimator, local_class, data, classifier):
             if classifier and not np.array_equal(classes[np.minimum(code.astype(np.intp),
                                                                     classes.shape[0] - 1)], y):
                 raise ValueError(f"chunk {i} has labels the first pass did not see")
-            _write_or_explain(writer.add, folder, mapper.transform(X, n_threads), code, w)
+            _write_or_explain(writer.add, folders, mapper.transform(X, n_threads), code, w)
             written += X.shape[0]
         if written != n_rows:
             raise ValueError(f"the second pass read {written} rows, the first {n_rows}: the "
                              f"source must give the same chunks every time it is called")
-        blocks = _write_or_explain(writer.close, folder)
+        blocks = _write_or_explain(writer.close, folders)
         t1 = time.perf_counter()
         # pass 3: boosting over the blocks
         shard = RowShard()
@@ -310,7 +352,8 @@ def fit_external(estimator, local_class, data, classifier):
         ensemble = boost(call, estimator, params, grower, mapper, objective, base, n_features)
     finally:
         if not data.keep_cache:
-            shutil.rmtree(folder, ignore_errors=True)
+            for folder in folders:
+                shutil.rmtree(folder, ignore_errors=True)
     fitted(estimator, ensemble, objective, mapper, n_features, params.n_estimators,
            {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1,
             "blocks": len(blocks)})
@@ -346,12 +389,12 @@ def _numeric_labels(y, i):
     return y
 
 
-def _write_or_explain(write, folder, *args):
+def _write_or_explain(write, where, *args):
     """``write(*args)``; a failure to write the cache (a full disk, say) raises an
-    OSError that says so."""
+    OSError that says so (``where``: the cache's folders)."""
     try:
         return write(*args)
     except OSError as exc:
         reason = "the disk is full" if exc.errno == errno.ENOSPC else str(exc)
         raise OSError(exc.errno, f"gbtree: could not write the out-of-core blocks to "
-                                 f"{folder}: {reason}") from exc
+                                 f"{where}: {reason}") from exc

@@ -79,7 +79,7 @@ class MemoryBlock:
         self.columns = columns_of(Xb, n_threads) if columns is None else columns
         self.n_rows = y.shape[0]
 
-    def load(self):
+    def load(self, slot=0):
         return self
 
 
@@ -107,25 +107,33 @@ class RowShard:
 
     def _each_block(self):
         """(index, loaded block) in order; with ``prefetch``, the next block is read
-        while the caller works on this one."""
+        while the caller works on this one. ``load(slot)``: a block may be read into
+        buffers of its own slot, 0 or 1 in turn, so the one worked on is never
+        overwritten by the one being read."""
         if not self.prefetch:
             for b, block in enumerate(self.blocks):
-                yield b, block.load()
+                yield b, block.load(b % 2)
             return
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            ahead = pool.submit(self.blocks[0].load)
+            ahead = pool.submit(self.blocks[0].load, 0)
             for b in range(len(self.blocks)):
                 current = ahead.result()
                 if b + 1 < len(self.blocks):
-                    ahead = pool.submit(self.blocks[b + 1].load)
+                    ahead = pool.submit(self.blocks[b + 1].load, (b + 1) % 2)
                 yield b, current
 
     def _add_leaves(self, leaves):
         """Add each tree's leaf values to the raw scores of the leaves' rows:
         ``leaves`` holds (output, {node: value}) per tree of the last round."""
+        by_target = {}
         for (b, k, node), r in self.rows.items():
             output, values = leaves[k]
-            self.raw[self.offsets[b] + r, output] += values[node]
+            rows, vals = by_target.setdefault((b, output), ([], []))
+            rows.append(r)
+            vals.append(np.full(r.size, values[node]))
+        # (one update per block and output: a row is in one leaf of each tree)
+        for (b, output), (rows, vals) in by_target.items():
+            self.raw[self.offsets[b] + np.concatenate(rows), output] += np.concatenate(vals)
         self.rows = {}
 
     def _histogram(self, block, b, k, rows, out, totals):
@@ -313,8 +321,11 @@ def sum_in_order(arrays):
 
 def summary_cuts(summary, max_bin):
     """The edges ``BinMapper.fit`` cuts for ``max_bin`` bins from a ``sketch.Summary``
-    of a feature's finite values (exact when the summary is)."""
-    return _weighted_cuts(summary.values, summary.w, max_bin - 1) if len(summary) else np.empty(0)
+    of a feature's finite values (the same edges when the summary is exact; a pruned
+    one spreads the weight between its entries over them)."""
+    if not len(summary):
+        return np.empty(0)
+    return _weighted_cuts(summary.values, summary.masses(), max_bin - 1)
 
 
 def flat_cuts(cuts):

@@ -39,9 +39,11 @@ class Summary:
         self.total, self.eps = float(total), float(eps)
 
     @classmethod
-    def from_data(cls, values, weights=None):
+    def from_data(cls, values, weights=None, b=None):
         """The exact summary (``eps = 0``) of ``values`` (1-D; NaN skipped) with
-        ``weights`` (non-negative; 1 by default). Zero weights count for nothing."""
+        ``weights`` (non-negative; 1 by default). Zero weights count for nothing.
+        ``b``: at most ``b + 1`` entries, as ``prune(b)`` gives them (the error
+        ``1 / b`` when entries are dropped)."""
         values = np.asarray(values).ravel()
         if values.dtype != np.float32:   # (float32 values sort as they are: faster)
             values = values.astype(np.float64, copy=False)
@@ -49,9 +51,12 @@ class Summary:
             # (unweighted: the counts of the distinct values are the gaps between them)
             nan = np.isnan(values)
             values = np.sort(values[~nan] if nan.any() else values)
-            start = np.flatnonzero(np.r_[True, values[1:] != values[:-1]]) if values.size else (
-                np.empty(0, dtype=np.intp))
-            w = np.diff(np.r_[start, values.size]).astype(np.float64)
+            n = values.size
+            new = values[1:] != values[:-1]
+            if b is not None and n and np.count_nonzero(new) + 1 > int(b) + 1:
+                return cls._of_sorted(values, int(b))
+            start = np.flatnonzero(np.r_[True, new]) if n else np.empty(0, dtype=np.intp)
+            w = np.diff(np.r_[start, n]).astype(np.float64)
             return cls._of_distinct(values[start], w)
         weights = np.asarray(weights, dtype=np.float64).ravel()
         if weights.shape != values.shape:
@@ -67,7 +72,20 @@ class Summary:
         start = np.flatnonzero(np.r_[True, values[1:] != values[:-1]]) if values.size else (
             np.empty(0, dtype=np.intp))
         w = np.add.reduceat(weights, start) if values.size else np.empty(0)
-        return cls._of_distinct(values[start], w)
+        out = cls._of_distinct(values[start], w)
+        return out if b is None else out.prune(b)
+
+    @classmethod
+    def _of_sorted(cls, values, b):
+        """A summary of sorted unweighted values of more than ``b + 1`` distinct ones
+        in ``b + 1`` entries or fewer: the values at ``b + 1`` evenly spaced positions
+        with their exact ranks. Between two entries lie fewer than ``n / b`` values,
+        so the error is ``1 / b``, the bound of ``prune(b)``."""
+        n = values.size
+        keep = np.unique(values[(np.arange(b + 1) * (n - 1)) // b])
+        rmin = np.searchsorted(values, keep, side="left").astype(np.float64)
+        rmax = np.searchsorted(values, keep, side="right").astype(np.float64)
+        return cls(keep.astype(np.float64), rmin, rmax, rmax - rmin, float(n), 1.0 / b)
 
     @classmethod
     def _of_distinct(cls, distinct, w):
@@ -131,6 +149,14 @@ class Summary:
         return Summary(keep, self.rmin[i], self.rmax[i], self.w[i], self.total,
                        self.eps + 1.0 / b)
 
+    def masses(self):
+        """Each entry's weight with the weight between it and the next entry (``w``
+        itself for an exact summary): the data spread over the entries, for cutting
+        quantiles from a pruned summary."""
+        if self.eps == 0 or len(self) == 0:
+            return self.w
+        return np.diff(np.r_[self.rmin, self.total])
+
     def rank_gap(self):
         """The largest ``r+(y) - r-(y) - w(y)`` over all y, as a fraction of the total
         weight: at most ``eps`` (0 for an exact summary)."""
@@ -162,7 +188,7 @@ class Sketch:
         self._levels = []     # None or a Summary of 2**l chunks
 
     def push(self, values, weights=None):
-        carry = Summary.from_data(values, weights).prune(self._level_b)
+        carry = Summary.from_data(values, weights, self._level_b)
         for level, held in enumerate(self._levels):
             if held is None:
                 self._levels[level] = carry
@@ -174,12 +200,14 @@ class Sketch:
         self._levels.append(carry)
         return self
 
-    def summary(self):
-        """The summary of every chunk pushed, with ``eps`` at most the sketch's."""
+    def summary(self, prune=True):
+        """The summary of every chunk pushed, with ``eps`` at most the sketch's
+        (``prune=False``: the levels merged as they are, at most ``eps / 2``, with up
+        to ``2 * (MAX_LEVELS + 1) / eps`` entries a level)."""
         held = [s for s in self._levels if s is not None]
         if not held:
             return Summary.from_data(np.empty(0))
         out = held[0]
         for s in held[1:]:
             out = out.merge(s)
-        return out.prune(math.ceil(2 / self.eps))
+        return out.prune(math.ceil(2 / self.eps)) if prune else out

@@ -141,12 +141,30 @@ def test_keep_cache_leaves_the_blocks(tmp_path):
     X, y = _data(seed=7)
     data = ExternalData(_chunked(X, y), cache_dir=tmp_path, keep_cache=True, block_rows=600)
     GBTRegressor(n_estimators=2, max_depth=2).fit(data)
-    assert os.path.dirname(data.cache_path_) == str(tmp_path)
-    assert len([f for f in os.listdir(data.cache_path_) if f.endswith(".X.npy")]) == 4
+    [path] = data.cache_paths_
+    assert os.path.dirname(path) == str(tmp_path)
+    assert len([f for f in os.listdir(path) if f.endswith(".X")]) == 4
     # a second fit writes a folder of its own
-    first = data.cache_path_
     GBTRegressor(n_estimators=2, max_depth=2).fit(data)
-    assert data.cache_path_ != first and len(os.listdir(tmp_path)) == 2
+    assert data.cache_paths_ != [path] and len(os.listdir(tmp_path)) == 2
+
+
+def test_blocks_spread_over_several_cache_folders(tmp_path):
+    X, y = _data(seed=10)
+    disks = [tmp_path / "a", tmp_path / "b", tmp_path / "c"]
+    for d in disks:
+        d.mkdir()
+    data = ExternalData(_chunked(X, y), cache_dir=disks, keep_cache=True, block_rows=400)
+    ext = GBTRegressor(**PARAMS).fit(data)
+    # five blocks over three folders in turn: 2, 2, 1
+    assert [len([f for f in os.listdir(p) if f.endswith(".X")])
+            for p in data.cache_paths_] == [2, 2, 1]
+    _same_model(ext, GBTRegressor(**PARAMS).fit(X, y))
+    with pytest.raises(ValueError, match="empty list"):
+        ExternalData(_chunked(X, y), cache_dir=[])
+    with pytest.raises(OSError, match="could not write the out-of-core blocks"):
+        GBTRegressor(max_depth=2).fit(ExternalData(_chunked(X, y),
+                                                   cache_dir=tmp_path / "missing"))
 
 
 def test_a_source_that_fails_half_way_leaves_no_cache(tmp_path):
@@ -171,7 +189,7 @@ def test_a_full_disk_is_a_clear_error(tmp_path, monkeypatch):
     def full(path, array):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(external.np, "save", full)
+    monkeypatch.setattr(external, "_write", full)
     with pytest.raises(OSError, match="could not write the out-of-core blocks .* disk is full"):
         GBTRegressor(n_estimators=2, max_depth=2).fit(
             ExternalData(_chunked(X, y), cache_dir=tmp_path))

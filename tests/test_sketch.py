@@ -111,6 +111,28 @@ def test_pruning_and_merging_keep_the_paper_bound(seed, n, b, kind):
     check_summary(whole, values, weights, 1.0 / b + 1.0 / (2 * b) + 1.0 / b)
 
 
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 3000), b=st.integers(1, 40),
+       kind=st.sampled_from(["random", "sorted", "reversed", "ties", "holes"]))
+def test_pruned_summary_of_unweighted_data_keeps_the_bound(seed, n, b, kind):
+    # from_data(values, b=b) of unweighted values picks evenly spaced sorted values
+    # with their exact ranks instead of building the exact summary first: at most
+    # b + 1 entries within 1/b; exact (the same summary) when few values are distinct
+    values, _ = weighted_stream(seed, n, kind)
+    ones = np.ones_like(values)
+    s = Summary.from_data(values, b=b)
+    if not np.any(~np.isnan(values)):
+        assert len(s) == 0
+        return
+    assert len(s) <= b + 1
+    check_summary(s, values, ones, 1.0 / b)
+    exact = Summary.from_data(values)
+    if len(exact) <= b + 1:
+        assert s.eps == 0
+        for field in ("values", "rmin", "rmax", "w"):
+            np.testing.assert_array_equal(getattr(s, field), getattr(exact, field))
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), n_chunks=st.integers(1, 40),
        chunk=st.integers(1, 500), eps=st.sampled_from([0.3, 0.1, 0.05, 0.01]),
