@@ -186,7 +186,7 @@ class _DiskBlock:
         self.prefix, self.n_rows, self.n_features = prefix, n_rows, n_features
         self.weighted = weighted
 
-    def load(self, slot=0):
+    def load(self):
         n, F = self.n_rows, self.n_features
         X = _mapped(self.prefix + ".X", n * F).reshape(n, F)
         C = _mapped(self.prefix + ".C", n * F).reshape(F, n)
@@ -315,6 +315,7 @@ def fit_external(estimator, local_class, data, classifier):
             raise ValueError("the sample weights sum to 0")
         objective, base = starting_point(0, label_sums)
     folders = []
+    shard = RowShard()
     try:
         for d in data._cache_dirs():
             folders.append(_write_or_explain(
@@ -342,7 +343,6 @@ def fit_external(estimator, local_class, data, classifier):
         blocks = _write_or_explain(writer.close, folders)
         t1 = time.perf_counter()
         # pass 3: boosting over the blocks
-        shard = RowShard()
         shard.start(blocks, [b.n_rows for b in blocks], mapper, objective, base, n_threads,
                     prefetch=True)
 
@@ -351,6 +351,8 @@ def fit_external(estimator, local_class, data, classifier):
 
         ensemble = boost(call, estimator, params, grower, mapper, objective, base, n_features)
     finally:
+        if hasattr(shard, "blocks"):
+            shard.close()   # (the thread reading ahead lets go of its block)
         if not data.keep_cache:
             for folder in folders:
                 shutil.rmtree(folder, ignore_errors=True)

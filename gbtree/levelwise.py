@@ -4,7 +4,8 @@
 
 A ``RowShard`` holds rows in blocks (in memory, or loaded one at a time from
 disk while the next one is read) and, in memory, what a fit keeps per row: raw
-scores, gradients and, while a tree grows, each node's rows (4 bytes a row). The
+scores, gradients and, while a tree grows, the rows partitioned by node (4 bytes
+a row). The
 trainer (``boost``) talks to the shards only through ``call(method, *args)``,
 which returns every shard's answer in shard order:
 
@@ -28,7 +29,8 @@ import numpy as np
 from . import objectives as _obj
 from ._binned_matrix import columns_of
 from ._column_sampler import ColumnSampler
-from ._histogram import output_histograms
+from ._histogram import level_histograms, output_histograms
+from ._predictor import add_leaf_values
 from ._splitting import find_best_split_outputs, partition_column, py_leaf_weight
 from ._typedefs import G_H_DTYPE, NODE_DTYPE
 from .binning import _weighted_cuts
@@ -79,7 +81,7 @@ class MemoryBlock:
         self.columns = columns_of(Xb, n_threads) if columns is None else columns
         self.n_rows = y.shape[0]
 
-    def load(self, slot=0):
+    def load(self):
         return self
 
 
@@ -102,52 +104,43 @@ class RowShard:
         K = base_score.shape[0]
         self.raw = np.tile(base_score, (self.n_rows, 1))
         self.pairs = np.empty((K, self.n_rows, 2), dtype=G_H_DTYPE)
-        self.rows = {}     # (block, tree of the round, node) -> the node's rows in the block
+        # while a round's trees grow: (block, tree of the round) -> the block's rows,
+        # partitioned so that each node's rows are one range of them, and
+        # (block, tree, node) -> that range
+        self.rows, self.ranges = {}, {}
+        self._pool = self._ahead = None
         return self.n_rows
 
     def _each_block(self):
         """(index, loaded block) in order; with ``prefetch``, the next block is read
-        while the caller works on this one. ``load(slot)``: a block may be read into
-        buffers of its own slot, 0 or 1 in turn, so the one worked on is never
-        overwritten by the one being read."""
+        while the caller works on this one (after the last block, the first one of
+        the next pass)."""
         if not self.prefetch:
             for b, block in enumerate(self.blocks):
-                yield b, block.load(b % 2)
+                yield b, block.load()
             return
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            ahead = pool.submit(self.blocks[0].load, 0)
-            for b in range(len(self.blocks)):
-                current = ahead.result()
-                if b + 1 < len(self.blocks):
-                    ahead = pool.submit(self.blocks[b + 1].load, (b + 1) % 2)
-                yield b, current
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(1)
+            self._ahead = self._pool.submit(self.blocks[0].load)
+        n = len(self.blocks)
+        for b in range(n):
+            current = self._ahead.result()
+            self._ahead = self._pool.submit(self.blocks[(b + 1) % n].load)
+            yield b, current
 
     def _add_leaves(self, leaves):
         """Add each tree's leaf values to the raw scores of the leaves' rows:
         ``leaves`` holds (output, {node: value}) per tree of the last round."""
-        by_target = {}
-        for (b, k, node), r in self.rows.items():
-            output, values = leaves[k]
-            rows, vals = by_target.setdefault((b, output), ([], []))
-            rows.append(r)
-            vals.append(np.full(r.size, values[node]))
-        # (one update per block and output: a row is in one leaf of each tree)
-        for (b, output), (rows, vals) in by_target.items():
-            self.raw[self.offsets[b] + np.concatenate(rows), output] += np.concatenate(vals)
-        self.rows = {}
-
-    def _histogram(self, block, b, k, rows, out, totals):
-        """Add the histogram and sums of ``rows`` of block ``b`` (output k) to ``out``
-        and ``totals``."""
-        if rows.size == 0:
-            return
-        lo, hi = self.offsets[b], self.offsets[b + 1]
-        h = np.empty((1, out.shape[0], 2))
-        s = np.empty((1, 2))
-        output_histograms(block.Xb, rows, self.pairs[k:k + 1, lo:hi], self.bin_offsets, None,
-                          h, s, self.n_threads)
-        out += h[0]
-        totals += s[0]
+        by_tree = {}
+        for (b, k, node), r in self.ranges.items():
+            bounds, vals = by_tree.setdefault((b, k), ([], []))
+            bounds.append(r)
+            vals.append(leaves[k][1][node])
+        for (b, k), (bounds, vals) in by_tree.items():
+            add_leaf_values(self.rows[(b, k)], np.array(bounds, dtype=np.int64),
+                            np.array(vals), self.raw[self.offsets[b]:self.offsets[b + 1]],
+                            leaves[k][0], self.n_threads)
+        self.rows, self.ranges = {}, {}
 
     def round(self, leaves, trees):
         """Finish the last round (its leaves), compute the gradients of the raw scores
@@ -157,6 +150,7 @@ class RowShard:
         E = int(self.bin_offsets[-1])
         hists = np.zeros((trees, E, 2))
         sums = np.zeros((trees, 2))
+        h, s = np.empty((1, E, 2)), np.empty((1, 2))
         for b, block in self._each_block():
             lo, hi = self.offsets[b], self.offsets[b + 1]
             if hi == lo:
@@ -165,8 +159,12 @@ class RowShard:
                                     self.pairs[:, lo:hi, 1], self.n_threads)
             for t in range(trees):
                 rows = np.arange(hi - lo, dtype=np.uint32)
-                self.rows[(b, t, 0)] = rows
-                self._histogram(block, b, t, rows, hists[t], sums[t])
+                self.rows[(b, t)] = rows
+                self.ranges[(b, t, 0)] = (0, hi - lo)
+                output_histograms(block.Xb, rows, self.pairs[t:t + 1, lo:hi], self.bin_offsets,
+                                  None, h, s, self.n_threads)
+                hists[t] += h[0]
+                sums[t] += s[0]
         return [(hists[t], sums[t], self.n_rows) for t in range(trees)]
 
     def level(self, t, splits):
@@ -177,31 +175,50 @@ class RowShard:
         moves faster than many), in the order of their splits."""
         counts = np.zeros(2 * len(splits), dtype=np.int64)
         n_built = sum(1 for s in splits if s[6] >= 0)
-        built = np.zeros((n_built, int(self.bin_offsets[-1]), 2))
-        unused = np.zeros(2)
+        E = int(self.bin_offsets[-1])
+        built = np.zeros((n_built, E, 2))
         for b, block in self._each_block():
+            rows = self.rows.get((b, t))
+            bounds, which = [], []
             j = 0
             for k, (node, f, bin_, default_left, left, right, build) in enumerate(splits):
-                rows = self.rows.pop((b, t, node), None)
-                if rows is None:
-                    rows = np.empty(0, dtype=np.uint32)
-                n_left = partition_column(block.columns[f], rows, bin_, int(self.n_bins[f]),
-                                          default_left, self.n_threads) if rows.size else 0
-                if n_left:
-                    self.rows[(b, t, left)] = rows[:n_left]
-                if rows.size - n_left:
-                    self.rows[(b, t, right)] = rows[n_left:]
+                lo, hi = self.ranges.pop((b, t, node), (0, 0))
+                n_left = partition_column(block.columns[f], rows[lo:hi], bin_,
+                                          int(self.n_bins[f]), default_left,
+                                          self.n_threads) if hi > lo else 0
+                mid = lo + n_left
+                if mid > lo:
+                    self.ranges[(b, t, left)] = (lo, mid)
+                if hi > mid:
+                    self.ranges[(b, t, right)] = (mid, hi)
                 counts[2 * k] += n_left
-                counts[2 * k + 1] += rows.size - n_left
+                counts[2 * k + 1] += hi - mid
                 if build >= 0:
-                    self._histogram(block, b, t, rows[:n_left] if build == left else rows[n_left:],
-                                    built[j], unused)
+                    child = (lo, mid) if build == left else (mid, hi)
+                    if child[1] > child[0]:
+                        bounds.append(child)
+                        which.append(j)
                     j += 1
+            if bounds:
+                # the block's share of every built child in one call
+                lo_b, hi_b = self.offsets[b], self.offsets[b + 1]
+                part = np.empty((len(bounds), E, 2))
+                level_histograms(block.Xb, rows, np.array(bounds, dtype=np.int64),
+                                 self.pairs[t, lo_b:hi_b], self.bin_offsets, None, part,
+                                 np.arange(len(bounds), dtype=np.int64), self.n_threads)
+                built[which] += part
         return counts, built
 
     def finish(self, leaves):
-        """Add the last round's leaves."""
+        """Add the last round's leaves; stop reading ahead."""
         self._add_leaves(leaves)
+        self.close()
+
+    def close(self):
+        """Stop the thread that reads blocks ahead (after the block it is reading)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = self._ahead = None
 
 
 class TreeBuilder:
