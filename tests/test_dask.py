@@ -15,6 +15,7 @@ distributed = pytest.importorskip("distributed", reason="gbtree.dask needs the d
 
 from gbtree import GBTClassifier, GBTRegressor, load_model  # noqa: E402
 from gbtree.dask import DaskGBTClassifier, DaskGBTRegressor  # noqa: E402
+from _levelwise import assert_same_trees, integer_data  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -25,36 +26,15 @@ def client():
         yield c
 
 
-def _data(n=3000, p=5, seed=0):
-    # integer features of at most 40 values: the local and the distributed edges are
-    # the midpoints between them (and NaN is missing)
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 40, size=(n, p)).astype(np.float64)
-    X[rng.random((n, p)) < 0.05] = np.nan
-    Z = np.nan_to_num(X)
-    y = 0.3 * Z[:, 0] - Z[:, 1] ** 1.5 / 20 + np.sin(Z[:, 2]) + rng.normal(size=n)
-    return X, y
-
-
-def _same_model(dist, local, X, atol=1e-9):
-    d, loc = dist.to_local(), local
-    np.testing.assert_array_equal(d._bin_mapper.cuts_, loc._bin_mapper.cuts_)
-    a, b = d._ensemble.nodes, loc._ensemble.nodes
-    for field in ("feature", "bin_threshold", "default_left", "left", "right", "is_leaf",
-                  "count", "depth"):
-        np.testing.assert_array_equal(a[field], b[field])
-    np.testing.assert_allclose(a["value"], b["value"], rtol=0, atol=atol)
-
-
 @pytest.mark.parametrize("chunks", [1000, (1200, 300, 1500), (0, 2000, 0, 1000)])
 def test_the_regressor_grows_the_local_trees(client, chunks):
-    X, y = _data()
+    X, y = integer_data()
     dX, dy = da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,))
     params = dict(n_estimators=15, max_depth=4, learning_rate=0.3, reg_lambda=2.0,
                   min_child_weight=3.0, gamma=0.1)
     dist = DaskGBTRegressor(**params).fit(dX, dy)
     local = GBTRegressor(**params).fit(X, y)
-    _same_model(dist, local, X)
+    assert_same_trees(dist.to_local(), local)
     # the root's histograms come with the round's gradients, then one call per level
     stats = dist.fit_stats_
     assert stats["trees"] == 15 and 1 <= stats["workers"] <= 2
@@ -66,7 +46,7 @@ def test_the_regressor_grows_the_local_trees(client, chunks):
 
 
 def test_sample_weight_and_a_float32_dataframe(client):
-    X, y = _data(seed=1)
+    X, y = integer_data(seed=1)
     w = np.random.default_rng(2).uniform(0.2, 3.0, size=y.shape[0])
     frame = dd.from_pandas(__import__("pandas").DataFrame(X.astype(np.float32)), npartitions=3)
     dy = dd.from_pandas(__import__("pandas").Series(y), npartitions=3)
@@ -74,26 +54,26 @@ def test_sample_weight_and_a_float32_dataframe(client):
     dist = DaskGBTRegressor(n_estimators=10, max_depth=3).fit(frame, dy, sample_weight=dw)
     local = GBTRegressor(n_estimators=10, max_depth=3).fit(X.astype(np.float32), y,
                                                           sample_weight=w)
-    _same_model(dist, local, X)
+    assert_same_trees(dist.to_local(), local)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_the_classifier_grows_the_local_trees(client, n_classes):
-    X, y = _data(seed=3)
+    X, y = integer_data(seed=3)
     labels = np.array(["low", "mid", "high"])[:n_classes]
     yc = labels[np.digitize(y, np.quantile(y, np.linspace(0, 1, n_classes + 1)[1:-1]))]
     dX, dy = da.from_array(X, chunks=(700, -1)), da.from_array(yc, chunks=700)
     dist = DaskGBTClassifier(n_estimators=8, max_depth=3).fit(dX, dy)
     local = GBTClassifier(n_estimators=8, max_depth=3).fit(X, yc)
     np.testing.assert_array_equal(dist.classes_, local.classes_)
-    _same_model(dist, local, X)
+    assert_same_trees(dist.to_local(), local)
     np.testing.assert_allclose(dist.predict_proba(dX).compute(), local.predict_proba(X),
                                rtol=0, atol=1e-6)
     np.testing.assert_array_equal(dist.predict(dX).compute(), local.predict(X))
 
 
 def test_the_local_model_saves_loads_and_explains(client, tmp_path):
-    X, y = _data(seed=4)
+    X, y = integer_data(seed=4)
     dist = DaskGBTRegressor(n_estimators=5, max_depth=3).fit(da.from_array(X, chunks=800),
                                                              da.from_array(y, chunks=800))
     model = dist.to_local()
@@ -106,7 +86,7 @@ def test_the_local_model_saves_loads_and_explains(client, tmp_path):
 
 
 def test_column_sampling_draws_the_same_features_on_every_worker(client):
-    X, y = _data(seed=5, p=8)
+    X, y = integer_data(seed=5, p=8)
     dX, dy = da.from_array(X, chunks=600), da.from_array(y, chunks=600)
     a = DaskGBTRegressor(n_estimators=6, max_depth=3, colsample_bynode=0.5).fit(dX, dy)
     b = DaskGBTRegressor(n_estimators=6, max_depth=3, colsample_bynode=0.5).fit(
@@ -135,14 +115,14 @@ def test_parameters_are_scikit_learns(client):
     (dict(timeout=0), "timeout must be"),
 ])
 def test_what_is_not_supported_is_refused(client, bad, match):
-    X, y = _data(n=200)
+    X, y = integer_data(n=200)
     with pytest.raises(ValueError, match=match):
         DaskGBTRegressor(n_estimators=2, **bad).fit(da.from_array(X, chunks=100),
                                                     da.from_array(y, chunks=100))
 
 
 def test_bad_input_gets_a_clear_error(client):
-    X, y = _data(n=200)
+    X, y = integer_data(n=200)
     with pytest.raises(TypeError, match="dask.array or dask.dataframe"):
         DaskGBTRegressor(n_estimators=2).fit(X, y)
     with pytest.raises(ValueError, match="one value per row"):
@@ -151,7 +131,7 @@ def test_bad_input_gets_a_clear_error(client):
 
 
 def test_a_worker_killed_mid_fit_ends_the_fit_with_an_error():
-    X, y = _data(n=20000, p=10)
+    X, y = integer_data(n=20000, p=10)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as c:
@@ -185,7 +165,7 @@ def _broken_block(block):
 
 
 def test_a_partition_that_cannot_be_computed_ends_the_fit_with_an_error(client):
-    X, y = _data(n=400)
+    X, y = integer_data(n=400)
     dX = da.from_array(X, chunks=100)
     broken = dX.map_blocks(lambda b, block_info=None: _broken_block(b)
                            if block_info[0]["chunk-location"][0] == 2 else b, dtype=float)

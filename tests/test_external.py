@@ -11,17 +11,7 @@ import scipy.sparse as sp
 
 from gbtree import ExternalData, GBTClassifier, GBTRegressor, load_model
 from gbtree import external
-
-
-def _data(n=2000, p=5, seed=0):
-    # integer features of at most 40 values: the sketch is exact, so the edges are
-    # those of the in-memory fit (NaN is missing)
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 40, size=(n, p)).astype(np.float64)
-    X[rng.random((n, p)) < 0.05] = np.nan
-    Z = np.nan_to_num(X)
-    y = 0.3 * Z[:, 0] - Z[:, 1] ** 1.5 / 20 + np.sin(Z[:, 2]) + rng.normal(size=n)
-    return X, y
+from _levelwise import assert_same_trees, integer_data
 
 
 def _chunked(X, y, w=None, sizes=(500,), kind=np.asarray):
@@ -37,15 +27,7 @@ def _chunked(X, y, w=None, sizes=(500,), kind=np.asarray):
     return source
 
 
-def _same_model(a, b, atol=1e-9):
-    np.testing.assert_array_equal(a._bin_mapper.cuts_, b._bin_mapper.cuts_)
-    na, nb = a._ensemble.nodes, b._ensemble.nodes
-    for field in ("feature", "bin_threshold", "default_left", "left", "right", "is_leaf",
-                  "count", "depth"):
-        np.testing.assert_array_equal(na[field], nb[field])
-    np.testing.assert_allclose(na["value"], nb["value"], rtol=0, atol=atol)
-
-
+N = 2000   # rows of the data of most tests
 PARAMS = dict(n_estimators=12, max_depth=4, learning_rate=0.3, reg_lambda=2.0,
               min_child_weight=3.0, gamma=0.1)
 
@@ -54,13 +36,13 @@ PARAMS = dict(n_estimators=12, max_depth=4, learning_rate=0.3, reg_lambda=2.0,
                                                ((333, 1, 0, 900), 256)])
 def test_the_regressor_grows_the_in_memory_trees(tmp_path, sizes, block_rows):
     # chunks of one row, uneven and empty chunks, blocks that cut across chunks
-    X, y = _data()
+    X, y = integer_data(N)
     n = 300 if sizes == (1,) else X.shape[0]
     X, y = X[:n], y[:n]
     data = ExternalData(_chunked(X, y, sizes=sizes), cache_dir=tmp_path, block_rows=block_rows)
     ext = GBTRegressor(**PARAMS).fit(data)
     mem = GBTRegressor(**PARAMS).fit(X, y)
-    _same_model(ext, mem)
+    assert_same_trees(ext, mem)
     np.testing.assert_allclose(ext.predict(X), mem.predict(X), rtol=0, atol=1e-6)
     assert ext.fit_info_["blocks"] == -(-n // block_rows)
     assert os.listdir(tmp_path) == []      # the cache is gone
@@ -68,7 +50,7 @@ def test_the_regressor_grows_the_in_memory_trees(tmp_path, sizes, block_rows):
 
 @pytest.mark.parametrize("kind", ["sparse", "frame", "float32"])
 def test_sparse_frame_and_float32_chunks_with_weights(tmp_path, kind):
-    X, y = _data(seed=1)
+    X, y = integer_data(N, seed=1)
     w = np.random.default_rng(2).uniform(0.2, 3.0, size=y.shape[0])
     if kind == "sparse":
         X = np.nan_to_num(X)          # a CSR chunk's absent entries are 0
@@ -81,25 +63,25 @@ def test_sparse_frame_and_float32_chunks_with_weights(tmp_path, kind):
     data = ExternalData(_chunked(X, y, w, sizes=(450,), kind=wrap), cache_dir=tmp_path)
     ext = GBTRegressor(n_estimators=8, max_depth=3).fit(data)
     mem = GBTRegressor(n_estimators=8, max_depth=3).fit(Xm, y, sample_weight=w)
-    _same_model(ext, mem)
+    assert_same_trees(ext, mem)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_the_classifier_grows_the_in_memory_trees(tmp_path, n_classes):
-    X, y = _data(seed=3)
+    X, y = integer_data(N, seed=3)
     labels = np.array(["low", "mid", "high"])[:n_classes]
     yc = labels[np.digitize(y, np.quantile(y, np.linspace(0, 1, n_classes + 1)[1:-1]))]
     data = ExternalData(_chunked(X, yc, sizes=(700,)), cache_dir=tmp_path, block_rows=800)
     ext = GBTClassifier(n_estimators=8, max_depth=3).fit(data)
     mem = GBTClassifier(n_estimators=8, max_depth=3).fit(X, yc)
     np.testing.assert_array_equal(ext.classes_, mem.classes_)
-    _same_model(ext, mem)
+    assert_same_trees(ext, mem)
     np.testing.assert_allclose(ext.predict_proba(X), mem.predict_proba(X), rtol=0, atol=1e-6)
     np.testing.assert_array_equal(ext.predict(X), mem.predict(X))
 
 
 def test_npy_files_and_parquet(tmp_path):
-    X, y = _data(seed=4)
+    X, y = integer_data(N, seed=4)
     w = np.random.default_rng(5).uniform(0.5, 2.0, size=y.shape[0])
     files = []
     for i, part in enumerate((slice(0, 900), slice(900, 2000))):
@@ -111,7 +93,7 @@ def test_npy_files_and_parquet(tmp_path):
     cache.mkdir()
     ext = GBTRegressor(n_estimators=6, max_depth=3).fit(ExternalData(files, cache_dir=cache))
     mem = GBTRegressor(n_estimators=6, max_depth=3).fit(X, y, sample_weight=w)
-    _same_model(ext, mem)
+    assert_same_trees(ext, mem)
     pytest.importorskip("pyarrow", reason="Parquet files need pyarrow (dask's dataframes "
                                           "bring it in the test extra)")
     parquet = []
@@ -122,12 +104,12 @@ def test_npy_files_and_parquet(tmp_path):
         parquet.append(tmp_path / f"part{i}.parquet")
     ext = GBTRegressor(n_estimators=6, max_depth=3).fit(
         ExternalData(parquet, cache_dir=cache, label="target", weight="w"))
-    _same_model(ext, mem)
+    assert_same_trees(ext, mem)
     assert os.listdir(cache) == []
 
 
 def test_the_model_saves_loads_and_explains(tmp_path):
-    X, y = _data(seed=6)
+    X, y = integer_data(N, seed=6)
     model = GBTRegressor(n_estimators=5, max_depth=3).fit(
         ExternalData(_chunked(X, y), cache_dir=tmp_path))
     model.save_model(tmp_path / "m.json")
@@ -138,7 +120,7 @@ def test_the_model_saves_loads_and_explains(tmp_path):
 
 
 def test_keep_cache_leaves_the_blocks(tmp_path):
-    X, y = _data(seed=7)
+    X, y = integer_data(N, seed=7)
     data = ExternalData(_chunked(X, y), cache_dir=tmp_path, keep_cache=True, block_rows=600)
     GBTRegressor(n_estimators=2, max_depth=2).fit(data)
     [path] = data.cache_paths_
@@ -150,7 +132,7 @@ def test_keep_cache_leaves_the_blocks(tmp_path):
 
 
 def test_blocks_spread_over_several_cache_folders(tmp_path):
-    X, y = _data(seed=10)
+    X, y = integer_data(N, seed=10)
     disks = [tmp_path / "a", tmp_path / "b", tmp_path / "c"]
     for d in disks:
         d.mkdir()
@@ -159,7 +141,7 @@ def test_blocks_spread_over_several_cache_folders(tmp_path):
     # five blocks over three folders in turn: 2, 2, 1
     assert [len([f for f in os.listdir(p) if f.endswith(".X")])
             for p in data.cache_paths_] == [2, 2, 1]
-    _same_model(ext, GBTRegressor(**PARAMS).fit(X, y))
+    assert_same_trees(ext, GBTRegressor(**PARAMS).fit(X, y))
     with pytest.raises(ValueError, match="empty list"):
         ExternalData(_chunked(X, y), cache_dir=[])
     with pytest.raises(OSError, match="could not write the out-of-core blocks"):
@@ -168,7 +150,7 @@ def test_blocks_spread_over_several_cache_folders(tmp_path):
 
 
 def test_a_source_that_fails_half_way_leaves_no_cache(tmp_path):
-    X, y = _data(seed=8)
+    X, y = integer_data(N, seed=8)
     calls = []
 
     def source():
@@ -184,7 +166,7 @@ def test_a_source_that_fails_half_way_leaves_no_cache(tmp_path):
 
 
 def test_a_full_disk_is_a_clear_error(tmp_path, monkeypatch):
-    X, y = _data(seed=9)
+    X, y = integer_data(N, seed=9)
 
     def full(path, array):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -197,7 +179,7 @@ def test_a_full_disk_is_a_clear_error(tmp_path, monkeypatch):
 
 
 def test_bad_sources_and_parameters():
-    X, y = _data(n=200)
+    X, y = integer_data(200)
     with pytest.raises(TypeError, match="source must be a callable"):
         ExternalData(42)
     with pytest.raises(ValueError, match="block_rows"):

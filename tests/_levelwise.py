@@ -1,0 +1,25 @@
+"""What the tests of the level-wise trainers (gbtree.dask, ExternalData) share: data
+whose bin edges every fit finds alike, and the check that two fits grew the same trees."""
+import numpy as np
+
+
+def integer_data(n=3000, p=5, seed=0):
+    """Integer features of at most 40 values (the edges are the midpoints between them
+    however they are found; NaN is missing) and a regression target."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 40, size=(n, p)).astype(np.float64)
+    X[rng.random((n, p)) < 0.05] = np.nan
+    Z = np.nan_to_num(X)
+    y = 0.3 * Z[:, 0] - Z[:, 1] ** 1.5 / 20 + np.sin(Z[:, 2]) + rng.normal(size=n)
+    return X, y
+
+
+def assert_same_trees(a, b, atol=1e-9):
+    """Fitted estimators ``a`` and ``b`` have the same bin edges and trees (leaf values
+    within ``atol``)."""
+    np.testing.assert_array_equal(a._bin_mapper.cuts_, b._bin_mapper.cuts_)
+    na, nb = a._ensemble.nodes, b._ensemble.nodes
+    for field in ("feature", "bin_threshold", "default_left", "left", "right", "is_leaf",
+                  "count", "depth"):
+        np.testing.assert_array_equal(na[field], nb[field])
+    np.testing.assert_allclose(na["value"], nb["value"], rtol=0, atol=atol)
