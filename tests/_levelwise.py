@@ -23,3 +23,14 @@ def assert_same_trees(a, b, atol=1e-9):
                   "count", "depth"):
         np.testing.assert_array_equal(na[field], nb[field])
     np.testing.assert_allclose(na["value"], nb["value"], rtol=0, atol=atol)
+
+
+def assert_saves_loads_and_explains(model, X, folder):
+    """A fitted model saved to a file in ``folder`` loads with the same predictions, and
+    its SHAP values add up to its predictions."""
+    from gbtree import load_model
+    model.save_model(folder / "m.json")
+    again = load_model(folder / "m.json")
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    contrib = model.predict(X[:50], pred_contribs=True)
+    np.testing.assert_allclose(contrib.sum(axis=1), model.predict(X[:50]), atol=1e-9)

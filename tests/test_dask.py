@@ -13,9 +13,10 @@ da = pytest.importorskip("dask.array", reason="gbtree.dask needs the dask extra"
 dd = pytest.importorskip("dask.dataframe", reason="gbtree.dask needs the dask extra")
 distributed = pytest.importorskip("distributed", reason="gbtree.dask needs the dask extra")
 
-from gbtree import GBTClassifier, GBTRegressor, load_model  # noqa: E402
+from gbtree import GBTClassifier, GBTRegressor  # noqa: E402
 from gbtree.dask import DaskGBTClassifier, DaskGBTRegressor  # noqa: E402
-from _levelwise import assert_same_trees, integer_data  # noqa: E402
+from _levelwise import (assert_saves_loads_and_explains, assert_same_trees,  # noqa: E402
+                        integer_data)
 
 
 @pytest.fixture(scope="module")
@@ -78,11 +79,7 @@ def test_the_local_model_saves_loads_and_explains(client, tmp_path):
                                                              da.from_array(y, chunks=800))
     model = dist.to_local()
     assert type(model) is GBTRegressor
-    model.save_model(tmp_path / "m.json")
-    again = load_model(tmp_path / "m.json")
-    np.testing.assert_array_equal(again.predict(X), model.predict(X))
-    contrib = model.predict(X[:50], pred_contribs=True)
-    np.testing.assert_allclose(contrib.sum(axis=1), model.predict(X[:50]), atol=1e-9)
+    assert_saves_loads_and_explains(model, X, tmp_path)
 
 
 def test_column_sampling_draws_the_same_features_on_every_worker(client):

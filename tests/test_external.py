@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from gbtree import ExternalData, GBTClassifier, GBTRegressor, load_model
+from gbtree import ExternalData, GBTClassifier, GBTRegressor
 from gbtree import external
-from _levelwise import assert_same_trees, integer_data
+from _levelwise import assert_saves_loads_and_explains, assert_same_trees, integer_data
 
 
 def _chunked(X, y, w=None, sizes=(500,), kind=np.asarray):
@@ -112,11 +112,7 @@ def test_the_model_saves_loads_and_explains(tmp_path):
     X, y = integer_data(N, seed=6)
     model = GBTRegressor(n_estimators=5, max_depth=3).fit(
         ExternalData(_chunked(X, y), cache_dir=tmp_path))
-    model.save_model(tmp_path / "m.json")
-    again = load_model(tmp_path / "m.json")
-    np.testing.assert_array_equal(again.predict(X), model.predict(X))
-    contrib = model.predict(X[:50], pred_contribs=True)
-    np.testing.assert_allclose(contrib.sum(axis=1), model.predict(X[:50]), atol=1e-9)
+    assert_saves_loads_and_explains(model, X, tmp_path)
 
 
 def test_keep_cache_leaves_the_blocks(tmp_path):
