@@ -20,9 +20,11 @@ size (63 leaves best-first; CatBoost's symmetric trees: depth 6), each with its
 way of handling the categorical columns (set here, on top of runners.py's
 estimator):
 
-- ``gbtree``: ``categorical_features`` (the small column ordinal codes, the two
-  others CatBoost's ordered target statistics, their prior weights estimated,
-  ``cat_smooth="auto"``); ``gbtree-smooth1`` / ``gbtree-smooth10`` the same with
+- ``gbtree``: ``categorical_features`` (the small column ordinal codes and one
+  indicator column per category, the two others CatBoost's ordered target
+  statistics, their prior weights estimated, ``cat_smooth="auto"``);
+  ``gbtree-no-indicators`` the same without the indicator columns
+  (``max_cat_to_onehot=0``); ``gbtree-smooth1`` / ``gbtree-smooth10`` the same with
   a fixed prior weight; ``gbtree-statistics`` with ``max_cat_to_ordinal=0``
   (statistics for the small column too);
 - ``gbtree-symmetric`` / ``gbtree-ordered``: ``categorical_features`` with
@@ -121,12 +123,15 @@ def _codes(df):
 
 # gbtree variants with categorical_features: name -> its categorical settings
 SYMMETRIC = {"grow_policy": "symmetric", "max_depth": 6, "max_leaves": 0}
-GBTREE_CATEGORICAL = {"gbtree": {}, "gbtree-smooth1": {"cat_smooth": 1.0},
+GBTREE_CATEGORICAL = {"gbtree": {}, "gbtree-no-indicators": {"max_cat_to_onehot": 0},
+                      "gbtree-smooth1": {"cat_smooth": 1.0},
                       "gbtree-smooth10": {"cat_smooth": 10.0},
                       "gbtree-statistics": {"max_cat_to_ordinal": 0},
                       "gbtree-symmetric": SYMMETRIC,
                       "gbtree-ordered": {**SYMMETRIC, "boosting_type": "ordered"}}
-LABELS = {"gbtree": "gbtree", "gbtree-smooth1": "gbtree, `cat_smooth=1`",
+LABELS = {"gbtree": "gbtree",
+          "gbtree-no-indicators": "gbtree without indicator columns (`max_cat_to_onehot=0`)",
+          "gbtree-smooth1": "gbtree, `cat_smooth=1`",
           "gbtree-smooth10": "gbtree, `cat_smooth=10`",
           "gbtree-statistics": "gbtree, statistics only (`max_cat_to_ordinal=0`)",
           "gbtree-symmetric": "gbtree, symmetric trees of depth 6",

@@ -18,6 +18,14 @@ column of more values gets its ordered target statistic:
   of its category; a category not seen at fit gets ``p``; a missing value stays NaN and
   follows each split's learned default direction.
 
+A column of at least 3 and at most ``max_cat_to_onehot`` distinct values also gets one
+indicator column per category seen in the training rows (1 for rows of that category, 0
+for rows of another or of a category not seen at fit, NaN for a missing value), appended
+after X's columns: a split on an indicator is a one-vs-rest split, which a threshold on
+the codes or on a statistic can only make for the first or the last category. The trees
+see the wider X; SHAP values and importances of the indicators are added to their column's
+(``fold``), so that every output speaks of X's own columns.
+
 The work has two steps: ``CategoricalEncoder.codes`` turns the categorical columns of
 any input (a pandas, polars or pyarrow frame, a NumPy array, a list) into float codes
 before scikit-learn's validation, so that the names and the width of X are checked as
@@ -311,10 +319,13 @@ class CategoricalEncoder:
     holds), then ``fit_ordered`` on the validated codes and the target.
     """
 
-    def __init__(self, columns, smooth, max_ordinal=0):
+    def __init__(self, columns, smooth, max_ordinal=0, max_onehot=0):
         self.columns = list(columns)
         self.smooth = smooth if isinstance(smooth, str) else float(smooth)   # or "auto"
         self.max_ordinal = int(max_ordinal)
+        self.max_onehot = int(max_onehot)
+        # (column, code) of each indicator column, in the order they follow X's columns
+        self.indicators = np.zeros((0, 2), dtype=np.int64)
 
     def _label(self, j):
         name = "" if self.names is None else f" {self.names[j]!r}"
@@ -368,6 +379,10 @@ class CategoricalEncoder:
             self.categories[j] = {v: i for i, v in enumerate(_sorted(uniques))}
         self.ordinal = [j for j in self.columns if len(self.categories[j]) <= self.max_ordinal]
         return self
+
+    def onehot_columns(self):
+        """The columns that get indicator columns."""
+        return [j for j in self.columns if 3 <= len(self.categories[j]) <= self.max_onehot]
 
     def codes(self, X):
         """X with each categorical column replaced by float codes (NaN for a missing
@@ -433,6 +448,10 @@ class CategoricalEncoder:
             seen = code >= 0
             self.observed[j] = np.bincount(code[seen].astype(np.intp),
                                            minlength=len(self.categories[j])) > 0
+        self.indicators = np.array(
+            [(j, k) for j in self.onehot_columns()
+             for k in np.unique(X[:, j][X[:, j] >= 0]).astype(np.int64)],
+            dtype=np.int64).reshape(-1, 2)
         self.tables, self.smooths = {}, {}
         for j in self.statistics_columns():
             code = X[:, j]
@@ -452,21 +471,67 @@ class CategoricalEncoder:
         w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
         y = np.asarray(y, dtype=np.float64)
         perm = np.random.default_rng(self.seed).permutation(X.shape[0])
-        X = self._ordinal(_float_copy(X))
+        out = self._ordinal(_float_copy(X))
         for j in self.statistics_columns():
-            X[:, j] = ordered_statistics(X[:, j].astype(np.float64), y, w, self.prior,
-                                         self.smooths[j], perm)
-        return X
+            out[:, j] = ordered_statistics(out[:, j].astype(np.float64), y, w, self.prior,
+                                           self.smooths[j], perm)
+        return self._with_indicators(X, out)
 
     def transform(self, X):
         """X with the statistics over all training rows (a copy)."""
-        X = self._ordinal(_float_copy(X))
+        out = self._ordinal(_float_copy(X))
         for j in self.statistics_columns():
-            code = X[:, j].astype(np.float64)
+            code = out[:, j].astype(np.float64)
             table = self.tables[j]
-            out = np.full(code.shape, self.prior)
+            values = np.full(code.shape, self.prior)
             seen = code >= 0
-            out[seen] = table[code[seen].astype(np.intp)]
-            out[np.isnan(code)] = np.nan
-            X[:, j] = out
-        return X
+            values[seen] = table[code[seen].astype(np.intp)]
+            values[np.isnan(code)] = np.nan
+            out[:, j] = values
+        return self._with_indicators(X, out)
+
+    # ------------------------------------------------------------------ indicator columns
+    def _with_indicators(self, codes, out):
+        """``out`` (X's columns as the trees read them) followed by the indicator
+        columns of the codes ``codes``."""
+        if self.indicators.shape[0] == 0:
+            return out
+        col = codes[:, self.indicators[:, 0]]
+        ind = (col == self.indicators[:, 1]).astype(out.dtype)
+        ind[np.isnan(col)] = np.nan
+        return np.hstack([out, ind])
+
+    def parents(self):
+        """For each column the trees see, the column of X it comes from."""
+        return np.r_[np.arange(self.width), self.indicators[:, 0]].astype(np.intp)
+
+    def category_value(self, j, code):
+        """The value of column j whose code is ``code``."""
+        cats = self.categories[j]
+        if isinstance(cats, np.ndarray):
+            return cats[code].item()
+        return next(v for v, c in cats.items() if c == code)
+
+    def feature_names(self, names):
+        """Names of the columns the trees see: X's names (``names``, or "f0", "f1",
+        ...) and ``"name==value"`` for each indicator column."""
+        names = [f"f{j}" for j in range(self.width)] if names is None else list(names)
+        return names + [f"{names[j]}=={self.category_value(j, k)}"
+                        for j, k in self.indicators.tolist()]
+
+    def fold(self, values, axes):
+        """``values`` whose ``axes`` run over the columns the trees see (and, past them,
+        possibly a bias entry), with each indicator column's entries added to its
+        column's: the result runs over X's columns (and the bias)."""
+        m = self.indicators.shape[0]
+        if m == 0:
+            return values
+        for axis in axes:
+            values = np.moveaxis(values, axis, -1)
+            n = values.shape[-1]
+            P = np.zeros((n, n - m))
+            parents = self.parents()
+            P[np.arange(parents.shape[0]), parents] = 1.0
+            P[parents.shape[0]:, self.width:] = np.eye(n - parents.shape[0])   # (the bias)
+            values = np.moveaxis(values @ P, -1, axis)
+        return values

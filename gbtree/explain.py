@@ -113,12 +113,16 @@ def predict_explained(est, X, iteration_range, mode, base_margin=None):
     margin = check_base_margin(base_margin, X.shape[0], est._ensemble.n_outputs)
     out = shap_values(est._ensemble, X, mode, est._tree_range(iteration_range),
                       effective_n_threads(est.n_jobs), est._absent(), margin)
+    encoder = getattr(est, "_cat_encoder", None)
+    if encoder is not None:   # indicator columns' values added to their column's
+        out = encoder.fold(out, (2, 3) if mode == "interactions" else (2,))
     return out[:, 0] if out.shape[1] == 1 else out
 
 
 def model_input(est, X):
     """X as the trees of a fitted estimator see it: categorical columns replaced by
-    their numeric codes, float32/float64, dense or CSR. For explainers that take
+    their numeric codes, followed by any indicator columns (``max_cat_to_onehot``),
+    float32/float64, dense or CSR. For explainers that take
     the model from :func:`to_shap` (``shap.TreeExplainer``)."""
     return est._validate_predict_data(X)
 

@@ -69,6 +69,18 @@ def _category_values(est, j):
     return keys, enc.tables[j][codes].astype(np.float64), float(enc.prior)
 
 
+def _feature_values(est, f):
+    """(column of X, keys, values, default) of feature f of the trees, a categorical
+    column or an indicator column (``max_cat_to_onehot``): ``_category_values`` of the
+    column, or 1 for the indicator's category and 0 for any other or an unseen one."""
+    enc = est._cat_encoder
+    if f < enc.width:
+        return (f,) + _category_values(est, f)
+    j, k = enc.indicators[f - enc.width].tolist()
+    keys, codes = _numeric_categories(est, j)
+    return j, keys, (codes == k).astype(np.float64), 0.0
+
+
 # ---------------------------------------------------------------------- ONNX
 def to_onnx(est):
     """The estimator as an ``onnx.ModelProto`` on the ONNX-ML operators (see
@@ -82,6 +94,8 @@ def to_onnx(est):
     transform = _transform(est)
     nodes, tree_ptr, tree_class = _trees(est)
     n_features, K = est._ensemble.n_features, est._ensemble.n_outputs
+    encoder = getattr(est, "_cat_encoder", None)
+    width = n_features if encoder is None else encoder.width   # (X's; then indicators)
     graph_nodes, inits = [], []
 
     def const(name, array):
@@ -91,15 +105,16 @@ def to_onnx(est):
     # X as float64 (exact), the categorical columns mapped as the estimator maps them
     graph_nodes.append(helper.make_node("Cast", ["X"], ["X64"], to=TensorProto.DOUBLE))
     features = "X64"
-    if getattr(est, "_cat_encoder", None) is not None:
+    if encoder is not None:
         pieces = []
         for j in range(n_features):
             col = f"col{j}"
+            source = int(encoder.parents()[j])
             graph_nodes.append(helper.make_node(
-                "Slice", ["X64", const(f"start{j}", [j]), const(f"end{j}", [j + 1]),
+                "Slice", ["X64", const(f"start{j}", [source]), const(f"end{j}", [source + 1]),
                           const(f"axis{j}", [1])], [col]))
-            if j in est._cat_encoder.columns:
-                keys, values, default = _category_values(est, j)
+            if j in encoder.columns or j >= width:
+                _, keys, values, default = _feature_values(est, j)
                 graph_nodes += [
                     helper.make_node("LabelEncoder", [col], [f"mapped{j}"], domain="ai.onnx.ml",
                                      keys_tensor=numpy_helper.from_array(keys, f"keys{j}"),
@@ -163,7 +178,7 @@ def to_onnx(est):
         outputs = [helper.make_tensor_value_info("variable", TensorProto.FLOAT, [None, 1])]
     graph = helper.make_graph(
         graph_nodes, f"gbtree_{type(est).__name__}",
-        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, n_features])],
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, width])],
         outputs, initializer=inits)
     model = helper.make_model(graph, producer_name="gbtree", opset_imports=[
         helper.make_opsetid("", 18), helper.make_opsetid("ai.onnx.ml", 4)])
@@ -173,14 +188,14 @@ def to_onnx(est):
 
 
 # ---------------------------------------------------------------------- Treelite
-def _treelite_categories(est, j):
-    """``_category_values`` of column j, whose categories must be the integers
-    0 .. 2**31 - 1 that Treelite's categorical tests match."""
-    keys, values, default = _category_values(est, j)
+def _treelite_categories(est, f):
+    """``_feature_values`` of feature f, whose column's categories must be the
+    integers 0 .. 2**31 - 1 that Treelite's categorical tests match."""
+    j, keys, values, default = _feature_values(est, f)
     if not np.all((keys >= 0) & (keys < 2 ** 31) & (keys == np.floor(keys))):
         raise ValueError(f"{est._cat_encoder._label(j)}: Treelite matches categories that "
                          f"are integers >= 0; this column has other values (use to_onnx)")
-    return keys, values, default
+    return j, keys, values, default
 
 
 _TREELITE_POSTPROCESSOR = {"identity": "identity", "exp": "exponential",
@@ -198,8 +213,9 @@ def to_treelite(est):
                           "gbtree[treelite]") from exc
     check_is_fitted(est, "_ensemble")
     encoder = getattr(est, "_cat_encoder", None)
-    categorical = {} if encoder is None else {j: _treelite_categories(est, j)
-                                              for j in encoder.columns}
+    categorical = {} if encoder is None else {
+        f: _treelite_categories(est, f)
+        for f in encoder.columns + list(range(encoder.width, est._ensemble.n_features))}
     transform = _transform(est)
     nodes, tree_ptr, tree_class = _trees(est)
     K = est._ensemble.n_outputs
@@ -208,7 +224,7 @@ def to_treelite(est):
         transform, "kLearningToRank" if isinstance(est._objective, _obj.Ranking) else "kRegressor")
     builder = ModelBuilder(
         threshold_type="float64", leaf_output_type="float64",
-        metadata=Metadata(num_feature=est._ensemble.n_features, task_type=task,
+        metadata=Metadata(num_feature=est.n_features_in_, task_type=task,
                           average_tree_output=False, num_target=1, num_class=[K],
                           leaf_vector_shape=(1, 1)),
         tree_annotation=TreeAnnotation(num_tree=n_trees, target_id=[0] * n_trees,
@@ -224,13 +240,13 @@ def to_treelite(est):
                 builder.leaf(float(node["value"]))
             elif int(node["feature"]) in categorical:
                 # the categories on each side; a value not listed goes where unseen ones go
-                keys, values, default = categorical[int(node["feature"])]
+                column, keys, values, default = categorical[int(node["feature"])]
                 to_left = np.where(np.isnan(values), bool(node["default_left"]),
                                    values <= node["threshold"])
                 unseen_left = (bool(node["default_left"]) if np.isnan(default)
                                else bool(default <= node["threshold"]))
                 listed = keys[to_left != unseen_left]
-                builder.categorical_test(int(node["feature"]),
+                builder.categorical_test(column,
                                          default_left=bool(node["default_left"]),
                                          category_list=listed.astype(np.int64).tolist(),
                                          category_list_right_child=unseen_left,

@@ -17,8 +17,14 @@ class ModelAccess:
     # ------------------------------------------------------------------ inspecting the model
     # Thin wrappers over TreeEnsemble (tree.py), which walks the trees.
     def _inspect_names(self):
+        """Names of the features the trees split on: X's (None: "f0", "f1", ...), and
+        any indicator columns' ("name==value")."""
         check_is_fitted(self, "_ensemble")
-        return getattr(self, "feature_names_in_", None)
+        names = getattr(self, "feature_names_in_", None)
+        encoder = getattr(self, "_cat_encoder", None)
+        if encoder is not None and encoder.indicators.shape[0]:
+            return encoder.feature_names(None if names is None else list(names))
+        return names
 
     def get_score(self, importance_type="weight"):
         """Importance per feature, as XGBoost's ``Booster.get_score``.

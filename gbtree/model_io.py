@@ -26,7 +26,7 @@ from ._typedefs import NODE_DTYPE
 from .tree import TreeEnsemble
 
 FORMAT = "gbtree-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 HEADER_MEMBER = "model.json"
 # dtypes an array of a model file may have (little-endian)
 _DTYPES = {np.dtype(t).str: np.dtype(t) for t in (
@@ -455,6 +455,8 @@ def from_document(doc, dec, into=None):
         if key not in known:
             raise _bad(f"params.{str(key)[:40]}", "not a parameter of " + name)
         setattr(est, key, dec(value, f"params.{key}"))
+    if "max_cat_to_onehot" not in params:   # (a file from before the parameter: no indicators)
+        est.max_cat_to_onehot = 0
     unsaved = _get(doc, "unsaved_params", "unsaved_params", "list")
     if not all(isinstance(k, str) and k in known for k in unsaved):
         raise _bad("unsaved_params", "must list parameter names")
@@ -608,24 +610,29 @@ def _categorical(sec, dec, n_features):
     from .categorical import CategoricalEncoder
     fields = ("columns", "smooth", "max_ordinal", "width", "names", "categories", "ordinal",
               "prior", "seed", "observed", "tables", "smooths")
-    if not isinstance(sec, dict) or set(sec) != set(fields):
-        raise _bad("categorical", f"expected the fields {fields}")
-    v = {k: dec(sec[k], f"categorical.{k}") for k in fields}
+    # (files of format version 1 have no indicator columns: these two are version 2's)
+    added = ("max_onehot", "indicators")
+    if not isinstance(sec, dict) or set(sec) not in (set(fields), set(fields + added)):
+        raise _bad("categorical", f"expected the fields {fields + added}")
+    v = {k: dec(sec[k], f"categorical.{k}") for k in fields + added if k in sec}
+    v.setdefault("max_onehot", 0)
+    v.setdefault("indicators", np.zeros((0, 2), dtype=np.int64))
+    width = v["width"]
+    if not _is(width, "int") or not 0 <= width <= n_features:
+        raise _bad("categorical.width", f"expected at most {n_features}")
     columns = v["columns"]
     if not (isinstance(columns, list) and columns and all(_is(j, "int") for j in columns)
             and columns == sorted(set(columns)) and 0 <= columns[0]
-            and columns[-1] < n_features):
+            and columns[-1] < width):
         raise _bad("categorical.columns", f"expected distinct sorted feature indices in "
-                                          f"[0, {n_features})")
-    if v["width"] != n_features or not _is(v["width"], "int"):
-        raise _bad("categorical.width", f"expected {n_features}")
+                                          f"[0, {width})")
     names = v["names"]
-    if names is not None and not (isinstance(names, list) and len(names) == n_features
+    if names is not None and not (isinstance(names, list) and len(names) == width
                                   and all(isinstance(s, str) for s in names)):
-        raise _bad("categorical.names", f"expected None or {n_features} names")
+        raise _bad("categorical.names", f"expected None or {width} names")
     if not (v["smooth"] == "auto" or _is(v["smooth"], "real")):
         raise _bad("categorical.smooth", "expected 'auto' or a number")
-    for k, kind in (("seed", "int"), ("prior", "real")):
+    for k, kind in (("seed", "int"), ("prior", "real"), ("max_onehot", "int")):
         if not _is(v[k], kind):
             raise _bad(f"categorical.{k}", f"expected {kind}")
     cats = v["categories"]
@@ -664,6 +671,16 @@ def _categorical(sec, dec, n_features):
                 raise _bad(f"categorical.{k}[{j}]", "expected a number")
     enc = CategoricalEncoder.__new__(CategoricalEncoder)
     enc.__dict__.update(v)
+    ind = v["indicators"]
+    _array(ind, "categorical.indicators", np.int64, ndim=2)
+    if ind.shape != (n_features - width, 2):
+        raise _bad("categorical.indicators", f"expected shape ({n_features - width}, 2): one "
+                                             f"row per feature past the {width} columns of X")
+    onehot = enc.onehot_columns()
+    if not all(j in onehot and 0 <= k < sizes[j] for j, k in ind.tolist()) or np.any(
+            np.diff(ind[:, 0] * (1 + max(sizes.values())) + ind[:, 1]) <= 0):
+        raise _bad("categorical.indicators", "expected distinct (column, code) pairs in order, "
+                                             "of columns of 3 to max_onehot categories")
     return enc
 
 
@@ -717,12 +734,14 @@ def _check_attributes(est, name):
                 "is_categorical_"):
         if not hasattr(est, key):
             raise _bad(f"attributes.{key}", "missing")
-    if est.n_features_in_ != ens.n_features:
-        raise _bad("attributes.n_features_in_", f"{est.n_features_in_}, the trees have "
-                                                f"{ens.n_features} features")
+    # (the trees' features: X's columns, then any indicator columns)
+    width = ens.n_features if est._cat_encoder is None else est._cat_encoder.width
+    if est.n_features_in_ != width:
+        raise _bad("attributes.n_features_in_", f"{est.n_features_in_}, the model has "
+                                                f"{width} features")
     names = getattr(est, "feature_names_in_", None)
-    if names is not None and names.shape[0] != ens.n_features:
-        raise _bad("attributes.feature_names_in_", f"expected {ens.n_features} names")
+    if names is not None and names.shape[0] != width:
+        raise _bad("attributes.feature_names_in_", f"expected {width} names")
     per_round = ens.n_outputs * est.num_parallel_tree
     if est.n_estimators_ * per_round != ens.n_trees:
         raise _bad("attributes.n_estimators_", f"{est.n_estimators_} rounds of "
@@ -733,7 +752,7 @@ def _check_attributes(est, name):
                                                  f"[0, {est.n_estimators_})")
     flags = est.is_categorical_
     if (flags is None) != (est._cat_encoder is None) or flags is not None and (
-            flags.shape[0] != ens.n_features
+            flags.shape[0] != width
             or list(np.flatnonzero(flags)) != est._cat_encoder.columns):
         raise _bad("attributes.is_categorical_", "does not match the categorical columns")
     if name == "GBTClassifier":

@@ -166,6 +166,15 @@ SHARED_PARAMS_DOC = """
         off any group of categories, which target statistics blur when
         categories of similar mean target interact differently with other
         features. 0: statistics for every categorical column.
+    max_cat_to_onehot : int, default=32
+        A categorical column of 3 to this many distinct values at ``fit`` also
+        gets one indicator column per category of the training rows (1 for the
+        category, 0 for any other, missing for a missing value), beside its
+        codes or statistic: a split on an indicator separates one category
+        from all others (XGBoost's and LightGBM's one-hot splits), which a
+        threshold on the codes can do only for the first or last category.
+        The trees see the indicators as features; SHAP values, importances
+        and ``feature_importances_`` add them to their column's. 0: none.
     booster : {"gbtree", "dart"}, default="gbtree"
         ``"dart"``: DART (Vinayak and Gilad-Bachrach, 2015; XGBoost's names and
         rules): each round drops some earlier trees, fits the new tree to what
@@ -243,7 +252,8 @@ SHARED_DEFAULTS = dict(
     top_rate=0.2, other_rate=0.1, colsample_bytree=1.0, colsample_bylevel=1.0,
     colsample_bynode=1.0, feature_weights=None, interaction_constraints=None,
     monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
-    categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32, booster="gbtree",
+    categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32, max_cat_to_onehot=32,
+    booster="gbtree",
     rate_drop=0.0, skip_drop=0.0, one_drop=False, normalize_type="tree", sample_type="uniform",
     num_parallel_tree=1, multi_strategy="one_output_per_tree", tree_method="hist",
     sketch_eps=0.03, approx_proposal="global", boosting_type="plain", permutation_count=4,
@@ -478,3 +488,21 @@ def interaction_groups(est, n_features):
         raise TypeError("interaction_constraints must be a list of lists of feature indices "
                         f"or names, got {est.interaction_constraints!r}") from None
     return groups
+
+
+def widen(params, parents):
+    """The per-feature parameters for the columns the trees see when they are X's
+    columns followed by derived ones (``parents[i]``: the column of X that column i
+    comes from): a derived column takes its column's feature weight and interaction
+    groups, and no monotone constraint."""
+    n = parents.shape[0]
+    width = int(np.count_nonzero(parents == np.arange(n)))   # (derived columns come last)
+    if params.feature_weights is not None:
+        params.feature_weights = params.feature_weights[parents]
+    if params.monotone_constraints is not None:
+        params.monotone_constraints = np.r_[params.monotone_constraints,
+                                            np.zeros(n - width, dtype=np.int8)]
+    if params.interaction_constraints is not None:
+        params.interaction_constraints = [
+            group + [i for i in range(width, n) if parents[i] in group]
+            for group in params.interaction_constraints]

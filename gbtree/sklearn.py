@@ -109,13 +109,14 @@ class _GBTModel(ModelAccess, BaseEstimator):
         else:
             _check_number("cat_smooth", self.cat_smooth, "real", 0, low_open=True)
         _check_number("max_cat_to_ordinal", self.max_cat_to_ordinal, "int", 0)
+        _check_number("max_cat_to_onehot", self.max_cat_to_onehot, "int", 0)
         if self.categorical_features is None:
             return None
         columns = resolve_columns(self.categorical_features, X)
         if not columns:
             return None
-        encoder = CategoricalEncoder(columns, self.cat_smooth,
-                                     self.max_cat_to_ordinal).fit_categories(X)
+        encoder = CategoricalEncoder(columns, self.cat_smooth, self.max_cat_to_ordinal,
+                                     self.max_cat_to_onehot).fit_categories(X)
         self.is_categorical_ = np.isin(np.arange(np.shape(X)[1]), columns)
         return encoder
 
@@ -155,12 +156,14 @@ class _GBTModel(ModelAccess, BaseEstimator):
             encoder.check_columns(X, self)   # other columns: that is what to say
         columns = (None if self.categorical_features is None
                    else resolve_columns(self.categorical_features, X))
-        before = ((encoder.columns, encoder.smooth, encoder.max_ordinal) if encoder is not None
-                  else ([], self.cat_smooth, self.max_cat_to_ordinal))
-        now = (columns or [], self.cat_smooth, self.max_cat_to_ordinal)
+        before = ((encoder.columns, encoder.smooth, encoder.max_ordinal, encoder.max_onehot)
+                  if encoder is not None else
+                  ([], self.cat_smooth, self.max_cat_to_ordinal, self.max_cat_to_onehot))
+        now = (columns or [], self.cat_smooth, self.max_cat_to_ordinal, self.max_cat_to_onehot)
         if before != now:
             raise ValueError(f"warm_start=True continues the fitted model, whose categorical "
-                             f"columns, cat_smooth and max_cat_to_ordinal are {before}; these "
+                             f"columns, cat_smooth, max_cat_to_ordinal and max_cat_to_onehot "
+                             f"are {before}; these "
                              f"parameters on this X give {now}. Set warm_start=False to refit")
 
     def _validate_predict_data(self, X):
@@ -289,6 +292,8 @@ class _GBTModel(ModelAccess, BaseEstimator):
             sample_weight, base_margin = _take(sample_weight, train), _take(base_margin, train)
         X = self._target_statistics(X, y, sample_weight, objective, params.seed, eval_sets,
                                     continuing=init_model is not None)
+        if X.shape[1] > self.n_features_in_:   # indicator columns follow X's
+            _params.widen(params, self._cat_encoder.parents())
         self._ensemble, info = booster.train(
             X, y, objective, params, sample_weight=sample_weight, n_threads=n_threads,
             random_state=rng, eval_sets=eval_sets, metrics=metrics, callbacks=callbacks,
@@ -455,6 +460,9 @@ class _GBTModel(ModelAccess, BaseEstimator):
         check_is_fitted(self, "_ensemble")
         _check_importance_type(self.importance_type)
         imp = self._ensemble.feature_importances(self.importance_type)
+        encoder = getattr(self, "_cat_encoder", None)
+        if encoder is not None:   # indicator columns' importances added to their column's
+            imp = encoder.fold(imp, (0,))
         total = imp.sum()
         return imp / total if total > 0 else imp
 
@@ -519,6 +527,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  interaction_constraints=None, monotone_constraints=None,
                  absent_as_missing=False, grad_quant_bins=None, categorical_features=None,
                  cat_smooth="auto", max_cat_to_ordinal=32,
+                 max_cat_to_onehot=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
                  multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=0.03,
@@ -699,6 +708,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  feature_weights=None, interaction_constraints=None,
                  monotone_constraints=None, absent_as_missing=False, grad_quant_bins=None,
                  categorical_features=None, cat_smooth="auto", max_cat_to_ordinal=32,
+                 max_cat_to_onehot=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
                  multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=0.03,
@@ -898,6 +908,7 @@ class GBTRanker(_GBTModel):
                  interaction_constraints=None, monotone_constraints=None,
                  absent_as_missing=False, grad_quant_bins=None, categorical_features=None,
                  cat_smooth="auto", max_cat_to_ordinal=32,
+                 max_cat_to_onehot=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
                  multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=0.03,

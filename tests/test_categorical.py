@@ -159,7 +159,8 @@ def test_few_categories_keep_a_bin_each_and_their_interactions():
         return np.c_[cat, x], y
     X, y = data(8000, 0)
     Xt, yt = data(8000, 1)
-    params = dict(n_estimators=100, categorical_features=[0], random_state=0)
+    params = dict(n_estimators=100, categorical_features=[0], random_state=0,
+                  max_cat_to_onehot=0)
     ordinal = GBTRegressor(**params).fit(X, y)
     statistics = GBTRegressor(max_cat_to_ordinal=0, **params).fit(X, y)
     assert ordinal._cat_encoder.ordinal == [0] and statistics._cat_encoder.ordinal == []
@@ -181,6 +182,126 @@ def test_ordinal_codes_of_text_follow_the_sorted_values():
     enc.fit_ordered(enc.codes(X), np.zeros(4), None, seed=0)
     out = enc.transform(enc.codes(np.array([["a"], ["b"], ["c"], ["d"], [None]], dtype=object)))
     np.testing.assert_array_equal(out[:, 0], [0.0, 1.0, 2.0, np.nan, np.nan])
+
+
+# ---------------------------------------------------------------------- indicator columns
+def _parity_data(n, seed, n_cats=20):
+    """A category's effect, and x0's effect that flips sign with the category's parity:
+    one-vs-rest splits find it, thresholds on the codes need many."""
+    rng = np.random.default_rng(seed)
+    effect = np.random.default_rng(5).normal(0, 1, n_cats)
+    cat = rng.integers(0, n_cats, n)
+    x = rng.normal(size=(n, 2))
+    y = effect[cat] + x[:, 1] + np.where(cat % 2 == 0, 1, -1) * x[:, 0] + rng.normal(0, 1, n)
+    return np.c_[cat, x], y
+
+
+def test_indicator_columns_by_hand():
+    X = np.array([[2.0, 0.1], [5.0, 0.2], [7.0, 0.3], [5.0, 0.4], [9.0, 0.5], [40.0, 0.6]])
+    enc = CategoricalEncoder([0], smooth=1.0, max_ordinal=0, max_onehot=5).fit_categories(X)
+    # 5 categories at fit; the last row (40) is held out of the training rows
+    enc.fit_ordered(enc.codes(X[:5]), np.arange(5.0), None, seed=0)
+    np.testing.assert_array_equal(enc.indicators, [[0, 0], [0, 1], [0, 2], [0, 3]])
+    rows = np.array([[5.0, 1.0], [9.0, 1.0], [40.0, 1.0], [3.0, 1.0], [np.nan, 1.0]])
+    out = enc.transform(enc.codes(rows))
+    assert out.shape == (5, 2 + 4)
+    np.testing.assert_array_equal(out[:, 2:], [[0, 1, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0],
+                                               [0, 0, 0, 0], [np.nan] * 4])
+    np.testing.assert_array_equal(out[:, :2], enc.transform(enc.codes(rows))[:, :2])
+    assert enc.feature_names(["shop", "x"])[2:] == ["shop==2.0", "shop==5.0", "shop==7.0",
+                                                    "shop==9.0"]
+    # the training rows get the same indicators with their ordered statistics
+    np.testing.assert_array_equal(enc.ordered(enc.codes(X[:5]), np.arange(5.0), None)[:, 2:],
+                                  np.eye(4)[[0, 1, 2, 1, 3]])
+    # 2 categories: a threshold on the codes is a one-vs-rest split already
+    two = CategoricalEncoder([0], 1.0, 0, max_onehot=5).fit_categories(X[:2])
+    assert two.onehot_columns() == []
+
+
+def test_indicator_columns_make_one_vs_rest_splits():
+    X, y = _parity_data(8000, 0)
+    Xt, yt = _parity_data(8000, 1)
+    for shape in (dict(), dict(grow_policy="symmetric", max_depth=6)):
+        params = dict(n_estimators=100, categorical_features=[0], random_state=0, **shape)
+        with_ = GBTRegressor(**params).fit(X, y)
+        without = GBTRegressor(max_cat_to_onehot=0, **params).fit(X, y)
+        assert with_._cat_encoder.indicators.shape == (20, 2)
+        assert without._cat_encoder.indicators.shape == (0, 2)
+        assert with_._ensemble.n_features == 23 and with_.n_features_in_ == 3
+        used = np.unique(with_._ensemble.nodes["feature"][with_._ensemble.nodes["is_leaf"] == 0])
+        assert np.any(used >= 3)
+        # the error above the noise's (variance 1)
+        excess = [_rmse(m.predict(Xt), yt) ** 2 - 1 for m in (with_, without)]
+        assert excess[0] < 0.8 * excess[1], (shape, excess)
+
+
+def test_indicator_values_are_added_to_their_column():
+    X, y = _parity_data(3000, 2, n_cats=6)
+    model = GBTRegressor(n_estimators=30, max_depth=4, categorical_features=[0]).fit(X, y)
+    wide = model._cat_encoder.transform(model._cat_encoder.codes(X))
+    assert wide.shape == (3000, 3 + 6)
+    parents = model._cat_encoder.parents()
+    np.testing.assert_array_equal(parents, [0, 1, 2, 0, 0, 0, 0, 0, 0])
+    # importances of every kind
+    for kind in ("weight", "gain", "total_gain", "cover", "total_cover"):
+        model.set_params(importance_type=kind)
+        raw = model._ensemble.feature_importances(kind)
+        assert raw[3:].sum() > 0
+        expected = np.bincount(parents, raw, minlength=3)
+        np.testing.assert_allclose(model.feature_importances_, expected / expected.sum())
+    # SHAP values and interaction values, against the trees' own features
+    from gbtree.explain import shap_values
+    for mode, axes in (("contribs", 2), ("approx", 2), ("interactions", 3)):
+        wide_values = shap_values(model._ensemble, wide[:200], mode)[:, 0]
+        got = model.predict(X[:200], pred_contribs=mode != "interactions",
+                            approx_contribs=mode == "approx",
+                            pred_interactions=mode == "interactions")
+        assert got.shape == (200,) + (4,) * (axes - 1)
+        groups = np.r_[parents, 9]   # (the bias)
+        folded = np.zeros((200,) + (4,) * (axes - 1))
+        for i in range(10):
+            if mode == "interactions":
+                for k in range(10):
+                    folded[:, min(groups[i], 3) if i < 9 else 3,
+                           min(groups[k], 3) if k < 9 else 3] += wide_values[:, i, k]
+            else:
+                folded[:, groups[i] if i < 9 else 3] += wide_values[:, i]
+        np.testing.assert_allclose(got, folded, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.predict(X[:200], pred_contribs=True).sum(axis=1),
+                               model.predict(X[:200]), rtol=1e-9, atol=1e-9)
+
+
+def test_indicator_columns_take_their_columns_constraints_and_weights():
+    X, y = _parity_data(3000, 3, n_cats=6)
+    X = np.c_[X, np.random.default_rng(0).normal(size=3000)]
+    base = dict(n_estimators=20, max_depth=4, categorical_features=[0])
+    # feature weight 0 on the categorical column: neither it nor its indicators split
+    model = GBTRegressor(colsample_bynode=0.5, feature_weights=[0, 1, 1, 1], **base).fit(X, y)
+    split = model._ensemble.nodes["feature"][model._ensemble.nodes["is_leaf"] == 0]
+    assert split.size and not np.any(np.isin(split, [0] + list(range(4, 10))))
+    # interaction groups: an indicator belongs to its column's groups
+    model = GBTRegressor(interaction_constraints=[[0, 2], [1, 3]], **base).fit(X, y)
+    parents = model._cat_encoder.parents()
+    assert np.any(model._ensemble.nodes["feature"] >= 4)
+    for t in range(model.n_trees_):
+        tree = model._ensemble.tree(t)
+        used = set(parents[tree["feature"][tree["is_leaf"] == 0]].tolist())
+        assert used <= {0, 2} or used <= {1, 3}, used
+    # a monotone constraint on a numeric column holds with indicators beside it
+    model = GBTRegressor(monotone_constraints=[0, 0, 1, 0], **base).fit(X, y)
+    grid = np.repeat(X[:50], 20, axis=0)
+    grid[:, 2] = np.tile(np.linspace(-3, 3, 20), 50)
+    assert np.all(np.diff(model.predict(grid).reshape(50, 20), axis=1) >= -1e-12)
+
+
+def test_warm_start_keeps_the_indicator_columns():
+    X, y = _parity_data(2000, 4, n_cats=8)
+    one = GBTRegressor(n_estimators=10, categorical_features=[0]).fit(X, y)
+    two = GBTRegressor(n_estimators=5, categorical_features=[0], warm_start=True).fit(X, y)
+    two.set_params(n_estimators=10).fit(X, y)
+    np.testing.assert_array_equal(two.predict(X), one.predict(X))
+    with pytest.raises(ValueError, match="max_cat_to_onehot"):
+        two.set_params(n_estimators=12, max_cat_to_onehot=0).fit(X, y)
 
 
 # ---------------------------------------------------------------------- inputs
@@ -316,6 +437,7 @@ def test_bad_categorical_features_name_themselves(spec, error, match):
     ("cat_smooth", np.inf, ValueError), ("cat_smooth", "1", ValueError),
     ("cat_smooth", None, TypeError),
     ("max_cat_to_ordinal", -1, ValueError), ("max_cat_to_ordinal", 2.5, TypeError),
+    ("max_cat_to_onehot", -1, ValueError), ("max_cat_to_onehot", 2.5, TypeError),
 ])
 def test_bad_categorical_numbers_name_themselves(param, value, error):
     X, y = _category_data(100, 5)

@@ -193,10 +193,21 @@ def test_categorical_column_has_one_value():
     assert np.abs(c[:, 1]).mean() > 0.3          # the city column carries its effect
     # shap explains the columns as the trees see them
     shap = pytest.importorskip("shap")
-    X_codes = model_input(est, frame)
-    assert X_codes.shape == (n, 3) and X_codes.dtype.kind == "f"
+    X_codes = model_input(est, frame)   # X's 3 columns, then one indicator per city
+    assert X_codes.shape == (n, 3 + 5) and X_codes.dtype.kind == "f"
+    np.testing.assert_array_equal(X_codes[:, 3:], X_codes[:, [1]] == np.arange(5))
     theirs = shap.TreeExplainer(est.to_shap()).shap_values(X_codes)
-    np.testing.assert_allclose(c[:, :-1], theirs, rtol=1e-7, atol=1e-9)
+    # an indicator's values are its column's: added to the city's, the same values
+    assert np.abs(theirs[:, 3:]).max() > 0.1
+    np.testing.assert_allclose(c[:, [0, 2]], theirs[:, [0, 2]], rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(c[:, 1], theirs[:, 1] + theirs[:, 3:].sum(axis=1),
+                               rtol=1e-7, atol=1e-9)
+    plain = GBTRegressor(n_estimators=10, max_depth=3, categorical_features=["city"],
+                         max_cat_to_onehot=0).fit(frame, y)
+    assert model_input(plain, frame).shape == (n, 3)
+    np.testing.assert_allclose(plain.predict(frame, pred_contribs=True)[:, :-1],
+                               shap.TreeExplainer(plain.to_shap()).shap_values(
+                                   model_input(plain, frame)), rtol=1e-7, atol=1e-9)
 
 
 def test_iteration_range_and_best_iteration():

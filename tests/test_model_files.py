@@ -219,6 +219,33 @@ def test_a_bad_file_names_the_field(models, tmp_path, change, field):
         gbtree.load_model(path)
 
 
+def _indicators(doc):
+    return doc["categorical"]["indicators"]["$array"]
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: _indicators(d)["data"].__setitem__(1, 99),            # no such category
+    lambda d: _indicators(d)["data"].__setitem__(0, 0),             # not a categorical column
+    lambda d: _indicators(d)["data"].__setitem__(slice(2, 4), _indicators(d)["data"][:2]),
+    lambda d: _indicators(d).__setitem__("shape", [_indicators(d)["shape"][0] * 2, 1]),
+    lambda d: d["categorical"].__setitem__("max_onehot", 2),        # too few to have them
+])
+def test_bad_indicator_columns_are_refused(models, tmp_path, change):
+    est, _ = models["categorical"]
+    assert est._cat_encoder.indicators.shape[0] > 2
+    path = tmp_path / "m.json"
+    est.save_model(path)
+    _edit(path, change)
+    with pytest.raises(ValueError, match="invalid model: categorical[.]indicators"):
+        gbtree.load_model(path)
+    # a version 1 file has no indicators, and its trees no features past X's
+    est.save_model(path)
+    _edit(path, lambda d: [d["categorical"].pop(k) for k in ("indicators", "max_onehot")])
+    with pytest.raises(ValueError, match="invalid model: categorical[.]indicators: expected "
+                                         "shape"):
+        gbtree.load_model(path)
+
+
 def test_a_ranker_objective_of_another_type_is_refused(models, tmp_path):
     est, _ = models["ranker"]
     est.save_model(tmp_path / "m.json")
@@ -394,6 +421,8 @@ def test_files_of_every_format_version_load_and_predict_as_written(version, name
     with open(os.path.join(MODELS_DIR, version, "expected.json")) as f:
         expected = json.load(f)[name]
     est = gbtree.load_model(os.path.join(MODELS_DIR, version, name + suffix))
+    if version == "v1":   # (before indicator columns: a model without them)
+        assert est.max_cat_to_onehot == 0
     X = _rows(expected["rows"])
     dec = _Decoder("json", limit=1 << 30)
     for method, want in expected["outputs"].items():
