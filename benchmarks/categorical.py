@@ -1,9 +1,10 @@
 """Categorical features: gbtree's ordered target statistics against the peers' own handling.
 
     python -m benchmarks categorical [--task regression|binary|even] [--rows 200000]
-                                     [--rounds 200] [--threads 2] [--json PATH]
+                                     [--rounds 200] [--threads 2] [--data-seed 0]
+                                     [--json PATH]
 
-The data (fixed seed): three categorical columns of 20, 2,000 and 50,000 distinct
+The data (``--data-seed``, 0 by default): three categorical columns of 20, 2,000 and 50,000 distinct
 values, each category with its own effect on the target (drawn from a normal
 distribution, the largest column's effect the weakest), one interaction between
 the small column and a numeric feature, and 8 numeric features of which 4 carry
@@ -246,6 +247,9 @@ def add_arguments(p, name):
     p.add_argument("--task", choices=["regression", "binary", "even"], default="regression",
                    help="regression (default) or binary on three categorical columns, or even: "
                         "one column of 2,000 evenly spread values")
+    p.add_argument("--data-seed", type=int, default=0,
+                   help="the seed of the data (default 0); other seeds draw other data of "
+                        "the same kind, to see the spread of the test metric")
 
 
 def run(name, args, bench):
@@ -253,7 +257,8 @@ def run(name, args, bench):
     cfg = Config(task="binary" if args.task == "binary" else "regression", rounds=args.rounds,
                  learning_rate=args.learning_rate, leaves=args.leaves, max_bin=args.max_bin,
                  threads=args.threads, seed=args.seed)
-    data = make_even(args.rows) if args.task == "even" else make_data(args.rows, args.task)
+    data = (make_even(args.rows, args.data_seed) if args.task == "even"
+            else make_data(args.rows, args.task, args.data_seed))
     what = ("one categorical column of 2000 evenly spread values + 1 numeric"
             if args.task == "even" else f"categorical columns of "
             f"{', '.join(map(str, CARDINALITIES))} values + 8 numeric")
