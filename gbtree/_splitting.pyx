@@ -571,15 +571,37 @@ def partition_level(const X_BINNED_C[::1] column, IDX_C[::1] rows,
                     const int64_t[:, ::1] bounds, int bin, int missing_bin, bint default_left,
                     int n_threads=1):
     """``partition_column`` of every range ``rows[bounds[i, 0]:bounds[i, 1]]`` by the
-    same split (a level of a symmetric tree); returns each range's number of left
-    rows (int64). With fewer ranges than twice the threads each is split by all
-    the threads, else the ranges are shared out, each split by one thread."""
+    same split (a level of a symmetric tree): ``partition_ranges`` with one column."""
+    cdef Py_ssize_t m = bounds.shape[0]
+    return partition_ranges(np.asarray(column).reshape(1, -1), rows, bounds,
+                            np.zeros(m, dtype=np.intc), np.full(m, bin, dtype=np.intc),
+                            np.full(m, missing_bin, dtype=np.intc),
+                            np.full(m, default_left, dtype=np.uint8), n_threads)
+
+
+def partition_ranges(const X_BINNED_C[:, ::1] columns, IDX_C[::1] rows,
+                     const int64_t[:, ::1] bounds, const int[::1] features,
+                     const int[::1] bins, const int[::1] missing_bins,
+                     const uint8_t[::1] default_left, int n_threads=1):
+    """``partition_column`` of every range ``rows[bounds[i, 0]:bounds[i, 1]]`` by its own
+    split: feature ``features[i]`` (whose bins are ``columns[features[i]]``, a row of a
+    column-major binned matrix), ``bins[i]``, ``missing_bins[i]``, ``default_left[i]``
+    (a level of a depthwise tree in one call); returns each range's number of left
+    rows (int64). With fewer ranges than twice the threads each is split by all the
+    threads, else the ranges are shared out, each split by one thread."""
     cdef Py_ssize_t m = bounds.shape[0], i, most = 1
     cdef bint shared = m >= 2 * n_threads and n_threads > 1
     cdef int t
+    if not (features.shape[0] == bins.shape[0] == missing_bins.shape[0]
+            == default_left.shape[0] == m):
+        raise ValueError("features, bins, missing_bins and default_left need one entry per range")
     for i in range(m):
         if not 0 <= bounds[i, 0] <= bounds[i, 1] <= rows.shape[0]:
             raise ValueError(f"bounds[{i}] is not a range of rows")
+        if not 0 <= features[i] < columns.shape[0]:
+            raise ValueError(f"features[{i}] is not a column")
+        if bounds[i, 1] > bounds[i, 0] and columns.shape[1] == 0:
+            raise ValueError("the columns have no rows")
         most = max(most, bounds[i, 1] - bounds[i, 0])
     n_left = np.zeros(m, dtype=np.int64)
     cdef int64_t[::1] n_left_v = n_left
@@ -590,22 +612,22 @@ def partition_level(const X_BINNED_C[::1] column, IDX_C[::1] rows,
     counts = np.empty((buffers, MAX_PARTITION_CHUNKS), dtype=np.intp)
     cdef IDX_C[:, ::1] buf_v = buffer
     cdef Py_ssize_t[:, ::1] counts_v = counts
-    cdef const X_BINNED_C* col = &column[0] if column.shape[0] > 0 else NULL
     if not shared:
         with nogil:
             for i in range(m):
                 if bounds[i, 1] > bounds[i, 0]:
-                    n_left_v[i] = partition(col, 1, &rows[bounds[i, 0]], bounds[i, 1] - bounds[i, 0],
-                                            bin, missing_bin, default_left, &buf_v[0, 0],
+                    n_left_v[i] = partition(&columns[features[i], 0], 1, &rows[bounds[i, 0]],
+                                            bounds[i, 1] - bounds[i, 0], bins[i],
+                                            missing_bins[i], default_left[i], &buf_v[0, 0],
                                             &counts_v[0, 0], n_threads)
         return n_left
     with nogil, parallel(num_threads=n_threads):
         t = threadid()
         for i in prange(m, schedule='dynamic'):
             if bounds[i, 1] > bounds[i, 0]:
-                n_left_v[i] = partition(col, 1, &rows[bounds[i, 0]], bounds[i, 1] - bounds[i, 0],
-                                        bin, missing_bin, default_left, &buf_v[t, 0],
-                                        &counts_v[t, 0], 1)
+                n_left_v[i] = partition(&columns[features[i], 0], 1, &rows[bounds[i, 0]],
+                                        bounds[i, 1] - bounds[i, 0], bins[i], missing_bins[i],
+                                        default_left[i], &buf_v[t, 0], &counts_v[t, 0], 1)
     return n_left
 
 

@@ -31,7 +31,7 @@ from ._binned_matrix import columns_of
 from ._column_sampler import ColumnSampler
 from ._histogram import level_histograms, output_histograms
 from ._predictor import add_leaf_values
-from ._splitting import find_best_split_outputs, partition_column, py_leaf_weight
+from ._splitting import find_best_split_outputs, partition_ranges, py_leaf_weight
 from ._typedefs import G_H_DTYPE, NODE_DTYPE
 from .binning import _weighted_cuts
 from .tree import TreeEnsemble
@@ -73,8 +73,9 @@ def check_params(estimator, local_class, what):
 
 
 class MemoryBlock:
-    """A block of binned rows held in memory (row-major bins, their columns, labels,
-    weights or None); ``columns`` are made from the bins when not given."""
+    """A block of binned rows held in memory (row-major bins, their columns as one
+    column-major array, labels, weights or None); ``columns`` are made from the bins
+    when not given."""
 
     def __init__(self, Xb, y, w, n_threads, columns=None):
         self.Xb, self.y, self.w = Xb, y, w
@@ -177,21 +178,28 @@ class RowShard:
         n_built = sum(1 for s in splits if s[6] >= 0)
         E = int(self.bin_offsets[-1])
         built = np.zeros((n_built, E, 2))
+        features = np.array([s[1] for s in splits], dtype=np.intc)
+        bins = np.array([s[2] for s in splits], dtype=np.intc)
+        missing = self.n_bins[features].astype(np.intc)
+        defaults = np.array([s[3] for s in splits], dtype=np.uint8)
         for b, block in self._each_block():
             rows = self.rows.get((b, t))
+            spans = np.array([self.ranges.pop((b, t, s[0]), (0, 0)) for s in splits],
+                             dtype=np.int64).reshape(-1, 2)
+            # every split of the level in one call
+            n_lefts = (np.zeros(len(splits), dtype=np.int64) if rows is None else
+                       partition_ranges(block.columns, rows, spans, features, bins, missing,
+                                        defaults, self.n_threads))
             bounds, which = [], []
             j = 0
             for k, (node, f, bin_, default_left, left, right, build) in enumerate(splits):
-                lo, hi = self.ranges.pop((b, t, node), (0, 0))
-                n_left = partition_column(block.columns[f], rows[lo:hi], bin_,
-                                          int(self.n_bins[f]), default_left,
-                                          self.n_threads) if hi > lo else 0
-                mid = lo + n_left
+                lo, hi = int(spans[k, 0]), int(spans[k, 1])
+                mid = lo + int(n_lefts[k])
                 if mid > lo:
                     self.ranges[(b, t, left)] = (lo, mid)
                 if hi > mid:
                     self.ranges[(b, t, right)] = (mid, hi)
-                counts[2 * k] += n_left
+                counts[2 * k] += mid - lo
                 counts[2 * k + 1] += hi - mid
                 if build >= 0:
                     child = (lo, mid) if build == left else (mid, hi)

@@ -130,6 +130,54 @@ def test_partition_matches_reference(seed, n, default_left, n_threads, n_bins):
     np.testing.assert_array_equal(rows, expected)
 
 
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 30_000), m=st.integers(0, 12),
+       n_threads=st.sampled_from([1, 2, 3]))
+@example(seed=4, n=20_000, m=1, n_threads=2)   # one range split by every thread
+@example(seed=5, n=20_000, m=9, n_threads=2)   # ranges shared out, one thread each
+def test_partition_ranges_matches_reference(seed, n, m, n_threads):
+    # a level of a depthwise tree: each range of the rows split by its own feature, bin
+    # and missing direction, in one call
+    from gbtree._splitting import partition_ranges
+    rng = np.random.RandomState(seed)
+    n_features = 5
+    n_bins = rng.randint(1, 40, size=n_features)
+    X = np.stack([rng.randint(0, b + 1, size=n) for b in n_bins], 1).astype(np.uint8)
+    columns = np.ascontiguousarray(X.T)
+    rows = rng.permutation(n)[:rng.randint(0, n + 1)].astype(np.uint32)
+    edges = np.sort(rng.randint(0, rows.shape[0] + 1, size=max(m - 1, 0)))
+    bounds = np.ascontiguousarray(np.stack([np.r_[0, edges], np.r_[edges, rows.shape[0]]], 1)
+                                  if m else np.zeros((0, 2)), dtype=np.int64)
+    features = rng.randint(0, n_features, size=m).astype(np.intc)
+    bins = np.array([rng.randint(0, n_bins[f]) for f in features], dtype=np.intc)
+    missing = n_bins[features].astype(np.intc)
+    default_left = rng.randint(0, 2, size=m).astype(np.uint8)
+    mine = rows.copy()
+    n_left = partition_ranges(columns, mine, bounds, features, bins, missing, default_left,
+                              n_threads)
+    assert n_left.shape == (m,)
+    for i, (lo, hi) in enumerate(bounds):
+        order, want_left = ref.partition(X, rows[lo:hi], features[i], bins[i], missing[i],
+                                         bool(default_left[i]))
+        assert n_left[i] == want_left
+        np.testing.assert_array_equal(mine[lo:hi], order)
+
+
+def test_partition_ranges_refuses_what_is_not_a_range_or_a_column():
+    from gbtree._splitting import partition_ranges
+    columns = np.zeros((2, 10), dtype=np.uint8)
+    rows = np.arange(10, dtype=np.uint32)
+    one = (np.array([0], dtype=np.intc), np.array([0], dtype=np.intc),
+           np.array([1], dtype=np.intc), np.array([1], dtype=np.uint8))
+    with pytest.raises(ValueError, match="is not a range of rows"):
+        partition_ranges(columns, rows, np.array([[3, 11]], dtype=np.int64), *one)
+    with pytest.raises(ValueError, match="is not a column"):
+        partition_ranges(columns, rows, np.array([[0, 5]], dtype=np.int64),
+                         np.array([2], dtype=np.intc), *one[1:])
+    with pytest.raises(ValueError, match="one entry per range"):
+        partition_ranges(columns, rows, np.array([[0, 5], [5, 10]], dtype=np.int64), *one)
+
+
 @pytest.mark.parametrize("n", [4096, 4097, 70_001])
 @pytest.mark.parametrize("side", ["all left", "all right", "first half left", "last half left",
                                   "mixed"])
