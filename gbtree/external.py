@@ -271,10 +271,58 @@ def fit_external(estimator, local_class, data, classifier):
     grower = GrowerParams.from_boost(params)
     n_threads = effective_n_threads(estimator.n_jobs)
     t0 = time.perf_counter()
-    # pass 1: the sketches, the labels and the row count
+    cuts, n_features, n_rows, weighted, label_w, label_sums = _sketch_pass(
+        data, params.max_bin, classifier, n_threads)
+    mapper = BinMapper.from_cuts(*flat_cuts(cuts))
+    if classifier:
+        classes = np.array(sorted(label_w))
+        if classes.shape[0] < 2:
+            raise ValueError(f"y must contain at least two classes; got {classes.shape[0]}")
+        sums = np.array([label_w[c] for c in classes.tolist()])
+        objective, base = starting_point(classes.shape[0], sums)
+    else:
+        if not label_sums[1] > 0:
+            raise ValueError("the sample weights sum to 0")
+        objective, base = starting_point(0, label_sums)
+    folders = []
+    shard = RowShard()
+    try:
+        for d in data._cache_dirs():
+            folders.append(_write_or_explain(
+                lambda: tempfile.mkdtemp(prefix="gbtree-blocks-", dir=d), d))
+        data.cache_paths_ = list(folders)
+        blocks = _block_pass(data, folders, mapper, classes if classifier else None,
+                             n_features, weighted, n_rows, n_threads)
+        t1 = time.perf_counter()
+        # pass 3: boosting over the blocks
+        shard.start(blocks, [b.n_rows for b in blocks], mapper, objective, base, n_threads,
+                    prefetch=True)
+
+        def call(method, *args):
+            return [getattr(shard, method)(*args)]
+
+        ensemble = boost(call, estimator, params, grower, mapper, objective, base, n_features)
+    finally:
+        if hasattr(shard, "blocks"):
+            shard.close()   # (the thread reading ahead lets go of its block)
+        if not data.keep_cache:
+            for folder in folders:
+                shutil.rmtree(folder, ignore_errors=True)
+    fitted(estimator, ensemble, objective, mapper, n_features, params.n_estimators,
+           {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1,
+            "blocks": len(blocks)})
+    if classifier:
+        estimator.classes_ = classes
+    return estimator
+
+
+def _sketch_pass(data, max_bin, classifier, n_threads):
+    """Pass 1: each column's bin edges (from its sketch), the number of features, of
+    rows, whether the chunks are weighted, and the labels' weights (classes) or
+    weighted sum and total weight."""
+    eps = 1.0 / (SKETCH_BINS * max_bin)
     sketches, n_features, n_rows, weighted = None, None, 0, None
     label_w, label_sums = {}, np.zeros(2)
-    eps = 1.0 / (SKETCH_BINS * params.max_bin)
     pool = concurrent.futures.ThreadPoolExecutor(n_threads)
     pushing = []   # the last chunk's columns going into their sketches
     for i, (X, y, w) in enumerate(_closing(data.chunks(), pool)):
@@ -310,66 +358,32 @@ def fit_external(estimator, local_class, data, classifier):
     if n_rows == 0:
         raise ValueError("ExternalData has no rows")
     # (the levels merged unpruned: the finest summary the sketch has)
-    cuts = [summary_cuts(s.summary(prune=False), params.max_bin) for s in sketches]
-    mapper = BinMapper.from_cuts(*flat_cuts(cuts))
-    if classifier:
-        classes = np.array(sorted(label_w))
-        if classes.shape[0] < 2:
-            raise ValueError(f"y must contain at least two classes; got {classes.shape[0]}")
-        sums = np.array([label_w[c] for c in classes.tolist()])
-        objective, base = starting_point(classes.shape[0], sums)
-    else:
-        if not label_sums[1] > 0:
-            raise ValueError("the sample weights sum to 0")
-        objective, base = starting_point(0, label_sums)
-    folders = []
-    shard = RowShard()
-    try:
-        for d in data._cache_dirs():
-            folders.append(_write_or_explain(
-                lambda: tempfile.mkdtemp(prefix="gbtree-blocks-", dir=d), d))
-        data.cache_paths_ = list(folders)
-        # pass 2: the binned blocks
-        writer = _BlockWriter(folders, data.block_rows, n_features, weighted, n_threads)
-        written = 0
-        for i, (X, y, w) in enumerate(data.chunks()):
-            if X.shape[1] != n_features or (w is not None) != weighted:
-                raise ValueError(f"chunk {i} differs from the first pass's: the source must "
-                                 f"give the same chunks every time it is called")
-            if X.shape[0] == 0:
-                continue
-            code = (np.searchsorted(classes, y).astype(np.float64) if classifier
-                    else _numeric_labels(y, i))
-            if classifier and not np.array_equal(classes[np.minimum(code.astype(np.intp),
-                                                                    classes.shape[0] - 1)], y):
-                raise ValueError(f"chunk {i} has labels the first pass did not see")
-            _write_or_explain(writer.add, folders, mapper.transform(X, n_threads), code, w)
-            written += X.shape[0]
-        if written != n_rows:
-            raise ValueError(f"the second pass read {written} rows, the first {n_rows}: the "
-                             f"source must give the same chunks every time it is called")
-        blocks = _write_or_explain(writer.close, folders)
-        t1 = time.perf_counter()
-        # pass 3: boosting over the blocks
-        shard.start(blocks, [b.n_rows for b in blocks], mapper, objective, base, n_threads,
-                    prefetch=True)
+    cuts = [summary_cuts(s.summary(prune=False), max_bin) for s in sketches]
+    return cuts, n_features, n_rows, weighted, label_w, label_sums
 
-        def call(method, *args):
-            return [getattr(shard, method)(*args)]
 
-        ensemble = boost(call, estimator, params, grower, mapper, objective, base, n_features)
-    finally:
-        if hasattr(shard, "blocks"):
-            shard.close()   # (the thread reading ahead lets go of its block)
-        if not data.keep_cache:
-            for folder in folders:
-                shutil.rmtree(folder, ignore_errors=True)
-    fitted(estimator, ensemble, objective, mapper, n_features, params.n_estimators,
-           {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1,
-            "blocks": len(blocks)})
-    if classifier:
-        estimator.classes_ = classes
-    return estimator
+def _block_pass(data, folders, mapper, classes, n_features, weighted, n_rows, n_threads):
+    """Pass 2: the chunks binned and written in blocks to ``folders``; returns the
+    blocks. ``classes``: a classifier's labels (None: a regressor's numbers)."""
+    writer = _BlockWriter(folders, data.block_rows, n_features, weighted, n_threads)
+    written = 0
+    for i, (X, y, w) in enumerate(data.chunks()):
+        if X.shape[1] != n_features or (w is not None) != weighted:
+            raise ValueError(f"chunk {i} differs from the first pass's: the source must "
+                             f"give the same chunks every time it is called")
+        if X.shape[0] == 0:
+            continue
+        code = (np.searchsorted(classes, y).astype(np.float64) if classes is not None
+                else _numeric_labels(y, i))
+        if classes is not None and not np.array_equal(
+                classes[np.minimum(code.astype(np.intp), classes.shape[0] - 1)], y):
+            raise ValueError(f"chunk {i} has labels the first pass did not see")
+        _write_or_explain(writer.add, folders, mapper.transform(X, n_threads), code, w)
+        written += X.shape[0]
+    if written != n_rows:
+        raise ValueError(f"the second pass read {written} rows, the first {n_rows}: the "
+                         f"source must give the same chunks every time it is called")
+    return _write_or_explain(writer.close, folders)
 
 
 def _closing(chunks, pool):
