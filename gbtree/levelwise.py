@@ -162,8 +162,8 @@ class RowShard:
                 rows = np.arange(hi - lo, dtype=np.uint32)
                 self.rows[(b, t)] = rows
                 self.ranges[(b, t, 0)] = (0, hi - lo)
-                output_histograms(block.Xb, rows, self.pairs[t:t + 1, lo:hi], self.bin_offsets,
-                                  None, h, s, self.n_threads)
+                output_histograms(block.Xb, None, self.pairs[t:t + 1, lo:hi], self.bin_offsets,
+                                  None, h, s, self.n_threads)   # (None: every row, in order)
                 hists[t] += h[0]
                 sums[t] += s[0]
         return [(hists[t], sums[t], self.n_rows) for t in range(trees)]
@@ -178,6 +178,8 @@ class RowShard:
         n_built = sum(1 for s in splits if s[6] >= 0)
         E = int(self.bin_offsets[-1])
         built = np.zeros((n_built, E, 2))
+        part = np.empty((n_built, E, 2))
+        first = True   # the first block's histograms go straight into ``built``
         features = np.array([s[1] for s in splits], dtype=np.intc)
         bins = np.array([s[2] for s in splits], dtype=np.intc)
         missing = self.n_bins[features].astype(np.intc)
@@ -210,11 +212,17 @@ class RowShard:
             if bounds:
                 # the block's share of every built child in one call
                 lo_b, hi_b = self.offsets[b], self.offsets[b + 1]
-                part = np.empty((len(bounds), E, 2))
+                out, targets = ((built, np.array(which, dtype=np.int64)) if first else
+                                (part[:len(bounds)], np.arange(len(bounds), dtype=np.int64)))
                 level_histograms(block.Xb, rows, np.array(bounds, dtype=np.int64),
-                                 self.pairs[t, lo_b:hi_b], self.bin_offsets, None, part,
-                                 np.arange(len(bounds), dtype=np.int64), self.n_threads)
-                built[which] += part
+                                 self.pairs[t, lo_b:hi_b], self.bin_offsets, None, out,
+                                 targets, self.n_threads)
+                if not first:
+                    if len(which) == n_built:
+                        built += part      # (in place: every child has rows here)
+                    else:
+                        built[which] += part[:len(bounds)]
+                first = False
         return counts, built
 
     def finish(self, leaves):
