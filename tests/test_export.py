@@ -76,6 +76,9 @@ def test_exports_with_categorical_columns(data):
                 GBTClassifier(n_estimators=25, categorical_features=[5, 6], max_cat_to_ordinal=8)):
         est.fit(Xc, yc if isinstance(est, GBTRegressor) else yc > 0.5)
         assert est._cat_encoder.ordinal == [5] and est._cat_encoder.statistics_columns() == [6]
+        # the 5-value column's indicator columns are features of the trees, and split
+        assert est._cat_encoder.indicators[:, 0].tolist() == [5] * 5
+        assert np.any(est._ensemble.nodes["feature"][est._ensemble.nodes["is_leaf"] == 0] >= 7)
         _check_onnx(est, test)
         raw = treelite.gtil.predict(est.to_treelite(), test, pred_margin=True)
         np.testing.assert_allclose(raw.ravel(), est._raw_predict(test).ravel(), rtol=1e-12,
