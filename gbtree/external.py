@@ -396,8 +396,8 @@ def _closing(chunks, pool):
 
 def _by_columns(X, rows=8192):
     """X's columns as the rows of a C-ordered array: copied a block of ``rows`` rows at a
-    time, which stays in the cache (a column read from X loads a cache line a value:
-    the sketch's pass over the columns took three times as long)."""
+    time, which stays in the cache (a column read from a row-major X loads a cache line
+    a value)."""
     out = np.empty((X.shape[1], X.shape[0]), dtype=X.dtype)
     for lo in range(0, X.shape[0], rows):
         out[:, lo:lo + rows] = X[lo:lo + rows].T
