@@ -322,7 +322,44 @@ def _check_arrays(X, y, sample_weight, n_threads, infinite_y=False):
         raise ValueError(f"n_threads must be an integer in 1..{max_threads()}, got {n_threads!r}")
 
 
-def _stop_asked(callbacks, hook, state):
+def round_learning_rate(state, round_number):
+    """The learning rate of a round (a callback may have set it), checked."""
+    lr = state.learning_rate
+    if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not 0 < lr < np.inf:
+        raise ValueError(f"the learning rate of round {round_number} (a callback may "
+                         f"set it) must be a finite number > 0, got {lr!r}")
+    return lr
+
+
+def evaluate_round(eval_sets, trees, outputs, objective, state, callbacks, n_threads,
+                   absent=np.nan):
+    """After a round: its ``trees`` (tree j feeds output ``outputs[j]``) added to each
+    eval set's raw scores, every metric of ``state`` recorded, the callbacks' round
+    ends called; whether one of them stops the fit."""
+    for ev in eval_sets:
+        add_trees_to_raw(ev.X, trees, outputs, ev.raw, n_threads, absent=absent)
+        pred = objective.transform(ev.raw)
+        for m in state.metrics:
+            state.evals_result[ev.name][m.name].append(
+                m(ev.y, pred, ev.sample_weight, ev.group_ptr))
+    return stop_asked(callbacks, "after_iteration", state)
+
+
+def settle_best(state, n_rounds, eval_sets):
+    """``state``'s best round and score once the fit has built ``n_rounds`` rounds: a
+    callback's choice (checked), else the last round and its last metric."""
+    if state.best_iteration is not None and not (
+            isinstance(state.best_iteration, numbers.Integral)
+            and 0 <= state.best_iteration < n_rounds):
+        raise ValueError(f"best_iteration (set by a callback) must be a round of this fit, "
+                         f"0..{n_rounds - 1}, got {state.best_iteration!r}")
+    if state.best_iteration is None:
+        state.best_iteration = n_rounds - 1
+        if eval_sets and state.metrics and n_rounds > 0:
+            state.best_score = state.evals_result[eval_sets[-1].name][state.metrics[-1].name][-1]
+
+
+def stop_asked(callbacks, hook, state):
     """Call ``hook`` of every callback (all of them, in order); whether one returned True.
     A hook returns True, False or None (an integer counts as its truth value)."""
     stop = False
@@ -451,12 +488,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     dart = None if params.dart is None else _Dart(params.dart, ensemble.n_trees)
     for it in range(params.n_estimators):
         state.iteration = it
-        if _stop_asked(callbacks, "before_iteration", state):
+        if stop_asked(callbacks, "before_iteration", state):
             break
-        lr = state.learning_rate
-        if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not 0 < lr < np.inf:
-            raise ValueError(f"the learning rate of round {rounds_before + it} (a callback may "
-                             f"set it) must be a finite number > 0, got {lr!r}")
+        lr = round_learning_rate(state, rounds_before + it)
         dropped = np.empty(0, dtype=np.intp)
         raw_all = raw
         if dart is not None:
@@ -533,27 +567,14 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             oob_improvement.append(oob_before - after)
             oob_scores.append(after)
         n_rounds += 1
-        for ev in eval_sets:
-            add_trees_to_raw(ev.X, trees, outputs, ev.raw, n_threads, absent=absent)
-            pred = objective.transform(ev.raw)
-            for m in metrics:
-                state.evals_result[ev.name][m.name].append(
-                    m(ev.y, pred, ev.sample_weight, ev.group_ptr))
-        if _stop_asked(callbacks, "after_iteration", state):
+        if evaluate_round(eval_sets, trees, outputs, objective, state, callbacks, n_threads,
+                          absent):
             break
     for cb in callbacks:
         cb.after_training(state)
     ensemble._flush()   # the fitted model holds no pending trees (threads may predict at once)
     t2 = time.perf_counter()
-    if state.best_iteration is not None and not (
-            isinstance(state.best_iteration, numbers.Integral)
-            and 0 <= state.best_iteration < n_rounds):
-        raise ValueError(f"best_iteration (set by a callback) must be a round of this fit, "
-                         f"0..{n_rounds - 1}, got {state.best_iteration!r}")
-    if state.best_iteration is None:
-        state.best_iteration = n_rounds - 1
-        if eval_sets and metrics and n_rounds > 0:
-            state.best_score = state.evals_result[eval_sets[-1].name][metrics[-1].name][-1]
+    settle_best(state, n_rounds, eval_sets)
     info = {"bin_seconds": t1 - t0, "boost_seconds": t2 - t1, "n_rounds": n_rounds,
             "evals_result": state.evals_result, "best_iteration": state.best_iteration,
             "best_score": state.best_score, "bin_mapper": mapper}

@@ -27,9 +27,12 @@ fit with an error, never a hang.
 
 What a fit supports: dense ``dask.array`` input (and ``dask.dataframe`` of
 numbers) with ``sample_weight``, depthwise trees (``max_depth``), the
-regularisation and column sampling parameters, squared error (regressor) and
-log loss (classifier, binary or multiclass). Other parameters of the local
-estimators are refused with a clear error. ``to_local()`` returns the fitted
+regularisation and column sampling parameters, the losses whose starting value
+adds up over the workers' rows (``levelwise.OBJECTIVES``: squared error,
+Poisson, gamma and Tweedie deviance, log loss, a callable), eval sets with
+``eval_metric``, ``early_stopping_rounds`` and ``callbacks`` (the eval sets are
+gathered to the client, which evaluates them after every round). Other
+parameters of the local estimators are refused with a clear error. ``to_local()`` returns the fitted
 local estimator, which saves, loads and explains like any other.
 """
 import inspect
@@ -40,6 +43,7 @@ import numpy as np
 
 try:
     import dask.array as da
+    from dask.base import is_dask_collection
     import dask.dataframe as dd
     from distributed import default_client, wait
 except ImportError as exc:  # pragma: no cover - the extra is not installed
@@ -49,7 +53,7 @@ from ._threads import effective_n_threads
 from .binning import BinMapper
 from .grower_params import GrowerParams
 from .levelwise import (MemoryBlock, RowShard, boost, check_params, fitted, flat_cuts,
-                        local_params, starting_point, sum_in_order, summary_cuts)
+                        local_params, make_objective, prepare, sum_in_order, summary_cuts)
 from .sketch import Summary
 from .sklearn import GBTClassifier, GBTRegressor
 
@@ -80,13 +84,10 @@ class _Shard(RowShard):
                        .prune(b))
         return out
 
-    def label_sums(self, n_classes):
-        """What the starting value needs: the weight of each class (classifier), or
-        (sum of w * y, sum of w) (regressor)."""
-        w = np.ones(self.y.shape[0]) if self.w is None else self.w
-        if n_classes:
-            return np.bincount(self.y.astype(np.intp), weights=w, minlength=n_classes)
-        return np.array([np.dot(w, self.y), w.sum()])
+    def start_sums(self, objective):
+        """``objective.start_sums`` of this worker's rows (their labels checked)."""
+        objective.check_eval_target(self.y)
+        return objective.start_sums(self.y, self.w)
 
     def start(self, mapper, objective, base_score):
         """Bin the rows (one block in memory); every raw score starts at ``base_score``."""
@@ -187,6 +188,28 @@ def _shards(client, X, y, w, n_jobs, timeout):
     return _wait_all(shards, timeout, "starting the shards"), futures
 
 
+def _gathered(client, entries, timeout, name):
+    """A list of eval-set entries (dask collections, arrays, None, or pairs of them),
+    each collection computed to the client as a NumPy array."""
+    if entries is None:
+        return None
+    if not isinstance(entries, (list, tuple)):
+        raise TypeError(f"{name} must be a list, got {type(entries).__name__}")
+
+    def local(v):
+        if isinstance(v, (list, tuple)):
+            return type(v)(local(x) for x in v)
+        if not is_dask_collection(v):
+            return v
+        try:
+            return np.asarray(client.compute(v).result(timeout=timeout))
+        except TimeoutError:
+            raise TimeoutError(f"gbtree.dask: {name} was not computed within {timeout} s") \
+                from None
+
+    return [local(v) for v in entries]
+
+
 def _cuts(summaries_per_shard, max_bin):
     """Per feature, the edges ``BinMapper.fit`` would cut from the merged summaries."""
     n_features = len(summaries_per_shard[0]) if summaries_per_shard else 0
@@ -212,12 +235,23 @@ class _DaskMixin:
         if not isinstance(self.timeout, numbers.Real) or not self.timeout > 0:
             raise ValueError(f"timeout must be a number of seconds > 0, got {self.timeout!r}")
 
-    def _fit_distributed(self, X, y, sample_weight, n_classes):
+    def _fit_distributed(self, X, y, sample_weight, eval_set, sample_weight_eval_set,
+                         classes=None):
         self._check_supported()
+        what = type(self).__name__
         client = self.client if self.client is not None else default_client()
         local = self._local_class()(**local_params(self, self._local_class()))
         params = local._boost_params()
         grower = GrowerParams.from_boost(params)
+        objective = make_objective(local, 0 if classes is None else classes.shape[0], what)
+        if classes is not None:
+            local.classes_ = classes
+        prepare(local, X.shape[1])
+        # (eval sets are validation-sized: the client holds and evaluates them)
+        eval_sets = local._checked_eval_sets(
+            _gathered(client, eval_set, self.timeout, "eval_set"),
+            _gathered(client, sample_weight_eval_set, self.timeout, "sample_weight_eval_set"),
+            objective)
         shards, data = _shards(client, X, y, sample_weight, self.n_jobs, self.timeout)
         if not shards:
             raise ValueError("X has no partitions on the cluster's workers")
@@ -228,9 +262,8 @@ class _DaskMixin:
                                for s in shards], T, "the column summaries")
         mapper = BinMapper.from_cuts(*flat_cuts(_cuts(summaries, params.max_bin)))
         # the starting value
-        sums = sum_in_order(_wait_all([s.label_sums(n_classes) for s in shards], T,
-                                      "the label sums"))
-        objective, base = starting_point(n_classes, sums)
+        base = objective.start_from_sums(sum_in_order(_wait_all(
+            [s.start_sums(objective) for s in shards], T, "the label sums")))
         n_rows = sum(_wait_all([s.start(mapper, objective, base) for s in shards], T,
                                "binning the rows"))
         del data   # (the shards hold their rows: the partitions' results may go)
@@ -243,14 +276,22 @@ class _DaskMixin:
             return _wait_all([getattr(s, method)(*args) for s in shards], T, _CALLS[method],
                              traffic if method != "finish" else None)
 
-        ensemble = boost(call, local, params, grower, mapper, objective, base, X.shape[1])
-        fitted(local, ensemble, objective, mapper, X.shape[1], params.n_estimators,
+        ensemble, n_rounds, state = boost(call, local, params, grower, mapper, objective, base,
+                                          X.shape[1], eval_sets)
+        fitted(local, ensemble, objective, mapper, X.shape[1], n_rounds, state, eval_sets,
                {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1})
-        trees = max(params.n_estimators * objective.n_outputs, 1)
-        self.fit_stats_ = {"workers": len(shards), "trees": params.n_estimators * objective.n_outputs,
+        trees = max(n_rounds * objective.n_outputs, 1)
+        self.fit_stats_ = {"workers": len(shards), "trees": n_rounds * objective.n_outputs,
                            "round_trips_per_tree": traffic["round_trips"] / trees,
                            "bytes_received_per_tree": traffic["bytes_received"] / trees}
-        return local
+        self._local = local
+        for name in ("n_features_in_", "n_estimators_", "best_iteration_", "evals_result_",
+                     "best_score_"):
+            if hasattr(local, name):
+                setattr(self, name, getattr(local, name))
+            elif hasattr(self, name):
+                delattr(self, name)
+        return self
 
     def to_local(self):
         """The fitted model as the local estimator (``GBTRegressor`` or
@@ -305,12 +346,14 @@ class DaskGBTRegressor(_DaskMixin, GBTRegressor):
     def _local_class():
         return GBTRegressor
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
         """Fit on ``X`` (dask array or dataframe of numbers), ``y`` and ``sample_weight``
-        (dask arrays or series); the data stay where they are."""
-        self._local = self._fit_distributed(X, y, sample_weight, 0)
-        self.n_features_in_ = self._local.n_features_in_
-        return self
+        (dask arrays or series); the data stay where they are. ``eval_set``: (X, y)
+        pairs (dask collections or arrays, validation-sized: the client gathers them
+        and evaluates them after every round, as a local fit does), with
+        ``sample_weight_eval_set``; ``evals_result_``, ``early_stopping_rounds`` and
+        ``best_iteration_`` work as in ``GBTRegressor``."""
+        return self._fit_distributed(X, y, sample_weight, eval_set, sample_weight_eval_set)
 
     def predict(self, X):
         """Predictions as a dask array, computed where the partitions of X live."""
@@ -330,18 +373,18 @@ class DaskGBTClassifier(_DaskMixin, GBTClassifier):
     def _local_class():
         return GBTClassifier
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit on ``X``, the labels ``y`` and ``sample_weight`` (dask collections)."""
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
+        """Fit on ``X``, the labels ``y`` and ``sample_weight`` (dask collections);
+        eval sets as ``DaskGBTRegressor.fit``'s."""
         y = _row_blocks(y)
         classes = np.asarray(da.unique(y).compute())
         if classes.shape[0] < 2:
             raise ValueError(f"y must contain at least two classes; got {classes.shape[0]}")
         codes = y.map_blocks(lambda b: np.searchsorted(classes, b).astype(np.float64),
                              dtype=np.float64)
-        self._local = self._fit_distributed(X, codes, sample_weight, classes.shape[0])
-        self._local.classes_ = classes
+        self._fit_distributed(X, codes, sample_weight, eval_set, sample_weight_eval_set,
+                              classes)
         self.classes_ = classes
-        self.n_features_in_ = self._local.n_features_in_
         return self
 
     def predict(self, X):

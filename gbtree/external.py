@@ -41,7 +41,7 @@ from ._threads import effective_n_threads
 from .binning import BinMapper
 from .grower_params import GrowerParams
 from .levelwise import (MemoryBlock, RowShard, boost, check_params, fitted, flat_cuts,
-                        starting_point, summary_cuts)
+                        make_objective, prepare, summary_cuts)
 from .sketch import Sketch
 
 __all__ = ["ExternalData"]
@@ -262,28 +262,33 @@ class _BlockWriter:
         self.pending_rows = rest
 
 
-def fit_external(estimator, local_class, data, classifier):
+def fit_external(estimator, local_class, data, classifier, eval_sets_of):
     """Fit ``estimator`` (a ``GBTRegressor`` or ``GBTClassifier``) on ``data`` (an
-    ``ExternalData``) out of core; returns the estimator."""
+    ``ExternalData``) out of core; ``eval_sets_of(objective)`` gives the eval sets
+    (in memory, checked against the fitted width). Returns the estimator."""
     what = f"{type(estimator).__name__}.fit on ExternalData"
     check_params(estimator, local_class, what)
     params = estimator._boost_params()
     grower = GrowerParams.from_boost(params)
     n_threads = effective_n_threads(estimator.n_jobs)
     t0 = time.perf_counter()
-    cuts, n_features, n_rows, weighted, label_w, label_sums = _sketch_pass(
-        data, params.max_bin, classifier, n_threads)
+    objective = None if classifier else make_objective(estimator, 0, what)
+    cuts, n_features, n_rows, weighted, labels = _sketch_pass(
+        data, params.max_bin, objective, n_threads)
     mapper = BinMapper.from_cuts(*flat_cuts(cuts))
+    classes = None
     if classifier:
-        classes = np.array(sorted(label_w))
+        classes = np.array(sorted(labels))
         if classes.shape[0] < 2:
             raise ValueError(f"y must contain at least two classes; got {classes.shape[0]}")
-        sums = np.array([label_w[c] for c in classes.tolist()])
-        objective, base = starting_point(classes.shape[0], sums)
-    else:
-        if not label_sums[1] > 0:
-            raise ValueError("the sample weights sum to 0")
-        objective, base = starting_point(0, label_sums)
+        objective = make_objective(estimator, classes.shape[0], what)
+        # (the class codes, each weighted by its class's weight: the same sums)
+        labels = objective.start_sums(np.arange(classes.shape[0], dtype=np.float64),
+                                      np.array([labels[c] for c in classes.tolist()]))
+        estimator.classes_ = classes
+    base = objective.start_from_sums(labels)
+    prepare(estimator, n_features)
+    eval_sets = eval_sets_of(objective)
     folders = []
     shard = RowShard()
     try:
@@ -291,8 +296,8 @@ def fit_external(estimator, local_class, data, classifier):
             folders.append(_write_or_explain(
                 lambda: tempfile.mkdtemp(prefix="gbtree-blocks-", dir=d), d))
         data.cache_paths_ = list(folders)
-        blocks = _block_pass(data, folders, mapper, classes if classifier else None,
-                             n_features, weighted, n_rows, n_threads)
+        blocks = _block_pass(data, folders, mapper, classes, n_features, weighted, n_rows,
+                             n_threads)
         t1 = time.perf_counter()
         # pass 3: boosting over the blocks
         shard.start(blocks, [b.n_rows for b in blocks], mapper, objective, base, n_threads,
@@ -301,28 +306,27 @@ def fit_external(estimator, local_class, data, classifier):
         def call(method, *args):
             return [getattr(shard, method)(*args)]
 
-        ensemble = boost(call, estimator, params, grower, mapper, objective, base, n_features)
+        ensemble, n_rounds, state = boost(call, estimator, params, grower, mapper, objective,
+                                          base, n_features, eval_sets)
     finally:
         if hasattr(shard, "blocks"):
             shard.close()   # (the thread reading ahead lets go of its block)
         if not data.keep_cache:
             for folder in folders:
                 shutil.rmtree(folder, ignore_errors=True)
-    fitted(estimator, ensemble, objective, mapper, n_features, params.n_estimators,
-           {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1,
-            "blocks": len(blocks)})
-    if classifier:
-        estimator.classes_ = classes
-    return estimator
+    return fitted(estimator, ensemble, objective, mapper, n_features, n_rounds, state,
+                  eval_sets, {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1,
+                              "blocks": len(blocks)})
 
 
-def _sketch_pass(data, max_bin, classifier, n_threads):
+def _sketch_pass(data, max_bin, objective, n_threads):
     """Pass 1: each column's bin edges (from its sketch), the number of features, of
-    rows, whether the chunks are weighted, and the labels' weights (classes) or
-    weighted sum and total weight."""
+    rows, whether the chunks are weighted, and what the starting value needs: a
+    classifier's (``objective`` None) weight of each label, or the regressor's
+    ``objective.start_sums`` over all rows (each chunk's labels checked)."""
     eps = 1.0 / (SKETCH_BINS * max_bin)
     sketches, n_features, n_rows, weighted = None, None, 0, None
-    label_w, label_sums = {}, np.zeros(2)
+    labels = {} if objective is None else None
     pool = concurrent.futures.ThreadPoolExecutor(n_threads)
     pushing = []   # the last chunk's columns going into their sketches
     for i, (X, y, w) in enumerate(_closing(data.chunks(), pool)):
@@ -343,15 +347,19 @@ def _sketch_pass(data, max_bin, classifier, n_threads):
         for done in pushing:
             done.result()
         pushing = [pool.submit(_push, sketches[f], Xc[f], w) for f in range(n_features)]
-        if classifier:
-            labels, codes = np.unique(y, return_inverse=True)
-            sums = np.bincount(codes, weights=w, minlength=labels.shape[0])
-            for label, s in zip(labels.tolist(), sums):
-                label_w[label] = label_w.get(label, 0.0) + float(s)
+        if objective is None:
+            values, codes = np.unique(y, return_inverse=True)
+            sums = np.bincount(codes, weights=w, minlength=values.shape[0])
+            for label, s in zip(values.tolist(), sums):
+                labels[label] = labels.get(label, 0.0) + float(s)
         else:
             yf = _numeric_labels(y, i)
-            label_sums += [np.dot(yf, w) if weighted else yf.sum(),
-                           w.sum() if weighted else yf.shape[0]]
+            try:
+                objective.check_eval_target(yf)
+            except ValueError as exc:
+                raise ValueError(f"chunk {i}: {exc}") from None
+            sums = objective.start_sums(yf, w)
+            labels = sums if labels is None else labels + sums
         n_rows += X.shape[0]
     for done in pushing:
         done.result()
@@ -359,7 +367,7 @@ def _sketch_pass(data, max_bin, classifier, n_threads):
         raise ValueError("ExternalData has no rows")
     # (the levels merged unpruned: the finest summary the sketch has)
     cuts = [summary_cuts(s.summary(prune=False), max_bin) for s in sketches]
-    return cuts, n_features, n_rows, weighted, label_w, label_sums
+    return cuts, n_features, n_rows, weighted, labels
 
 
 def _block_pass(data, folders, mapper, classes, n_features, weighted, n_rows, n_threads):

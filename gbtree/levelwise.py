@@ -26,21 +26,29 @@ import inspect
 
 import numpy as np
 
+from . import booster
 from . import objectives as _obj
 from ._binned_matrix import columns_of
 from ._column_sampler import ColumnSampler
 from ._histogram import level_histograms, output_histograms
 from ._predictor import add_leaf_values
 from ._splitting import find_best_split_outputs, partition_ranges, py_leaf_weight
+from ._threads import effective_n_threads
 from ._typedefs import G_H_DTYPE, NODE_DTYPE
 from .binning import _weighted_cuts
+from .callback import TrainingState, training_callbacks
+from .metrics import eval_metrics
 from .tree import TreeEnsemble
 
 # the parameters a level-wise fit takes (the others must stay at their defaults)
 SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_bin",
              "min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step",
              "colsample_bytree", "colsample_bylevel", "colsample_bynode", "n_jobs",
-             "random_state", "verbosity", "importance_type", "log_period"}
+             "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
+             "early_stopping_rounds", "callbacks", "tweedie_variance_power"}
+
+# the losses whose starting value and gradients a level-wise fit computes part by part
+OBJECTIVES = ("squared_error", "poisson", "gamma", "tweedie", "log_loss", "a callable")
 
 
 def local_params(estimator, local_class):
@@ -62,14 +70,27 @@ def check_params(estimator, local_class, what):
         if not same:
             raise ValueError(f"{what} does not support {name}={value!r} yet: leave it at its "
                              f"default ({default!r}) or fit in memory")
-    from .sklearn import GBTClassifier
-    expected = "log_loss" if issubclass(local_class, GBTClassifier) else "squared_error"
-    if not (isinstance(estimator.objective, str) and estimator.objective == expected):
-        raise ValueError(f"{what} supports objective={expected!r} only yet, got "
-                         f"{estimator.objective!r}")
+    from .sklearn import GBTRegressor
+    if issubclass(local_class, GBTRegressor):
+        make_objective(estimator, 0, what)   # (a classifier's loss needs its classes)
     if estimator.max_depth is None or not 1 <= estimator.max_depth <= 32:
         raise ValueError(f"{what} grows depthwise trees: max_depth must be in 1..32, got "
                          f"{estimator.max_depth!r}")
+
+
+def make_objective(estimator, n_classes, what):
+    """The loss of a level-wise fit: a classifier's of ``n_classes`` classes, or (0) a
+    regressor's; a ValueError naming ``what`` for a loss whose starting value or leaf
+    values need all rows at once."""
+    if n_classes:
+        objective = _obj.classification_objective(estimator.objective, n_classes)
+    else:
+        objective = estimator._make_objective()
+    if not objective.summable_start or objective.needs_refit:
+        raise ValueError(f"{what} does not support objective={estimator.objective!r} yet (its "
+                         f"starting value or leaf values need all rows at once): use one of "
+                         f"{', '.join(OBJECTIVES)}, or fit in memory")
+    return objective
 
 
 class MemoryBlock:
@@ -368,51 +389,80 @@ def flat_cuts(cuts):
     return (np.concatenate(cuts) if cuts else np.empty(0)), ptr
 
 
-def starting_point(n_classes, sums):
-    """The objective and starting value from the label sums: the weight of each class
-    (classifier: ``n_classes`` >= 2), or (sum of w * y, sum of w) (regressor)."""
-    if n_classes > 2:
-        objective = _obj.Softmax(n_classes)
-        return objective, objective.init_raw(np.arange(n_classes, dtype=np.float64), sums)
-    if n_classes == 2:
-        objective = _obj.Logistic()
-        return objective, objective.init_raw(np.array([sums[1] / sums.sum()]), None)
-    objective = _obj.SquaredError()
-    return objective, objective.init_raw(np.array([sums[0] / sums[1]]), None)
-
-
-def boost(call, local, params, grower, mapper, objective, base_score, n_features):
-    """The rounds of a fit over the shards behind ``call``: the fitted ensemble.
-    ``local`` is the local estimator whose parameters (``params``: its boosting
-    parameters, ``grower``: its GrowerParams) are used."""
+def boost(call, local, params, grower, mapper, objective, base_score, n_features,
+          eval_sets=()):
+    """The rounds of a fit over the shards behind ``call``: (the fitted ensemble, the
+    rounds built, the ``TrainingState`` of its metrics and callbacks). ``local`` is
+    the local estimator whose parameters (``params``: its boosting parameters,
+    ``grower``: its GrowerParams), metrics and callbacks are used; ``eval_sets``
+    (``booster.EvalSet``, in memory) are evaluated after every round."""
     ensemble = TreeEnsemble(n_features, base_score)
     K = objective.n_outputs
     seed = int(local._rng().randint(0, 2 ** 31 - 1))
     builder = TreeBuilder(call, mapper, grower)
+    metrics = eval_metrics(local.eval_metric, objective, type(local).__name__)
+    callbacks = training_callbacks(local.callbacks, local.early_stopping_rounds)
+    n_threads = effective_n_threads(local.n_jobs)   # (the client's own work: eval sets)
+    for ev in eval_sets:
+        ev.raw = ensemble.predict_raw(ev.X, n_threads, base_margin=ev.base_margin)
+    state = TrainingState(params.n_estimators, params.learning_rate, metrics,
+                          [ev.name for ev in eval_sets])
+    for cb in callbacks:
+        cb.before_training(state)
     leaves = []
+    n_rounds = 0
     for it in range(params.n_estimators):
+        state.iteration = it
+        if booster.stop_asked(callbacks, "before_iteration", state):
+            break
+        lr = booster.round_learning_rate(state, it)
         roots = call("round", leaves, K)
-        leaves = []
+        leaves, trees = [], []
         for k in range(K):
             seeds = np.random.default_rng([seed, it]).integers(0, 2 ** 63, size=K)
-            nodes, values = builder.grow(k, [r[k] for r in roots], params.learning_rate,
-                                         int(seeds[k]))
+            nodes, values = builder.grow(k, [r[k] for r in roots], lr, int(seeds[k]))
             ensemble.add_tree(nodes, k)
+            trees.append(nodes)
             leaves.append((k, values))
+        n_rounds += 1
+        if booster.evaluate_round(eval_sets, trees, list(range(K)), objective, state,
+                                  callbacks, n_threads):
+            break
     call("finish", leaves)
+    for cb in callbacks:
+        cb.after_training(state)
     ensemble._flush()
-    return ensemble
+    booster.settle_best(state, n_rounds, eval_sets)
+    return ensemble, n_rounds, state
 
 
-def fitted(local, ensemble, objective, mapper, n_features, n_estimators, fit_info):
-    """``local`` (a local estimator) made the fitted model of ``ensemble``."""
+def prepare(local, n_features):
+    """``local`` (a local estimator) told the data's width before a level-wise fit
+    checks its eval sets against it: no categorical columns, no column names."""
+    local.n_features_in_ = n_features
+    local._cat_encoder = None
+    if hasattr(local, "feature_names_in_"):
+        del local.feature_names_in_
+
+
+def fitted(local, ensemble, objective, mapper, n_features, n_rounds, state, eval_sets,
+           fit_info):
+    """``local`` (a local estimator) made the fitted model of ``ensemble``, built in
+    ``n_rounds`` rounds; ``state``: the fit's ``TrainingState``."""
     local.is_categorical_ = None
     local._cat_encoder = None
     local._ensemble = ensemble
     local._objective = objective
     local._bin_mapper = mapper
     local.n_features_in_ = n_features
-    local.n_estimators_ = n_estimators
-    local.best_iteration_ = n_estimators - 1
+    local.n_estimators_ = n_rounds
+    local.best_iteration_ = state.best_iteration
+    for name in ("evals_result_", "best_score_", "oob_improvement_", "oob_scores_",
+                 "oob_score_"):
+        if hasattr(local, name):
+            delattr(local, name)
+    if eval_sets:
+        local.evals_result_ = state.evals_result
+        local.best_score_ = state.best_score
     local.fit_info_ = dict(fit_info)
     return local

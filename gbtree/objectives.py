@@ -89,10 +89,22 @@ class Objective:
     default_metric = "rmse"
     needs_refit = False
     infinite_y = False     # labels may hold inf (an interval without upper bound)
+    summable_start = False  # F0 from sums over parts of the rows (start_sums)
     _kernel_args = ()
 
     def init_raw(self, y, sample_weight):
         """Starting raw prediction F0, shape (n_outputs,)."""
+        raise NotImplementedError
+
+    def start_sums(self, y, sample_weight):
+        """What F0 needs of some rows, as an array that adds up over parts of the rows
+        (fits over shards or blocks of rows; ``summable_start`` losses only):
+        ``start_from_sums`` of the total gives F0."""
+        raise NotImplementedError(f"objective={self.name!r} needs all rows at once for its "
+                                  f"starting value")
+
+    def start_from_sums(self, sums):
+        """F0 from the total of ``start_sums`` over all rows."""
         raise NotImplementedError
 
     def gradient(self, y, raw, sample_weight, grad, hess, n_threads):
@@ -126,7 +138,23 @@ class Objective:
         raise NotImplementedError
 
 
-class SquaredError(Objective):
+class _MeanStart:
+    """F0 from the labels' weighted mean: the sums are (sum of w * y, sum of w)."""
+
+    summable_start = True
+
+    def start_sums(self, y, sample_weight):
+        if sample_weight is None:
+            return np.array([float(np.sum(y)), float(y.shape[0])])
+        return np.array([float(np.dot(sample_weight, y)), float(np.sum(sample_weight))])
+
+    def start_from_sums(self, sums):
+        if not sums[1] > 0:
+            raise ValueError("the sample weights sum to 0")
+        return self.init_raw(np.array([sums[0] / sums[1]]), None)
+
+
+class SquaredError(_MeanStart, Objective):
     """``L = 1/2 (y - F)^2``; identity link; F0 is the weighted mean."""
 
     name = "squared_error"
@@ -142,7 +170,7 @@ class SquaredError(Objective):
         return raw[:, 0]
 
 
-class Logistic(Objective):
+class Logistic(_MeanStart, Objective):
     """Binary log loss on y in {0, 1}; logit link; F0 = log(p / (1 - p))."""
 
     name = "logistic"
@@ -186,11 +214,19 @@ class Softmax(Objective):
         if np.any((y < 0) | (y >= self.n_outputs) | (y != np.floor(y))):
             raise ValueError(f"objective='softmax' needs the class codes 0..{self.n_outputs - 1}")
 
+    summable_start = True
+
     def init_raw(self, y, sample_weight):
+        return self.start_from_sums(self.start_sums(y, sample_weight))
+
+    def start_sums(self, y, sample_weight):
         w = np.ones_like(y) if sample_weight is None else sample_weight
-        prior = np.bincount(y.astype(np.intp), weights=w, minlength=self.n_outputs)
-        prior = np.clip(prior / prior.sum(), _EPS, None)
-        return np.log(prior)
+        return np.bincount(y.astype(np.intp), weights=w, minlength=self.n_outputs)
+
+    def start_from_sums(self, sums):
+        if not sums.sum() > 0:
+            raise ValueError("the sample weights sum to 0")
+        return np.log(np.clip(sums / sums.sum(), _EPS, None))
 
     def loss(self, y, raw, sample_weight=None):
         m = raw.max(axis=1, keepdims=True)
@@ -202,7 +238,7 @@ class Softmax(Objective):
         return softmax(raw, axis=1)
 
 
-class _LogLink:
+class _LogLink(_MeanStart):
     """Raw predictions are ``log(mean)``: F0 = log of the weighted mean, transform = exp."""
 
     def init_raw(self, y, sample_weight):
@@ -723,10 +759,19 @@ class Custom(Objective):
             grad, hess = grad * w, hess * w
         return grad.reshape(n, self.n_outputs), hess.reshape(n, self.n_outputs)
 
+    summable_start = True
+
     def init_raw(self, y, sample_weight):
+        return self.start_from_sums(self.start_sums(y, sample_weight))
+
+    def start_sums(self, y, sample_weight):
+        """The gradients' and hessians' sums at F = 0, shape (2, n_outputs)."""
         grad, hess = self._call(y, np.zeros((y.shape[0], self.n_outputs)), sample_weight)
-        H = hess.sum(axis=0)
-        return np.divide(-grad.sum(axis=0), H, out=np.zeros(self.n_outputs), where=H > 0)
+        return np.stack([grad.sum(axis=0), hess.sum(axis=0)])
+
+    def start_from_sums(self, sums):
+        G, H = sums
+        return np.divide(-G, H, out=np.zeros(self.n_outputs), where=H > 0)
 
     def gradient(self, y, raw, sample_weight, grad, hess, n_threads):
         g, h = self._call(y, raw, sample_weight)
@@ -743,6 +788,15 @@ class Custom(Objective):
         if self.link == "softmax":
             return softmax(raw, axis=1)
         return raw[:, 0]
+
+
+def classification_objective(objective, n_classes):
+    """A classifier's loss for ``n_classes`` classes: ``"log_loss"`` (logistic for two,
+    softmax for more) or a user's callable with the matching link."""
+    if callable(objective):
+        return Custom(objective, 1 if n_classes == 2 else n_classes,
+                      "logistic" if n_classes == 2 else "softmax")
+    return Logistic() if n_classes == 2 else Softmax(n_classes)
 
 
 MAX_EXP_GAIN_LABEL = 31

@@ -120,12 +120,26 @@ class _GBTModel(ModelAccess, BaseEstimator):
         self.is_categorical_ = np.isin(np.arange(np.shape(X)[1]), columns)
         return encoder
 
-    def _fit_external(self, data, local_class, *others):
-        """``fit`` on an ``ExternalData``, which holds the labels and weights."""
-        if any(v is not None for v in others):
+    def _fit_external(self, data, local_class, y, sample_weight, eval_set,
+                      sample_weight_eval_set, base_margin, base_margin_eval_set):
+        """``fit`` on an ``ExternalData``, which holds the labels and weights; the eval
+        sets are in memory."""
+        if any(v is not None for v in (y, sample_weight, base_margin, base_margin_eval_set)):
             raise ValueError("with ExternalData, the labels and weights come from the data: "
-                             "y, sample_weight, eval sets and base margins must be None")
-        return fit_external(self, local_class, data, issubclass(local_class, GBTClassifier))
+                             "y, sample_weight and the base margins must be None")
+
+        def eval_sets(objective):
+            return self._checked_eval_sets(eval_set, sample_weight_eval_set, objective)
+
+        return fit_external(self, local_class, data, issubclass(local_class, GBTClassifier),
+                            eval_sets)
+
+    def _checked_eval_sets(self, eval_set, sample_weight_eval_set, objective):
+        """The eval sets of a fit without offsets, their labels checked for ``objective``."""
+        sets = self._eval_sets(eval_set, sample_weight_eval_set, self._eval_labels, None,
+                               objective.n_outputs)
+        _check_eval_targets(sets, objective)
+        return sets
 
     def _validate_fit_data(self, X, y, sample_weight, y_numeric, multi_output=False):
         # continuing a model: X must have the fitted model's columns
@@ -265,11 +279,7 @@ class _GBTModel(ModelAccess, BaseEstimator):
             eval_sets = self._eval_sets(eval_set, sample_weight_eval_set, encode_y,
                                         base_margin_eval_set, objective.n_outputs,
                                         y.shape[1] if y.ndim == 2 else 0)
-            for i, ev in enumerate(eval_sets):
-                try:
-                    objective.check_eval_target(ev.y)
-                except ValueError as exc:
-                    raise ValueError(f"eval_set[{i}]: {exc}") from None
+            _check_eval_targets(eval_sets, objective)
         objective.check_target(y)
         init_model, done = self._warm_start_model(X, objective)
         if init_model is not None:
@@ -644,19 +654,20 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                                                           multi_output=True)
         objective = self._make_objective(y.shape[1] if y.ndim == 2 else 1)
         base_margin = check_base_margin(base_margin, X.shape[0], objective.n_outputs)
-
-        def encode(y_val, name):
-            try:
-                y_val = y_val.astype(np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(f"{name}: y must hold numbers") from None
-            if np.any(np.isnan(y_val)) or (not aft and not np.all(np.isfinite(y_val))):
-                raise ValueError(f"{name}: y contains NaN or infinity")
-            return y_val
-
         return self._fit(X, y, sample_weight, objective, eval_set, sample_weight_eval_set,
-                         encode, base_margin=base_margin,
+                         self._eval_labels, base_margin=base_margin,
                          base_margin_eval_set=base_margin_eval_set)
+
+    def _eval_labels(self, y_val, name):
+        """An eval set's labels as numbers (finite, but for AFT's unbounded intervals)."""
+        try:
+            y_val = y_val.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}: y must hold numbers") from None
+        aft = _is_str(self.objective, "aft")
+        if np.any(np.isnan(y_val)) or (not aft and not np.all(np.isfinite(y_val))):
+            raise ValueError(f"{name}: y contains NaN or infinity")
+        return y_val
 
     def predict(self, X, iteration_range=None, *, base_margin=None, pred_contribs=False,
                 approx_contribs=False, pred_interactions=False):
@@ -786,29 +797,25 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
             if not np.any(sample_weight > 0):
                 raise ValueError("class_weight gives every row weight 0"
                                  + ("" if sample_weight is cw else " (with sample_weight)"))
-        if callable(self.objective):
-            objective = _obj.Custom(self.objective, 1 if n_classes == 2 else n_classes,
-                                    "logistic" if n_classes == 2 else "softmax")
-        else:
-            objective = _obj.Logistic() if n_classes == 2 else _obj.Softmax(n_classes)
-
-        def encode(y_val, name):
-            try:
-                codes = np.searchsorted(self.classes_, y_val)
-            except TypeError:   # labels that do not compare with the classes
-                raise ValueError(f"{name}: y has labels not seen in training, of another "
-                                 f"type than the classes {self.classes_[:5]!r}") from None
-            codes = np.clip(codes, 0, n_classes - 1)
-            unknown = self.classes_[codes] != y_val
-            if np.any(unknown):
-                raise ValueError(f"{name}: y has labels not seen in training: "
-                                 f"{np.unique(y_val[unknown])[:5]!r}")
-            return codes.astype(np.float64)
-
+        objective = _obj.classification_objective(self.objective, n_classes)
         base_margin = check_base_margin(base_margin, X.shape[0], objective.n_outputs)
         return self._fit(X, y_enc, sample_weight, objective, eval_set,
-                         sample_weight_eval_set, encode, stratify=True, base_margin=base_margin,
-                         base_margin_eval_set=base_margin_eval_set)
+                         sample_weight_eval_set, self._eval_labels, stratify=True,
+                         base_margin=base_margin, base_margin_eval_set=base_margin_eval_set)
+
+    def _eval_labels(self, y_val, name):
+        """An eval set's labels as the class codes (every label must be a class)."""
+        try:
+            codes = np.searchsorted(self.classes_, y_val)
+        except TypeError:   # labels that do not compare with the classes
+            raise ValueError(f"{name}: y has labels not seen in training, of another "
+                             f"type than the classes {self.classes_[:5]!r}") from None
+        codes = np.clip(codes, 0, self.classes_.shape[0] - 1)
+        unknown = self.classes_[codes] != y_val
+        if np.any(unknown):
+            raise ValueError(f"{name}: y has labels not seen in training: "
+                             f"{np.unique(y_val[unknown])[:5]!r}")
+        return codes.astype(np.float64)
 
     def decision_function(self, X, iteration_range=None, *, base_margin=None):
         """Raw scores: log-odds of ``classes_[1]`` (binary, shape (n,)) or per-class (n, K);
@@ -1115,6 +1122,15 @@ class GBTRanker(_GBTModel):
         scores = self.predict(X)
         return ndcg_at_k(y, scores, qid=qid, group=group, sample_weight=sample_weight, k=10,
                          exp_gain=self.ndcg_exp_gain)
+
+
+def _check_eval_targets(eval_sets, objective):
+    """Each eval set's labels in ``objective``'s domain (an error names the set)."""
+    for i, ev in enumerate(eval_sets):
+        try:
+            objective.check_eval_target(ev.y)
+        except ValueError as exc:
+            raise ValueError(f"eval_set[{i}]: {exc}") from None
 
 
 def _aft_bounds(y):
