@@ -41,7 +41,7 @@ How it is computed (per group, all in rank order once the documents are sorted):
 """
 from cython.parallel cimport parallel, prange
 from libc.math cimport exp, exp2, fabs, log2
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from ._typedefs cimport G_H_C
@@ -444,16 +444,20 @@ cdef bint _group_grad(const double* y, const double* s, int n, Py_ssize_t group,
 def ranking_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
                  bint weighted, const Py_ssize_t[::1] group_ptr, G_H_C[:, :] grad,
                  G_H_C[:, :] hess, int n_threads, int kind, int truncation, bint exp_gain,
-                 bint norm, int n_pair, unsigned long long seed, int[::1] order=None):
+                 bint norm, int n_pair, unsigned long long seed, int[::1] order=None,
+                 const int64_t[::1] group_ids=None):
     """Write the ranking gradients and hessians of every group (see the module docstring).
 
     ``kind`` is ``KINDS[name]``; ``raw`` has one column; ``group_ptr`` has
     ``n_groups + 1`` increasing offsets from 0 to ``n_rows``. ``order`` (optional,
     int32, ``n_rows``): kept between calls, each group's ranking of the last call
     (start it with -1); it only makes the sorting faster, never changes a result.
+    ``group_ids`` (optional, ``n_groups``): each group's number among all groups of
+    the training data, which seeds its pair sampling (default: its index here), so
+    that a part of the groups gets the draws the whole would give them.
     """
     cdef Py_ssize_t n_groups = group_ptr.shape[0] - 1
-    cdef Py_ssize_t g, start, k
+    cdef Py_ssize_t g, start, k, gid
     cdef int n, max_n = 1, p
     cdef double wi
     cdef double* buf = NULL
@@ -464,6 +468,9 @@ def ranking_grad(const double[::1] y, const double[:, ::1] raw, const double[::1
     cdef bint has_order = order is not None
     if has_order and order.shape[0] != y.shape[0]:
         raise ValueError(f"order has {order.shape[0]} entries, expected {y.shape[0]}")
+    cdef bint has_ids = group_ids is not None
+    if has_ids and group_ids.shape[0] != n_groups:
+        raise ValueError(f"group_ids has {group_ids.shape[0]} entries, expected {n_groups}")
     for g in range(n_groups):
         max_n = max(max_n, <int>(group_ptr[g + 1] - group_ptr[g]))
     disc = <double*>malloc(max_n * sizeof(double))
@@ -483,7 +490,8 @@ def ranking_grad(const double[::1] y, const double[:, ::1] raw, const double[::1
             n = <int>(group_ptr[g + 1] - start)
             order_ptr = &order[start] if has_order and n > 0 else NULL
             wi = w[start] if weighted else 1.0
-            if _group_grad(&y[start], &raw[start, 0], n, g, kind, truncation, exp_gain, norm,
+            gid = group_ids[g] if has_ids else g
+            if _group_grad(&y[start], &raw[start, 0], n, gid, kind, truncation, exp_gain, norm,
                            n_pair, <uint64_t>seed, disc, gain_of, order_ptr, buf, ibuf):
                 for p in range(n):
                     k = start + ibuf[p]

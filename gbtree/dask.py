@@ -54,10 +54,11 @@ from .binning import BinMapper
 from .grower_params import GrowerParams
 from .levelwise import (MemoryBlock, RowShard, boost, check_params, fitted, flat_cuts,
                         local_params, make_objective, prepare, sum_in_order, summary_cuts)
+from .queries import _check_group_weights
 from .sketch import Summary
-from .sklearn import GBTClassifier, GBTRegressor
+from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
 
-__all__ = ["DaskGBTRegressor", "DaskGBTClassifier"]
+__all__ = ["DaskGBTRegressor", "DaskGBTClassifier", "DaskGBTRanker"]
 
 # entries a shard's summary of a column keeps, per value bin
 SUMMARY_ENTRIES_PER_BIN = 8
@@ -66,13 +67,53 @@ SUMMARY_ENTRIES_PER_BIN = 8
 class _Shard(RowShard):
     """One worker's training rows and what a fit keeps of them (a Dask actor)."""
 
-    def __init__(self, X_parts, y_parts, w_parts, n_jobs):
+    def __init__(self, X_parts, y_parts, w_parts, n_jobs, q_parts=None, starts=None):
         X = np.concatenate(X_parts) if X_parts else np.empty((0, 0))
         self.X = X if X.dtype in (np.float32, np.float64) else X.astype(np.float64)
         self.y = np.concatenate(y_parts).astype(np.float64) if y_parts else np.empty(0)
         self.w = (None if w_parts is None or not w_parts
                   else np.concatenate(w_parts).astype(np.float64))
         self.n_threads = effective_n_threads(n_jobs)   # this worker's cores
+        # a ranker's rows: their query ids and places in the data (partitions start at
+        # ``starts``), which order each query's rows as a local fit does
+        self.q = None if q_parts is None else np.concatenate(q_parts)
+        self.pos = None if starts is None else np.concatenate(
+            [start + np.arange(len(part)) for start, part in zip(starts, y_parts)])
+        self.groups = None
+
+    def query_ids(self):
+        """The ids of the queries with rows here."""
+        return np.unique(self.q)
+
+    def give(self, qids):
+        """The rows of the queries ``qids`` (X, y, w, query ids, places), removed here."""
+        out = np.isin(self.q, qids)
+        rows = tuple(None if a is None else a[out] for a in (self.X, self.y, self.w, self.q,
+                                                              self.pos))
+        keep = ~out
+        self.X, self.y, self.q, self.pos = self.X[keep], self.y[keep], self.q[keep], self.pos[keep]
+        self.w = None if self.w is None else self.w[keep]
+        return rows
+
+    def take(self, rows):
+        """Add rows given by another shard (``give``'s answer)."""
+        X, y, w, q, pos = rows
+        self.X = np.concatenate([self.X, X.astype(self.X.dtype)])
+        self.y, self.q, self.pos = (np.concatenate([self.y, y]), np.concatenate([self.q, q]),
+                                    np.concatenate([self.pos, pos]))
+        self.w = None if self.w is None else np.concatenate([self.w, w])
+
+    def group(self, all_ids):
+        """Sort the rows by query (each query's rows in the data's order); ``all_ids``:
+        the sorted ids of every query of the data, whose places number the queries."""
+        order = np.lexsort((self.pos, self.q))
+        self.X, self.y, self.q = self.X[order], self.y[order], self.q[order]
+        self.w = None if self.w is None else self.w[order]
+        ids, starts = np.unique(self.q, return_index=True)
+        ptr = np.r_[starts, self.q.shape[0]].astype(np.intp)
+        _check_group_weights(self.w, ptr, "sample_weight")
+        self.groups = (ptr, np.searchsorted(all_ids, ids).astype(np.int64))
+        self.q = self.pos = None
 
     def summaries(self, b):
         """Per column, the summary of its values (NaN skipped), at most ``b + 1`` entries."""
@@ -94,7 +135,7 @@ class _Shard(RowShard):
         n_rows = self.y.shape[0]
         Xb = mapper.transform(self.X, self.n_threads) if n_rows else np.empty(
             (0, self.X.shape[1]), dtype=np.uint8)
-        block = MemoryBlock(Xb, self.y, self.w, self.n_threads)
+        block = MemoryBlock(Xb, self.y, self.w, self.n_threads, groups=self.groups)
         self.X = self.y = self.w = None   # (the block holds all a fit reads from now on)
         return RowShard.start(self, [block], [n_rows], mapper, objective, base_score,
                               self.n_threads)
@@ -115,6 +156,8 @@ def _wait_all(futures, timeout, what, traffic=None):
         except TimeoutError:
             raise TimeoutError(f"gbtree.dask: a worker did not answer within {timeout} s "
                                f"({what}); it may have died. The fit is abandoned.") from None
+        except (ValueError, TypeError) as exc:   # (the data's fault: the same kind of error)
+            raise type(exc)(f"gbtree.dask: {what} failed on a worker: {exc}") from exc
         except Exception as exc:
             raise RuntimeError(f"gbtree.dask: {what} failed on a worker: {exc!r}") from exc
     return out
@@ -146,9 +189,10 @@ def _row_blocks(A, rows_chunks=None):
     return A
 
 
-def _shards(client, X, y, w, n_jobs, timeout):
-    """One ``_Shard`` actor per worker holding partitions of (X, y, w), in the
-    order of the workers' addresses; the data's futures (kept until the fit ends)."""
+def _shards(client, X, y, w, n_jobs, timeout, qid=None):
+    """One ``_Shard`` actor per worker holding partitions of (X, y, w) (and a ranker's
+    query ids ``qid``), in the order of the workers' addresses; the data's futures
+    (kept until the fit ends)."""
     X = _row_blocks(X)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
@@ -160,8 +204,15 @@ def _shards(client, X, y, w, n_jobs, timeout):
                          + ("" if w is None else f", sample_weight shape {w.shape}"))
     y = _row_blocks(y, X.chunks[0])
     w = None if w is None else _row_blocks(w, X.chunks[0])
-    parts = [X.to_delayed().ravel(), y.to_delayed().ravel()] + (
-        [w.to_delayed().ravel()] if w is not None else [])
+    if qid is not None:
+        qid = _row_blocks(qid)
+        if qid.ndim != 1 or qid.shape[0] != X.shape[0]:
+            raise ValueError(f"qid must have one query id per row of X: X has {X.shape[0]} "
+                             f"rows, qid shape {qid.shape}")
+        qid = _row_blocks(qid, X.chunks[0])
+    parts = [X.to_delayed().ravel(), y.to_delayed().ravel()] + [
+        a.to_delayed().ravel() for a in (w, qid) if a is not None]
+    starts = np.r_[0, np.cumsum(X.chunks[0])].tolist()
     futures = [client.compute(list(p)) for p in parts]
     try:
         wait([f for p in futures for f in p], timeout=timeout)
@@ -181,11 +232,30 @@ def _shards(client, X, y, w, n_jobs, timeout):
     for worker in sorted(by_worker):
         idx = by_worker[worker]
         pick = [[p[i] for i in idx] for p in futures]
+        ranked = (pick[-1], [starts[i] for i in idx]) if qid is not None else ()
         actor = client.submit(_Shard, pick[0], pick[1], pick[2] if w is not None else None,
-                              n_jobs, workers=[worker], actor=True, allow_other_workers=False,
-                              pure=False)
+                              n_jobs, *ranked, workers=[worker], actor=True,
+                              allow_other_workers=False, pure=False)
         shards.append(actor)
     return _wait_all(shards, timeout, "starting the shards"), futures
+
+
+def _regroup(shards, timeout):
+    """Each query's rows onto one shard (the first, in shard order, that holds some of
+    them: rows of a query split between partitions of different workers move, through
+    the client), each shard's rows sorted by query."""
+    ids = _wait_all([s.query_ids() for s in shards], timeout, "the query ids")
+    held = np.concatenate(ids)
+    shard_of = np.repeat(np.arange(len(shards)), [len(q) for q in ids])
+    all_ids, first, inverse = np.unique(held, return_index=True, return_inverse=True)
+    owner = shard_of[first][inverse]
+    for i in range(len(shards)):
+        for j in range(len(shards)):
+            move = held[(shard_of == i) & (owner == j)] if i != j else held[:0]
+            if move.size:
+                rows = _wait_all([shards[i].give(move)], timeout, "moving a query's rows")[0]
+                _wait_all([shards[j].take(rows)], timeout, "moving a query's rows")
+    _wait_all([s.group(all_ids) for s in shards], timeout, "grouping the rows by query")
 
 
 def _gathered(client, entries, timeout, name):
@@ -235,28 +305,33 @@ class _DaskMixin:
         if not isinstance(self.timeout, numbers.Real) or not self.timeout > 0:
             raise ValueError(f"timeout must be a number of seconds > 0, got {self.timeout!r}")
 
-    def _fit_distributed(self, X, y, sample_weight, eval_set, sample_weight_eval_set,
-                         classes=None):
+    def _fit_distributed(self, X, y, sample_weight, eval_args, classes=None, qid=None):
+        """Fit the local estimator's model on the workers; ``eval_args``: what
+        ``_client_eval_sets`` takes; ``classes``: a classifier's; ``qid``: a ranker's
+        query ids."""
         self._check_supported()
         what = type(self).__name__
         client = self.client if self.client is not None else default_client()
         local = self._local_class()(**local_params(self, self._local_class()))
         params = local._boost_params()
         grower = GrowerParams.from_boost(params)
-        objective = make_objective(local, 0 if classes is None else classes.shape[0], what)
+        rng = None
+        if qid is not None:
+            objective, rng = local._seeded_objective()
+        else:
+            objective = make_objective(local, 0 if classes is None else classes.shape[0], what)
         if classes is not None:
             local.classes_ = classes
         prepare(local, X.shape[1])
         # (eval sets are validation-sized: the client holds and evaluates them)
-        eval_sets = local._checked_eval_sets(
-            _gathered(client, eval_set, self.timeout, "eval_set"),
-            _gathered(client, sample_weight_eval_set, self.timeout, "sample_weight_eval_set"),
-            objective)
-        shards, data = _shards(client, X, y, sample_weight, self.n_jobs, self.timeout)
+        eval_sets = self._client_eval_sets(local, client, objective, *eval_args)
+        shards, data = _shards(client, X, y, sample_weight, self.n_jobs, self.timeout, qid)
         if not shards:
             raise ValueError("X has no partitions on the cluster's workers")
         T = self.timeout
         t0 = time.perf_counter()
+        if qid is not None:
+            _regroup(shards, T)
         # bin edges from the merged summaries
         summaries = _wait_all([s.summaries(SUMMARY_ENTRIES_PER_BIN * params.max_bin)
                                for s in shards], T, "the column summaries")
@@ -277,7 +352,7 @@ class _DaskMixin:
                              traffic if method != "finish" else None)
 
         ensemble, n_rounds, state = boost(call, local, params, grower, mapper, objective, base,
-                                          X.shape[1], eval_sets)
+                                          X.shape[1], eval_sets, rng)
         fitted(local, ensemble, objective, mapper, X.shape[1], n_rounds, state, eval_sets,
                {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1})
         trees = max(n_rounds * objective.n_outputs, 1)
@@ -292,6 +367,13 @@ class _DaskMixin:
             elif hasattr(self, name):
                 delattr(self, name)
         return self
+
+    def _client_eval_sets(self, local, client, objective, eval_set, sample_weight_eval_set):
+        """The eval sets, gathered to the client and checked by ``local``."""
+        return local._checked_eval_sets(
+            _gathered(client, eval_set, self.timeout, "eval_set"),
+            _gathered(client, sample_weight_eval_set, self.timeout, "sample_weight_eval_set"),
+            objective)
 
     def to_local(self):
         """The fitted model as the local estimator (``GBTRegressor`` or
@@ -353,7 +435,7 @@ class DaskGBTRegressor(_DaskMixin, GBTRegressor):
         and evaluates them after every round, as a local fit does), with
         ``sample_weight_eval_set``; ``evals_result_``, ``early_stopping_rounds`` and
         ``best_iteration_`` work as in ``GBTRegressor``."""
-        return self._fit_distributed(X, y, sample_weight, eval_set, sample_weight_eval_set)
+        return self._fit_distributed(X, y, sample_weight, (eval_set, sample_weight_eval_set))
 
     def predict(self, X):
         """Predictions as a dask array, computed where the partitions of X live."""
@@ -382,7 +464,7 @@ class DaskGBTClassifier(_DaskMixin, GBTClassifier):
             raise ValueError(f"y must contain at least two classes; got {classes.shape[0]}")
         codes = y.map_blocks(lambda b: np.searchsorted(classes, b).astype(np.float64),
                              dtype=np.float64)
-        self._fit_distributed(X, codes, sample_weight, eval_set, sample_weight_eval_set,
+        self._fit_distributed(X, codes, sample_weight, (eval_set, sample_weight_eval_set),
                               classes)
         self.classes_ = classes
         return self
@@ -396,5 +478,43 @@ class DaskGBTClassifier(_DaskMixin, GBTClassifier):
         return self._map_rows(X, "predict_proba", np.float64, self.classes_.shape[0])
 
 
+class DaskGBTRanker(_DaskMixin, GBTRanker):
+    """``GBTRanker`` trained on a Dask cluster, the rows staying on the workers; each
+    query's rows are gathered on one worker (rows of a query split between the
+    partitions of different workers move there). Parameters as
+    ``DaskGBTRegressor``'s."""
+
+    def __init__(self, client=None, timeout=600.0, **params):
+        GBTRanker.__init__(self, **params)
+        self.client = client
+        self.timeout = timeout
+
+    @staticmethod
+    def _local_class():
+        return GBTRanker
+
+    def fit(self, X, y, *, qid, sample_weight=None, eval_set=None, eval_qid=None,
+            eval_group=None, sample_weight_eval_set=None):
+        """Fit on ``X``, the relevance labels ``y``, the query id of every row ``qid``
+        and ``sample_weight`` (equal within a query; dask collections, partitioned as
+        X or not); eval sets as ``GBTRanker.fit``'s (gathered to the client)."""
+        return self._fit_distributed(X, y, sample_weight,
+                                     (eval_set, eval_group, eval_qid, sample_weight_eval_set),
+                                     qid=qid)
+
+    def _client_eval_sets(self, local, client, objective, eval_set, eval_group, eval_qid,
+                          sample_weight_eval_set):
+        gather = {name: _gathered(client, value, self.timeout, name) for name, value in
+                  (("eval_set", eval_set), ("eval_qid", eval_qid),
+                   ("sample_weight_eval_set", sample_weight_eval_set))}
+        return local._ranking_eval_sets(gather["eval_set"], eval_group, gather["eval_qid"],
+                                        gather["sample_weight_eval_set"], objective, None)
+
+    def predict(self, X):
+        """Ranking scores as a dask array, computed where the partitions of X live."""
+        return self._map_rows(X, "predict", np.float64, 0)
+
+
 _with_dask_signature(DaskGBTRegressor, GBTRegressor)
+_with_dask_signature(DaskGBTRanker, GBTRanker)
 _with_dask_signature(DaskGBTClassifier, GBTClassifier)

@@ -45,7 +45,9 @@ SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_bin
              "min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step",
              "colsample_bytree", "colsample_bylevel", "colsample_bynode", "n_jobs",
              "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
-             "early_stopping_rounds", "callbacks", "tweedie_variance_power"}
+             "early_stopping_rounds", "callbacks", "tweedie_variance_power",
+             "lambdarank_truncation_level", "lambdarank_num_pair_per_sample",
+             "lambdarank_norm", "ndcg_exp_gain"}
 
 # the losses whose starting value and gradients a level-wise fit computes part by part
 OBJECTIVES = ("squared_error", "poisson", "gamma", "tweedie", "log_loss", "a callable")
@@ -96,12 +98,14 @@ def make_objective(estimator, n_classes, what):
 class MemoryBlock:
     """A block of binned rows held in memory (row-major bins, their columns as one
     column-major array, labels, weights or None); ``columns`` are made from the bins
-    when not given."""
+    when not given. A ranker's block holds whole queries: ``groups`` is (their row
+    offsets, their numbers among all queries), else None."""
 
-    def __init__(self, Xb, y, w, n_threads, columns=None):
+    def __init__(self, Xb, y, w, n_threads, columns=None, groups=None):
         self.Xb, self.y, self.w = Xb, y, w
         self.columns = columns_of(Xb, n_threads) if columns is None else columns
         self.n_rows = y.shape[0]
+        self.groups = groups
 
     def load(self):
         return self
@@ -131,7 +135,17 @@ class RowShard:
         # (block, tree, node) -> that range
         self.rows, self.ranges = {}, {}
         self._pool = self._ahead = None
+        self._losses = {}   # a ranker's loss over each block's queries
         return self.n_rows
+
+    def _loss_of(self, b, block):
+        """The loss over block ``b``'s rows: the shard's, or for a ranker, its loss over
+        the block's queries (made once: it keeps their rankings between rounds)."""
+        if block.groups is None:
+            return self.objective
+        if b not in self._losses:
+            self._losses[b] = self.objective.for_groups(*block.groups)
+        return self._losses[b]
 
     def _each_block(self):
         """(index, loaded block) in order; with ``prefetch``, the next block is read
@@ -177,8 +191,9 @@ class RowShard:
             lo, hi = self.offsets[b], self.offsets[b + 1]
             if hi == lo:
                 continue
-            self.objective.gradient(block.y, self.raw[lo:hi], block.w, self.pairs[:, lo:hi, 0],
-                                    self.pairs[:, lo:hi, 1], self.n_threads)
+            self._loss_of(b, block).gradient(block.y, self.raw[lo:hi], block.w,
+                                             self.pairs[:, lo:hi, 0], self.pairs[:, lo:hi, 1],
+                                             self.n_threads)
             for t in range(trees):
                 rows = np.arange(hi - lo, dtype=np.uint32)
                 self.rows[(b, t)] = rows
@@ -390,15 +405,16 @@ def flat_cuts(cuts):
 
 
 def boost(call, local, params, grower, mapper, objective, base_score, n_features,
-          eval_sets=()):
+          eval_sets=(), rng=None):
     """The rounds of a fit over the shards behind ``call``: (the fitted ensemble, the
     rounds built, the ``TrainingState`` of its metrics and callbacks). ``local`` is
     the local estimator whose parameters (``params``: its boosting parameters,
     ``grower``: its GrowerParams), metrics and callbacks are used; ``eval_sets``
-    (``booster.EvalSet``, in memory) are evaluated after every round."""
+    (``booster.EvalSet``, in memory) are evaluated after every round. ``rng``: the
+    random state the local fit would draw its seed from next (default: a new one)."""
     ensemble = TreeEnsemble(n_features, base_score)
     K = objective.n_outputs
-    seed = int(local._rng().randint(0, 2 ** 31 - 1))
+    seed = int((local._rng() if rng is None else rng).randint(0, 2 ** 31 - 1))
     builder = TreeBuilder(call, mapper, grower)
     metrics = eval_metrics(local.eval_metric, objective, type(local).__name__)
     callbacks = training_callbacks(local.callbacks, local.early_stopping_rounds)
@@ -449,6 +465,8 @@ def fitted(local, ensemble, objective, mapper, n_features, n_rounds, state, eval
            fit_info):
     """``local`` (a local estimator) made the fitted model of ``ensemble``, built in
     ``n_rounds`` rounds; ``state``: the fit's ``TrainingState``."""
+    if isinstance(objective, _obj.Ranking):
+        objective._round = n_rounds   # (the shards' losses drew that many rounds of pairs)
     local.is_categorical_ = None
     local._cat_encoder = None
     local._ensemble = ensemble

@@ -8,6 +8,7 @@ hessian says nothing about the leaf's optimum (absolute error, quantile, Huber)
 re-estimate each leaf on its rows' residuals after the tree is grown
 (Friedman's TreeBoost line search per region): ``refit_leaves``.
 """
+import copy
 import inspect
 import weakref
 
@@ -549,6 +550,21 @@ class Cox(Objective):
     def init_raw(self, y, sample_weight):
         return np.zeros(1)
 
+    def start_sums(self, y, sample_weight):
+        return np.zeros(1)
+
+    def start_from_sums(self, sums):
+        return np.zeros(1)
+
+    def for_groups(self, group_ptr, group_ids):
+        """This loss over some of the training groups (a shard's or a block's):
+        ``group_ptr`` their row offsets there, ``group_ids`` their numbers among all
+        groups, which seed their pair sampling as in a fit over all of them."""
+        part = copy.copy(self)
+        part.group_ptr = np.ascontiguousarray(group_ptr, dtype=np.intp)
+        part.group_ids = np.ascontiguousarray(group_ids, dtype=np.int64)
+        return part
+
     def gradient(self, y, raw, sample_weight, grad, hess, n_threads):
         grad[0], hess[0] = cox_gradient(y, raw[:, 0], sample_weight)
 
@@ -844,6 +860,8 @@ class Ranking(Objective):
     task = "ranking"
     needs_groups = True
     default_metric = "ndcg@10"
+    summable_start = True
+    group_ids = None   # see ``for_groups``
 
     def __init__(self, group_ptr, kind="ndcg", truncation_level=30, num_pair_per_sample=None,
                  norm=True, exp_gain=True, seed=0):
@@ -881,6 +899,21 @@ class Ranking(Objective):
     def init_raw(self, y, sample_weight):
         return np.zeros(1)
 
+    def start_sums(self, y, sample_weight):
+        return np.zeros(1)
+
+    def start_from_sums(self, sums):
+        return np.zeros(1)
+
+    def for_groups(self, group_ptr, group_ids):
+        """This loss over some of the training groups (a shard's or a block's):
+        ``group_ptr`` their row offsets there, ``group_ids`` their numbers among all
+        groups, which seed their pair sampling as in a fit over all of them."""
+        part = copy.copy(self)
+        part.group_ptr = np.ascontiguousarray(group_ptr, dtype=np.intp)
+        part.group_ids = np.ascontiguousarray(group_ids, dtype=np.int64)
+        return part
+
     def gradient(self, y, raw, sample_weight, grad, hess, n_threads):
         weighted = sample_weight is not None
         w = sample_weight if weighted else np.empty(1, dtype=np.float64)
@@ -890,7 +923,8 @@ class Ranking(Objective):
         self._round += 1
         _ranking.ranking_grad(y, raw, w, weighted, self.group_ptr, grad, hess, n_threads,
                               _ranking.KINDS[self.kind], self.truncation_level, self.exp_gain,
-                              self.norm, n_pair, seed, _last_ranking(self.group_ptr, y.shape[0]))
+                              self.norm, n_pair, seed, _last_ranking(self.group_ptr, y.shape[0]),
+                              self.group_ids)
 
     def loss(self, y, raw, sample_weight=None):
         """RankNet loss ``log(1 + exp(-(s_i - s_j)))`` averaged over all pairs ``y_i > y_j``."""

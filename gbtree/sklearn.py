@@ -950,6 +950,12 @@ class GBTRanker(_GBTModel):
             num_pair_per_sample=self.lambdarank_num_pair_per_sample,
             norm=self.lambdarank_norm, exp_gain=self.ndcg_exp_gain, seed=seed)
 
+    def _seeded_objective(self):
+        """The loss with its pair-sampling seed, and the random state the fit goes on
+        drawing from (every ranker fit draws in this order)."""
+        rng = self._rng()
+        return self._make_objective(seed=int(rng.randint(np.iinfo(np.int32).max))), rng
+
     def _split_qid_column(self, X, qid, where):
         """X without the query-id column and the query ids (qid may name the column)."""
         if isinstance(qid, str):
@@ -1005,8 +1011,7 @@ class GBTRanker(_GBTModel):
         base_margin = _take(base_margin, order)
         sample_weight = _check_group_weights(sample_weight, group_ptr, "fit")
 
-        rng = self._rng()
-        objective = self._make_objective(seed=int(rng.randint(np.iinfo(np.int32).max)))
+        objective, rng = self._seeded_objective()
         objective.check_target(y)
         eval_sets = self._ranking_eval_sets(eval_set, eval_group, eval_qid,
                                             sample_weight_eval_set, objective,

@@ -391,7 +391,7 @@ def _ap_full(rel_in_order):
 
 
 def ranking_grad(y, raw, group_ptr, kind="ndcg", w=None, truncation=30, exp_gain=True,
-                 norm=True, n_pair=0, seed=0):
+                 norm=True, n_pair=0, seed=0, group_ids=None):
     """Per-group pairwise gradients, the slow way (``_ranking.ranking_grad``).
 
     The pair weight is computed by brute force: the metric of the current
@@ -434,7 +434,8 @@ def ranking_grad(y, raw, group_ptr, kind="ndcg", w=None, truncation=30, exp_gain
                      for b in range(a + 1, n)]
         else:
             by_label = np.argsort(-yy, kind="stable")
-            state = seed ^ ((g * 0xD1B54A32D192ED03) & ((1 << 64) - 1))
+            gid = g if group_ids is None else int(group_ids[g])
+            state = seed ^ ((gid * 0xD1B54A32D192ED03) & ((1 << 64) - 1))
             pairs = []
             for q in range(n):
                 i = by_label[q]

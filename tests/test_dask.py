@@ -13,8 +13,8 @@ da = pytest.importorskip("dask.array", reason="gbtree.dask needs the dask extra"
 dd = pytest.importorskip("dask.dataframe", reason="gbtree.dask needs the dask extra")
 distributed = pytest.importorskip("distributed", reason="gbtree.dask needs the dask extra")
 
-from gbtree import GBTClassifier, GBTRegressor  # noqa: E402
-from gbtree.dask import DaskGBTClassifier, DaskGBTRegressor  # noqa: E402
+from gbtree import GBTClassifier, GBTRanker, GBTRegressor  # noqa: E402
+from gbtree.dask import DaskGBTClassifier, DaskGBTRanker, DaskGBTRegressor  # noqa: E402
 from _levelwise import (assert_saves_loads_and_explains, assert_same_trees,  # noqa: E402
                         integer_data)
 
@@ -110,6 +110,48 @@ def test_eval_sets_and_early_stopping_as_locally(client):
     assert_same_trees(dist.to_local(), local)
     np.testing.assert_allclose(dist.predict(da.from_array(Xv, chunks=250)).compute(),
                                local.predict(Xv), rtol=1e-9)
+
+
+@pytest.mark.parametrize("n_pair", [None, 2])
+def test_the_ranker_grows_the_local_trees(client, n_pair):
+    # query ids in any order: every query's rows are spread over the partitions of both
+    # workers and gathered on one; pair sampling draws as in the local fit
+    X, y = integer_data(seed=8)
+    rng = np.random.default_rng(9)
+    qid = rng.integers(0, 150, size=y.shape[0])
+    rel = np.clip(np.round(y - y.min()), 0, 4)
+    w = rng.uniform(0.5, 2.0, size=150)[qid]     # a weight per query
+    Xv, rv, qv = X[:600], rel[:600], rng.integers(0, 30, size=600)
+    params = dict(n_estimators=6, max_depth=3, lambdarank_num_pair_per_sample=n_pair,
+                  eval_metric=["ndcg@5", "map@5"])
+    dist = DaskGBTRanker(**params).fit(
+        da.from_array(X, chunks=(700, -1)), da.from_array(rel, chunks=700),
+        qid=da.from_array(qid, chunks=700), sample_weight=da.from_array(w, chunks=700),
+        eval_set=[(da.from_array(Xv, chunks=(200, -1)), rv)], eval_qid=[qv])
+    local = GBTRanker(**params).fit(X, rel, qid=qid, sample_weight=w, eval_set=[(Xv, rv)],
+                                    eval_qid=[qv])
+    assert_same_trees(dist.to_local(), local)
+    for metric in ("ndcg@5", "map@5"):
+        np.testing.assert_allclose(dist.evals_result_["validation_0"][metric],
+                                   local.evals_result_["validation_0"][metric], rtol=1e-9)
+    np.testing.assert_allclose(dist.predict(da.from_array(X, chunks=(900, -1))).compute(),
+                               local.predict(X), rtol=0, atol=1e-9)
+
+
+def test_the_rankers_queries_are_checked(client):
+    X, y = integer_data(n=600)
+    qid = np.repeat(np.arange(60), 10)
+    rel = np.clip(np.round(y - y.min()), 0, 4)
+    w = np.ones(600)
+    w[5] = 2.0     # a query with two weights
+    dX, dr = da.from_array(X, chunks=(250, -1)), da.from_array(rel, chunks=250)
+    with pytest.raises(ValueError, match="sample_weight must be the same for every row"):
+        DaskGBTRanker(n_estimators=2).fit(dX, dr, qid=da.from_array(qid, chunks=250),
+                                          sample_weight=da.from_array(w, chunks=250))
+    with pytest.raises(ValueError, match="one query id per row"):
+        DaskGBTRanker(n_estimators=2).fit(dX, dr, qid=da.from_array(qid[:500], chunks=250))
+    with pytest.raises(ValueError, match="needs non-negative integer relevance"):
+        DaskGBTRanker(n_estimators=2).fit(dX, dr - 1.5, qid=da.from_array(qid, chunks=250))
 
 
 def test_the_local_model_saves_loads_and_explains(client, tmp_path):

@@ -92,6 +92,35 @@ def test_pairwise_gradient_is_the_derivative_of_the_ranknet_loss():
         assert abs((lu - 2 * l0 + ld) / eps**2 - h[i]) < 1e-3
 
 
+@pytest.mark.parametrize("kind", ["pairwise", "ndcg", "map"])
+def test_a_part_of_the_groups_with_their_ids_gets_the_wholes_gradients(kind):
+    # (a shard or block of a distributed or out-of-core fit holds some of the groups)
+    rng = np.random.RandomState(21)
+    y, raw, ptr = _random_groups(rng, n_groups=40)
+    whole = _kernel(y, raw, ptr, kind, n_pair=3, seed=5)
+    ids = np.sort(rng.choice(40, size=13, replace=False)).astype(np.int64)
+    rows = np.concatenate([np.arange(ptr[g], ptr[g + 1]) for g in ids])
+    part_ptr = np.r_[0, np.cumsum(np.diff(ptr)[ids])].astype(np.intp)
+    n = rows.size
+    grad, hess = np.empty((1, n), np.float32), np.empty((1, n), np.float32)
+    _ranking.ranking_grad(y[rows], np.ascontiguousarray(raw[rows]), np.empty(1), False,
+                          part_ptr, grad, hess, 2, _ranking.KINDS[kind], 30, True, True, 3, 5,
+                          None, ids)
+    np.testing.assert_array_equal(grad[0], whole[0][rows])
+    np.testing.assert_array_equal(hess[0], whole[1][rows])
+    g_ref, _ = _reference.ranking_grad(y[rows], raw[rows], part_ptr, kind, n_pair=3, seed=5,
+                                       group_ids=ids)
+    np.testing.assert_allclose(grad[0], g_ref, rtol=1e-5, atol=1e-6)
+    # without the ids, the draws are those of the groups' places here: others
+    _ranking.ranking_grad(y[rows], np.ascontiguousarray(raw[rows]), np.empty(1), False,
+                          part_ptr, grad, hess, 2, _ranking.KINDS[kind], 30, True, True, 3, 5)
+    assert not np.array_equal(grad[0], whole[0][rows])
+    with pytest.raises(ValueError, match="group_ids has 2 entries, expected 13"):
+        _ranking.ranking_grad(y[rows], np.ascontiguousarray(raw[rows]), np.empty(1), False,
+                              part_ptr, grad, hess, 2, _ranking.KINDS[kind], 30, True, True, 3,
+                              5, None, ids[:2])
+
+
 def test_gradients_do_not_depend_on_the_kept_ranking():
     # the buffer of last rankings only speeds up sorting: a fresh one (-1), garbage, the
     # previous round's rankings, another fit's: the same gradients, bit for bit
