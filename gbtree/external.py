@@ -1,14 +1,14 @@
 """Training on data larger than memory: ``ExternalData``.
 
-``GBTRegressor().fit(ExternalData(source))`` (and ``GBTClassifier``) reads the
-data in chunks, three times over:
+``GBTRegressor().fit(ExternalData(source))`` (and ``GBTClassifier``,
+``GBTRanker``) reads the data in chunks, three times over:
 
 1. a streaming pass for the bin edges: each column's finite values go into a
    weighted quantile sketch (``sketch.Sketch``, the XGBoost paper's mergeable
    summaries, error ``1 / (SKETCH_BINS * max_bin)``), from which the edges are
    cut as ``BinMapper.fit`` cuts them (exact when a column has at most
    ``2 * SKETCH_BINS * max_bin`` distinct values); the labels' sums (or classes)
-   and the row count come too;
+   and the row count come too, and a ranker's query ids are checked to be sorted;
 2. a pass that bins the chunks and writes them, in blocks of ``block_rows`` rows
    (uint8 bins by rows and by columns, labels, weights), as raw arrays in a
    cache folder of its own;
@@ -40,6 +40,7 @@ from ._binned_matrix import columns_of
 from ._threads import effective_n_threads
 from .binning import BinMapper
 from .grower_params import GrowerParams
+from .queries import _check_group_weights
 from .levelwise import (MemoryBlock, RowShard, boost, check_params, fitted, flat_cuts,
                         make_objective, prepare, summary_cuts)
 from .sketch import Sketch
@@ -58,11 +59,15 @@ class ExternalData:
     source : callable or list
         A callable that returns a new iterator of chunks each time it is called
         (the fit reads the data three times): each chunk ``(X, y)`` or ``(X, y,
-        sample_weight)``, X a 2-D array (NumPy, SciPy sparse: absent entries are
-        0, or a DataFrame of numbers), y and sample_weight 1-D. Or a list of files:
-        ``.npy`` tuples ``(X_path, y_path)`` or ``(X_path, y_path, weight_path)``,
-        or Parquet files (``label`` names the label column, ``weight`` the weight
-        column if any; the others are the features; needs ``pyarrow``).
+        sample_weight)``, or a dict with the keys ``"X"``, ``"y"`` and optionally
+        ``"sample_weight"`` and ``"qid"`` (a ranker's query ids: sorted over the
+        whole data, as XGBoost asks, so that each query's rows come together); X a
+        2-D array (NumPy, SciPy sparse: absent entries are 0, or a DataFrame of
+        numbers), the others 1-D. Or a list of files: ``.npy`` tuples ``(X_path,
+        y_path)`` or ``(X_path, y_path, weight_path)`` or dicts of paths with the
+        keys above, or Parquet files (``label`` names the label column, ``weight``
+        the weight column if any, ``qid`` the query ids; the others are the
+        features; needs ``pyarrow``).
     cache_dir : str or list of str, optional
         Where the fit writes its binned blocks (a new folder inside it); a list
         (one folder per disk, say) spreads the blocks over them in turn. Default:
@@ -73,12 +78,12 @@ class ExternalData:
     block_rows : int, default=1_000_000
         Rows per block on disk: memory holds at most two blocks at a time
         (about ``2 * block_rows * (2 * n_features + 16)`` bytes).
-    label, weight : str, optional
-        The label and weight columns of Parquet files.
+    label, weight, qid : str, optional
+        The label, weight and query-id columns of Parquet files.
     """
 
     def __init__(self, source, cache_dir=None, keep_cache=False, block_rows=1_000_000,
-                 label=None, weight=None):
+                 label=None, weight=None, qid=None):
         if not (callable(source) or isinstance(source, (list, tuple))):
             raise TypeError(f"source must be a callable returning an iterator of chunks, or a "
                             f"list of files; got {type(source).__name__}")
@@ -95,6 +100,7 @@ class ExternalData:
         self.block_rows = int(block_rows)
         self.label = label
         self.weight = weight
+        self.qid = qid
         self.cache_paths_ = None
 
     def _cache_dirs(self):
@@ -103,8 +109,9 @@ class ExternalData:
 
     # -- reading
     def chunks(self):
-        """The chunks as ``(X, y, w)``: X a C-ordered float32 or float64 array, y and w
-        float64 (w None when the data have no weights); errors name the chunk."""
+        """The chunks as ``(X, y, w, qid)``: X a C-ordered float32 or float64 array, y
+        and w float64 (w None when the data have no weights, qid when they have no
+        query ids); errors name the chunk."""
         if callable(self.source):
             it = self.source()
             try:
@@ -118,6 +125,9 @@ class ExternalData:
             yield _checked_chunk(chunk, i)
 
     def _read_file(self, item):
+        if isinstance(item, dict):
+            return {k: None if v is None else np.load(v, allow_pickle=False)
+                    for k, v in item.items()}
         if isinstance(item, (tuple, list)):
             if not 2 <= len(item) <= 3:
                 raise ValueError(f"a .npy item of source must be (X_path, y_path) or (X_path, "
@@ -134,24 +144,34 @@ class ExternalData:
             raise ImportError("reading Parquet files needs pyarrow: pip install pyarrow") from exc
         table = pq.read_table(path)
         names = table.column_names
-        for col in (self.label, self.weight):
+        for col in (self.label, self.weight, self.qid):
             if col is not None and col not in names:
                 raise ValueError(f"{path}: no column {col!r} (columns: {names})")
-        features = [c for c in names if c not in (self.label, self.weight)]
+        features = [c for c in names if c not in (self.label, self.weight, self.qid)]
         X = np.column_stack([table.column(c).to_numpy(zero_copy_only=False).astype(np.float64)
                              for c in features]) if features else np.empty((table.num_rows, 0))
         y = table.column(self.label).to_numpy(zero_copy_only=False)
-        w = (None if self.weight is None
-             else table.column(self.weight).to_numpy(zero_copy_only=False))
-        return (X, y) if w is None else (X, y, w)
+        w, q = (None if col is None else table.column(col).to_numpy(zero_copy_only=False)
+                for col in (self.weight, self.qid))
+        return dict(X=X, y=y, sample_weight=w, qid=q)
+
+
+_CHUNK_KEYS = ("X", "y", "sample_weight", "qid")
 
 
 def _checked_chunk(chunk, i):
-    if not isinstance(chunk, (tuple, list)) or len(chunk) not in (2, 3):
-        raise ValueError(f"chunk {i}: a chunk must be (X, y) or (X, y, sample_weight), got "
-                         f"{type(chunk).__name__}")
-    X, y = chunk[0], chunk[1]
-    w = chunk[2] if len(chunk) == 3 else None
+    if isinstance(chunk, dict):
+        unknown = sorted(set(chunk) - set(_CHUNK_KEYS), key=str)
+        if unknown or "X" not in chunk or "y" not in chunk:
+            raise ValueError(f"chunk {i}: a dict chunk has the keys 'X', 'y' and optionally "
+                             f"'sample_weight' and 'qid', got {sorted(chunk, key=str)}")
+        X, y, w, q = (chunk.get(k) for k in _CHUNK_KEYS)
+    elif isinstance(chunk, (tuple, list)) and len(chunk) in (2, 3):
+        X, y = chunk[0], chunk[1]
+        w, q = (chunk[2] if len(chunk) == 3 else None), None
+    else:
+        raise ValueError(f"chunk {i}: a chunk must be (X, y), (X, y, sample_weight) or a "
+                         f"dict, got {type(chunk).__name__}")
     if sp.issparse(X):
         X = X.toarray()
     X = np.asarray(X)
@@ -173,19 +193,26 @@ def _checked_chunk(chunk, i):
                              f"{X.shape[0]} rows")
         if not np.all(np.isfinite(w)) or np.any(w < 0):
             raise ValueError(f"chunk {i}: sample_weight must be finite and >= 0")
-    return X, y, w
+    if q is not None:
+        q = np.asarray(q).ravel()
+        if q.shape[0] != X.shape[0]:
+            raise ValueError(f"chunk {i}: qid has {q.shape[0]} values for {X.shape[0]} rows")
+        if q.dtype.kind not in "iuf" or (q.dtype.kind == "f" and not np.all(np.isfinite(q))):
+            raise ValueError(f"chunk {i}: qid must hold finite numbers")
+    return X, y, w, q
 
 
 class _DiskBlock:
     """A block of binned rows written to the cache as raw arrays: ``PREFIX.X`` (the
     bins, row by row, for the histograms), ``.C`` (the same bins column by column,
-    for the partition), ``.y`` and ``.w`` (float64). Loading maps the bins (the
-    operating system reads them, or finds them in its page cache: no copy); the
-    maps go when the block is dropped."""
+    for the partition), ``.y`` and ``.w`` (float64), and a ranker's ``.g`` (int64:
+    the offsets of the block's queries, then their numbers among all queries).
+    Loading maps the bins (the operating system reads them, or finds them in its
+    page cache: no copy); the maps go when the block is dropped."""
 
-    def __init__(self, prefix, n_rows, n_features, weighted):
+    def __init__(self, prefix, n_rows, n_features, weighted, n_groups=None):
         self.prefix, self.n_rows, self.n_features = prefix, n_rows, n_features
-        self.weighted = weighted
+        self.weighted, self.n_groups = weighted, n_groups
 
     def load(self):
         n, F = self.n_rows, self.n_features
@@ -193,7 +220,11 @@ class _DiskBlock:
         C = _mapped(self.prefix + ".C", n * F).reshape(F, n)
         y = _read(self.prefix + ".y", n)
         w = _read(self.prefix + ".w", n) if self.weighted else None
-        return MemoryBlock(X, y, w, 1, columns=C)
+        groups = None
+        if self.n_groups is not None:
+            g = _read(self.prefix + ".g", 2 * self.n_groups + 1, np.int64)
+            groups = (g[:self.n_groups + 1], g[self.n_groups + 1:])
+        return MemoryBlock(X, y, w, 1, columns=C, groups=groups)
 
 
 def _mapped(path, size):
@@ -211,8 +242,8 @@ def _mapped(path, size):
     return np.frombuffer(mm, dtype=np.uint8)
 
 
-def _read(path, n):
-    out = np.fromfile(path, dtype=np.float64)
+def _read(path, n, dtype=np.float64):
+    out = np.fromfile(path, dtype=dtype)
     if out.shape[0] != n:
         raise OSError(errno.EIO, f"gbtree: the out-of-core block {path} holds {out.shape[0]} "
                                  f"values, expected {n}: the cache was changed during the fit")
@@ -225,29 +256,42 @@ def _write(path, array):
 
 
 class _BlockWriter:
-    """Gathers binned chunks into blocks of ``block_rows`` rows and writes them."""
+    """Gathers binned chunks into blocks of ``block_rows`` rows and writes them; a
+    ranker's blocks end where a query does (a block holds whole queries)."""
 
     def __init__(self, folders, block_rows, n_features, weighted, n_threads):
         self.folders, self.block_rows, self.weighted = folders, block_rows, weighted
         self.n_features, self.n_threads = n_features, n_threads
         self.pending, self.pending_rows = [], 0
         self.blocks = []
+        self.n_groups = 0   # a ranker's queries written so far
 
-    def add(self, Xb, y, w):
-        self.pending.append((Xb, y, w))
+    def add(self, Xb, y, w, q):
+        self.pending.append((Xb, y, w, q))
         self.pending_rows += y.shape[0]
         while self.pending_rows >= self.block_rows:
-            self._write(self.block_rows)
+            n = self._cut()
+            if n is None:   # (the last query may go on in the next chunk)
+                break
+            self._write(n)
 
     def close(self):
         if self.pending_rows:
             self._write(self.pending_rows)
         return self.blocks
 
+    def _cut(self):
+        """Rows of the next block: ``block_rows``, or up to the end of the query that
+        row ``block_rows`` is in (None: it has not ended yet)."""
+        if self.pending[0][3] is None:
+            return self.block_rows
+        q = np.concatenate([p[3] for p in self.pending])
+        ends = np.flatnonzero(q[self.block_rows:] != q[self.block_rows - 1])
+        return self.block_rows + int(ends[0]) if ends.size else None
+
     def _write(self, n):
-        Xb = np.concatenate([p[0] for p in self.pending])
-        y = np.concatenate([p[1] for p in self.pending])
-        w = np.concatenate([p[2] for p in self.pending]) if self.weighted else None
+        Xb, y, w, q = (None if self.pending[0][k] is None else
+                       np.concatenate([p[k] for p in self.pending]) for k in range(4))
         # (the blocks go to the folders in turn: one folder per disk spreads the reads)
         prefix = os.path.join(self.folders[len(self.blocks) % len(self.folders)],
                               f"{len(self.blocks):06d}")
@@ -256,25 +300,41 @@ class _BlockWriter:
         _write(prefix + ".y", y[:n])
         if self.weighted:
             _write(prefix + ".w", w[:n])
-        self.blocks.append(_DiskBlock(prefix, n, self.n_features, self.weighted))
+        n_groups = None
+        if q is not None:
+            ptr = np.r_[0, np.flatnonzero(q[1:n] != q[:n - 1]) + 1, n].astype(np.int64)
+            n_groups = ptr.shape[0] - 1
+            _check_group_weights(None if w is None else w[:n], ptr, "sample_weight")
+            _write(prefix + ".g", np.r_[ptr, self.n_groups + np.arange(n_groups)])
+            self.n_groups += n_groups
+        self.blocks.append(_DiskBlock(prefix, n, self.n_features, self.weighted, n_groups))
         rest = y.shape[0] - n
-        self.pending = [(Xb[n:], y[n:], w[n:] if self.weighted else None)] if rest else []
+        self.pending = [tuple(None if a is None else a[n:] for a in (Xb, y, w, q))] \
+            if rest else []
         self.pending_rows = rest
 
 
-def fit_external(estimator, local_class, data, classifier, eval_sets_of):
-    """Fit ``estimator`` (a ``GBTRegressor`` or ``GBTClassifier``) on ``data`` (an
-    ``ExternalData``) out of core; ``eval_sets_of(objective)`` gives the eval sets
-    (in memory, checked against the fitted width). Returns the estimator."""
+def fit_external(estimator, local_class, data, eval_sets_of):
+    """Fit ``estimator`` (a ``GBTRegressor``, ``GBTClassifier`` or ``GBTRanker``, of
+    ``local_class``) on ``data`` (an ``ExternalData``) out of core;
+    ``eval_sets_of(objective)`` gives the eval sets (in memory, checked against the
+    fitted width). Returns the estimator."""
+    from .sklearn import GBTClassifier, GBTRanker
+    classifier = issubclass(local_class, GBTClassifier)
+    ranker = issubclass(local_class, GBTRanker)
     what = f"{type(estimator).__name__}.fit on ExternalData"
     check_params(estimator, local_class, what)
     params = estimator._boost_params()
     grower = GrowerParams.from_boost(params)
     n_threads = effective_n_threads(estimator.n_jobs)
     t0 = time.perf_counter()
-    objective = None if classifier else make_objective(estimator, 0, what)
+    rng = None
+    if ranker:
+        objective, rng = estimator._seeded_objective()
+    else:
+        objective = None if classifier else make_objective(estimator, 0, what)
     cuts, n_features, n_rows, weighted, labels = _sketch_pass(
-        data, params.max_bin, objective, n_threads)
+        data, params.max_bin, objective, ranker, n_threads)
     mapper = BinMapper.from_cuts(*flat_cuts(cuts))
     classes = None
     if classifier:
@@ -307,7 +367,7 @@ def fit_external(estimator, local_class, data, classifier, eval_sets_of):
             return [getattr(shard, method)(*args)]
 
         ensemble, n_rounds, state = boost(call, estimator, params, grower, mapper, objective,
-                                          base, n_features, eval_sets)
+                                          base, n_features, eval_sets, rng)
     finally:
         if hasattr(shard, "blocks"):
             shard.close()   # (the thread reading ahead lets go of its block)
@@ -319,17 +379,23 @@ def fit_external(estimator, local_class, data, classifier, eval_sets_of):
                               "blocks": len(blocks)})
 
 
-def _sketch_pass(data, max_bin, objective, n_threads):
+def _sketch_pass(data, max_bin, objective, ranker, n_threads):
     """Pass 1: each column's bin edges (from its sketch), the number of features, of
     rows, whether the chunks are weighted, and what the starting value needs: a
-    classifier's (``objective`` None) weight of each label, or the regressor's
-    ``objective.start_sums`` over all rows (each chunk's labels checked)."""
+    classifier's (``objective`` None) weight of each label, or the regressor's or
+    ranker's ``objective.start_sums`` over all rows (each chunk's labels checked; a
+    ranker's query ids too)."""
     eps = 1.0 / (SKETCH_BINS * max_bin)
     sketches, n_features, n_rows, weighted = None, None, 0, None
     labels = {} if objective is None else None
+    last_qid = None
     pool = concurrent.futures.ThreadPoolExecutor(n_threads)
     pushing = []   # the last chunk's columns going into their sketches
-    for i, (X, y, w) in enumerate(_closing(data.chunks(), pool)):
+    for i, (X, y, w, q) in enumerate(_closing(data.chunks(), pool)):
+        if (q is not None) != ranker:
+            raise ValueError(f"chunk {i} has no query ids: GBTRanker needs a qid in every "
+                             f"chunk" if ranker else f"chunk {i} has query ids (qid): only "
+                             f"GBTRanker takes them")
         if n_features is None:
             n_features, weighted = X.shape[1], w is not None
             sketches = [Sketch(eps) for _ in range(n_features)]
@@ -341,6 +407,11 @@ def _sketch_pass(data, max_bin, objective, n_threads):
                              f"every chunk must have them or none")
         if X.shape[0] == 0:
             continue
+        if ranker:
+            if np.any(q[1:] < q[:-1]) or (last_qid is not None and q[0] < last_qid):
+                raise ValueError(f"chunk {i}: the query ids must be sorted over the whole "
+                                 f"data (each query's rows together, in the order of the ids)")
+            last_qid = q[-1]
         # (the columns on threads: sorting a column's chunk releases the GIL; this chunk
         # is read and transposed while the last one's columns are sketched)
         Xc = _by_columns(X)
@@ -375,7 +446,7 @@ def _block_pass(data, folders, mapper, classes, n_features, weighted, n_rows, n_
     blocks. ``classes``: a classifier's labels (None: a regressor's numbers)."""
     writer = _BlockWriter(folders, data.block_rows, n_features, weighted, n_threads)
     written = 0
-    for i, (X, y, w) in enumerate(data.chunks()):
+    for i, (X, y, w, q) in enumerate(data.chunks()):
         if X.shape[1] != n_features or (w is not None) != weighted:
             raise ValueError(f"chunk {i} differs from the first pass's: the source must "
                              f"give the same chunks every time it is called")
@@ -386,7 +457,7 @@ def _block_pass(data, folders, mapper, classes, n_features, weighted, n_rows, n_
         if classes is not None and not np.array_equal(
                 classes[np.minimum(code.astype(np.intp), classes.shape[0] - 1)], y):
             raise ValueError(f"chunk {i} has labels the first pass did not see")
-        _write_or_explain(writer.add, folders, mapper.transform(X, n_threads), code, w)
+        _write_or_explain(writer.add, folders, mapper.transform(X, n_threads), code, w, q)
         written += X.shape[0]
     if written != n_rows:
         raise ValueError(f"the second pass read {written} rows, the first {n_rows}: the "

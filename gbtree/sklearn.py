@@ -131,8 +131,7 @@ class _GBTModel(ModelAccess, BaseEstimator):
         def eval_sets(objective):
             return self._checked_eval_sets(eval_set, sample_weight_eval_set, objective)
 
-        return fit_external(self, local_class, data, issubclass(local_class, GBTClassifier),
-                            eval_sets)
+        return fit_external(self, local_class, data, eval_sets)
 
     def _checked_eval_sets(self, eval_set, sample_weight_eval_set, objective):
         """The eval sets of a fit without offsets, their labels checked for ``objective``."""
@@ -966,15 +965,17 @@ class GBTRanker(_GBTModel):
         return X, qid
 
     @_all_or_nothing
-    def fit(self, X, y, *, group=None, qid=None, sample_weight=None, base_margin=None,
+    def fit(self, X, y=None, *, group=None, qid=None, sample_weight=None, base_margin=None,
             eval_set=None, eval_group=None, eval_qid=None, sample_weight_eval_set=None,
             base_margin_eval_set=None):
         """Fit the ranker.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            One row per document; NaN marks a missing value.
+        X : array-like of shape (n_samples, n_features), or ExternalData
+            One row per document; NaN marks a missing value. An ``ExternalData``
+            whose chunks hold the query ids (sorted) is trained on out of core
+            (y, group, qid and sample_weight stay None).
         y : array-like of shape (n_samples,)
             Relevance labels: non-negative integers for ``rank:ndcg`` (at most
             31 with the exponential gain) and ``rank:map`` (relevant: > 0); any
@@ -1001,7 +1002,17 @@ class GBTRanker(_GBTModel):
             The offsets of each eval set.
         """
         if isinstance(X, ExternalData):
-            raise ValueError("GBTRanker does not train on ExternalData yet: fit it in memory")
+            if any(v is not None for v in (y, group, qid, sample_weight, base_margin,
+                                           base_margin_eval_set)):
+                raise ValueError("with ExternalData, the labels, query ids and weights come "
+                                 "from the data: y, group, qid, sample_weight and the base "
+                                 "margins must be None")
+
+            def eval_sets(objective):
+                return self._ranking_eval_sets(eval_set, eval_group, eval_qid,
+                                               sample_weight_eval_set, objective)
+
+            return fit_external(self, GBTRanker, X, eval_sets)
         self.qid_column_ = qid if isinstance(qid, str) else None
         X, qid = self._split_qid_column(X, qid, "fit")
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=True)

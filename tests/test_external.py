@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from gbtree import ExternalData, GBTClassifier, GBTRegressor
+from gbtree import ExternalData, GBTClassifier, GBTRanker, GBTRegressor
 from gbtree import external
 from _levelwise import assert_saves_loads_and_explains, assert_same_trees, integer_data
 
@@ -182,6 +182,88 @@ def test_npy_files_and_parquet(tmp_path):
     ext = GBTRegressor(n_estimators=6, max_depth=3).fit(
         ExternalData(parquet, cache_dir=cache, label="target", weight="w"))
     assert_same_trees(ext, mem)
+    assert os.listdir(cache) == []
+
+
+def _ranking_data(n=N, seed=8, n_queries=120):
+    X, y = integer_data(n, seed=seed)
+    rng = np.random.default_rng(seed)
+    qid = np.sort(rng.integers(0, n_queries, size=n)) * 3 + 7   # sorted, not 0..n-1
+    rel = np.clip(np.round(y - y.min()), 0, 4)
+    w = rng.uniform(0.5, 2.0, size=qid.max() + 1)[qid]          # a weight per query
+    return X, rel, qid, w
+
+
+@pytest.mark.parametrize("n_pair, sizes, block_rows", [(None, (500,), 1_000_000),
+                                                        (2, (37, 1, 250), 90)])
+def test_the_ranker_grows_the_in_memory_trees(tmp_path, n_pair, sizes, block_rows):
+    # blocks end where a query does: queries cut across chunks and over block_rows rows
+    X, rel, qid, w = _ranking_data()
+    Xv, rv, qv, _ = _ranking_data(400, seed=9, n_queries=20)
+
+    def source():
+        i, k = 0, 0
+        while i < X.shape[0]:
+            part = slice(i, i + sizes[k % len(sizes)])
+            yield dict(X=X[part], y=rel[part], qid=qid[part], sample_weight=w[part])
+            i, k = part.stop, k + 1
+
+    params = dict(PARAMS, lambdarank_num_pair_per_sample=n_pair, eval_metric="ndcg@5")
+    ext = GBTRanker(**params).fit(ExternalData(source, cache_dir=tmp_path,
+                                               block_rows=block_rows),
+                                  eval_set=[(Xv, rv)], eval_qid=[qv])
+    mem = GBTRanker(**params).fit(X, rel, qid=qid, sample_weight=w, eval_set=[(Xv, rv)],
+                                  eval_qid=[qv])
+    assert_same_trees(ext, mem)
+    np.testing.assert_allclose(ext.evals_result_["validation_0"]["ndcg@5"],
+                               mem.evals_result_["validation_0"]["ndcg@5"], rtol=1e-9)
+    np.testing.assert_allclose(ext.predict(X), mem.predict(X), rtol=0, atol=1e-9)
+    if block_rows < N:
+        assert ext.fit_info_["blocks"] > 5
+    assert os.listdir(tmp_path) == []
+
+
+def test_ranking_files_and_bad_query_ids(tmp_path):
+    X, rel, qid, w = _ranking_data()
+    files = []
+    for i, part in enumerate((slice(0, 800), slice(800, N))):
+        paths = {}
+        for name, a in (("X", X), ("y", rel), ("qid", qid)):
+            paths[name] = tmp_path / f"{name}{i}.npy"
+            np.save(paths[name], a[part])
+        files.append(paths)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    ext = GBTRanker(n_estimators=4, max_depth=3).fit(ExternalData(files, cache_dir=cache))
+    assert_same_trees(ext, GBTRanker(n_estimators=4, max_depth=3).fit(X, rel, qid=qid))
+
+    def chunks(q, weights=None, ranker_keys=True):
+        def source():
+            for part in (slice(0, 1000), slice(1000, N)):
+                chunk = dict(X=X[part], y=rel[part])
+                if ranker_keys:
+                    chunk["qid"] = q[part]
+                if weights is not None:
+                    chunk["sample_weight"] = weights[part]
+                yield chunk
+        return ExternalData(source, cache_dir=cache)
+
+    with pytest.raises(ValueError, match="chunk 0: the query ids must be sorted"):
+        GBTRanker(n_estimators=2).fit(chunks(qid[::-1]))
+    with pytest.raises(ValueError, match="chunk 1: the query ids must be sorted"):
+        GBTRanker(n_estimators=2).fit(chunks(np.r_[qid[:1000], qid[:1000]]))
+    uneven = w.copy()
+    uneven[np.flatnonzero(qid == qid[500])[-1]] *= 2
+    with pytest.raises(ValueError, match="sample_weight must be the same for every row"):
+        GBTRanker(n_estimators=2).fit(chunks(qid, uneven))
+    with pytest.raises(ValueError, match="chunk 0 has no query ids: GBTRanker needs"):
+        GBTRanker(n_estimators=2).fit(chunks(qid, ranker_keys=False))
+    with pytest.raises(ValueError, match="only GBTRanker takes them"):
+        GBTRegressor(n_estimators=2).fit(chunks(qid))
+    with pytest.raises(ValueError, match="query ids and weights come from the data"):
+        GBTRanker(n_estimators=2).fit(chunks(qid), qid=qid)
+    with pytest.raises(ValueError, match="a dict chunk has the keys"):
+        GBTRanker(n_estimators=2).fit(ExternalData(lambda: iter([dict(X=X, y=rel, q=qid)])))
     assert os.listdir(cache) == []
 
 
