@@ -1,10 +1,12 @@
-"""Training on a Dask cluster: ``DaskGBTRegressor`` and ``DaskGBTClassifier``.
+"""Training on a Dask cluster: ``DaskGBTRegressor``, ``DaskGBTClassifier`` and
+``DaskGBTRanker``.
 
 The rows stay on the workers that hold them. Each worker that holds partitions of
 the training data gets one ``_Shard`` (a Dask actor) holding those rows: their
 bins, raw scores, gradients and, while a tree grows, each node's rows. Only
-summaries travel, in Dask's own messages (no tracker, sockets or MPI beside it),
-and the trees grow as ``gbtree.levelwise`` grows them (shared with out-of-core fits):
+summaries travel, in Dask's own messages (actor calls; no tracker, sockets or
+MPI beside them), and the trees grow as ``gbtree.levelwise`` grows them (shared
+with out-of-core fits):
 
 - the bin edges: each shard summarises its columns (the weighted quantile
   summaries of ``sketch.Summary``, pruned to ``8 * max_bin`` entries), the
@@ -12,29 +14,30 @@ and the trees grow as ``gbtree.levelwise`` grows them (shared with out-of-core f
   column (an exact merge when no shard holds more distinct values than that:
   then the edges are those of a local fit on the same rows);
 - the starting value: each shard's label sums;
-- each tree, level by level: the client scans the histograms of the level's
-  nodes for their best splits (the scan of every other grower); one call to
-  every shard applies the level's splits to its rows and returns the histograms
-  of the smaller child of each split (by hessian sum), summed by the client in
-  shard order, so the model never depends on timing or on which worker answers
-  first; the larger child's histogram is its parent's minus the smaller one's;
-- the leaf values, added to the shards' raw scores with the next round's first call.
+- each round, one call to every shard: the shards grow the round's trees
+  together, level by level, each sending the others their features' part of
+  its histograms (summed by each in shard order, so the model never depends on
+  timing or on which worker answers first) and its best splits; every shard
+  grows the same trees and returns them.
 
-So a tree of depth d costs d + 1 round trips to every shard (the root's
-histograms come with the round's gradients). Every wait is bounded by
-``timeout``: a worker that dies or a partition that cannot be computed ends the
-fit with an error, never a hang.
+So per tree level a worker sends about one set of histograms in all, whatever
+the number of workers, and the client is not in the loop. Every wait is
+bounded by ``timeout``: a worker that dies or a partition that cannot be
+computed ends the fit with an error, never a hang.
 
 What a fit supports: dense ``dask.array`` input (and ``dask.dataframe`` of
 numbers) with ``sample_weight``, depthwise trees (``max_depth``), the
 regularisation and column sampling parameters, the losses whose starting value
 adds up over the workers' rows (``levelwise.OBJECTIVES``: squared error,
-Poisson, gamma and Tweedie deviance, log loss, a callable), eval sets with
+Poisson, gamma and Tweedie deviance, log loss, a callable), the ranking losses
+(``DaskGBTRanker``: each query's rows gathered on one worker), eval sets with
 ``eval_metric``, ``early_stopping_rounds`` and ``callbacks`` (the eval sets are
 gathered to the client, which evaluates them after every round). Other
-parameters of the local estimators are refused with a clear error. ``to_local()`` returns the fitted
-local estimator, which saves, loads and explains like any other.
+parameters of the local estimators are refused with a clear error.
+``to_local()`` returns the fitted local estimator, which saves, loads and
+explains like any other.
 """
+import copy
 import inspect
 import numbers
 import time
@@ -52,8 +55,9 @@ except ImportError as exc:  # pragma: no cover - the extra is not installed
 from ._threads import effective_n_threads
 from .binning import BinMapper
 from .grower_params import GrowerParams
-from .levelwise import (MemoryBlock, RowShard, boost, check_params, fitted, flat_cuts,
-                        local_params, make_objective, prepare, sum_in_order, summary_cuts)
+from .levelwise import (MemoryBlock, RowShard, boost, check_params, feature_ranges, fitted,
+                        flat_cuts, local_params, make_objective, message_bytes, prepare,
+                        sum_in_order, summary_cuts)
 from .queries import _check_group_weights
 from .sketch import Summary
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
@@ -130,7 +134,7 @@ class _Shard(RowShard):
         objective.check_eval_target(self.y)
         return objective.start_sums(self.y, self.w)
 
-    def start(self, mapper, objective, base_score):
+    def start(self, mapper, objective, base_score, grower):
         """Bin the rows (one block in memory); every raw score starts at ``base_score``."""
         n_rows = self.y.shape[0]
         Xb = mapper.transform(self.X, self.n_threads) if n_rows else np.empty(
@@ -138,7 +142,29 @@ class _Shard(RowShard):
         block = MemoryBlock(Xb, self.y, self.w, self.n_threads, groups=self.groups)
         self.X = self.y = self.w = None   # (the block holds all a fit reads from now on)
         return RowShard.start(self, [block], [n_rows], mapper, objective, base_score,
-                              self.n_threads)
+                              self.n_threads, grower)
+
+    def connect(self, peers, index, features, timeout):
+        # (proxies of this shard's own: in a cluster of threads the actors share the
+        # client's proxies, which bind to the worker that first uses them)
+        RowShard.connect(self, None if peers is None else [copy.copy(p) for p in peers],
+                         index, features, timeout)
+
+    async def deliver(self, key, sender, message):
+        """Another shard's message of an exchange (run on the worker's event loop,
+        while this shard's own call waits for it)."""
+        self._receive(key, sender, message)
+
+    def _send(self, j, key, message):
+        return self.peers[j].deliver(key, self.index, message)
+
+    def _sent(self, sending):
+        for fut in sending:
+            fut.result(timeout=self.timeout)
+
+    def traffic(self):
+        """The exchanges with the other shards, and the bytes this shard sent them."""
+        return self._calls, self.bytes_sent
 
 
 def _wait_all(futures, timeout, what, traffic=None):
@@ -152,7 +178,7 @@ def _wait_all(futures, timeout, what, traffic=None):
         try:
             out.append(fut.result(timeout=timeout))
             if traffic is not None:
-                traffic["bytes_received"] += _array_bytes(out[-1])
+                traffic["bytes_received"] += message_bytes(out[-1])
         except TimeoutError:
             raise TimeoutError(f"gbtree.dask: a worker did not answer within {timeout} s "
                                f"({what}); it may have died. The fit is abandoned.") from None
@@ -161,17 +187,6 @@ def _wait_all(futures, timeout, what, traffic=None):
         except Exception as exc:
             raise RuntimeError(f"gbtree.dask: {what} failed on a worker: {exc!r}") from exc
     return out
-
-
-def _array_bytes(obj):
-    """Bytes of the NumPy arrays in ``obj`` (nested tuples, lists and dicts)."""
-    if isinstance(obj, np.ndarray):
-        return obj.nbytes
-    if isinstance(obj, (list, tuple)):
-        return sum(_array_bytes(x) for x in obj)
-    if isinstance(obj, dict):
-        return sum(_array_bytes(x) for x in obj.values())
-    return 0
 
 
 def _row_blocks(A, rows_chunks=None):
@@ -293,8 +308,7 @@ def _cuts(summaries_per_shard, max_bin):
 
 
 # what ``_wait_all`` names when a shard's call fails
-_CALLS = {"round": "the round's gradients", "level": "a level of a tree",
-          "finish": "the last round's leaves"}
+_CALLS = {"grow": "growing a round's trees", "finish": "ending the fit"}
 
 
 class _DaskMixin:
@@ -339,8 +353,12 @@ class _DaskMixin:
         # the starting value
         base = objective.start_from_sums(sum_in_order(_wait_all(
             [s.start_sums(objective) for s in shards], T, "the label sums")))
-        n_rows = sum(_wait_all([s.start(mapper, objective, base) for s in shards], T,
+        n_rows = sum(_wait_all([s.start(mapper, objective, base, grower) for s in shards], T,
                                "binning the rows"))
+        if len(shards) > 1:
+            ranges = feature_ranges(mapper.bin_offsets_, len(shards))
+            _wait_all([s.connect(shards, i, ranges, T) for i, s in enumerate(shards)], T,
+                      "connecting the shards")
         del data   # (the shards hold their rows: the partitions' results may go)
         if n_rows == 0:
             raise ValueError("X has no rows")
@@ -351,14 +369,17 @@ class _DaskMixin:
             return _wait_all([getattr(s, method)(*args) for s in shards], T, _CALLS[method],
                              traffic if method != "finish" else None)
 
-        ensemble, n_rounds, state = boost(call, local, params, grower, mapper, objective, base,
-                                          X.shape[1], eval_sets, rng)
+        ensemble, n_rounds, state = boost(call, local, params, objective, base, X.shape[1],
+                                          eval_sets, rng)
         fitted(local, ensemble, objective, mapper, X.shape[1], n_rounds, state, eval_sets,
                {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1})
         trees = max(n_rounds * objective.n_outputs, 1)
+        sent = _wait_all([s.traffic() for s in shards], T, "the traffic counts")
         self.fit_stats_ = {"workers": len(shards), "trees": n_rounds * objective.n_outputs,
                            "round_trips_per_tree": traffic["round_trips"] / trees,
-                           "bytes_received_per_tree": traffic["bytes_received"] / trees}
+                           "bytes_received_per_tree": traffic["bytes_received"] / trees,
+                           "exchanges_per_tree": sent[0][0] / trees,
+                           "bytes_between_workers_per_tree": sum(b for _, b in sent) / trees}
         self._local = local
         for name in ("n_features_in_", "n_estimators_", "best_iteration_", "evals_result_",
                      "best_score_"):
@@ -415,8 +436,10 @@ class DaskGBTRegressor(_DaskMixin, GBTRegressor):
     ``client`` (a ``distributed.Client``; default: the current one) and
     ``timeout`` (seconds any wait on a worker may take, 600 by default).
 
-    After ``fit``, ``fit_stats_`` holds the number of workers and trees, and the
-    round trips to the workers and the bytes of the arrays they sent per tree.
+    After ``fit``, ``fit_stats_`` holds the number of workers and trees, and per
+    tree: the client's round trips to the workers and the bytes of the arrays they
+    sent it, the exchanges between the workers and the bytes of the arrays they
+    sent each other.
     """
 
     def __init__(self, client=None, timeout=600.0, **params):

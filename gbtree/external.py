@@ -361,13 +361,13 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         t1 = time.perf_counter()
         # pass 3: boosting over the blocks
         shard.start(blocks, [b.n_rows for b in blocks], mapper, objective, base, n_threads,
-                    prefetch=True)
+                    grower, prefetch=True)
 
         def call(method, *args):
             return [getattr(shard, method)(*args)]
 
-        ensemble, n_rounds, state = boost(call, estimator, params, grower, mapper, objective,
-                                          base, n_features, eval_sets, rng)
+        ensemble, n_rounds, state = boost(call, estimator, params, objective, base,
+                                          n_features, eval_sets, rng)
     finally:
         if hasattr(shard, "blocks"):
             shard.close()   # (the thread reading ahead lets go of its block)

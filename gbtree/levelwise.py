@@ -5,24 +5,29 @@
 A ``RowShard`` holds rows in blocks (in memory, or loaded one at a time from
 disk while the next one is read) and, in memory, what a fit keeps per row: raw
 scores, gradients and, while a tree grows, the rows partitioned by node (4 bytes
-a row). The
-trainer (``boost``) talks to the shards only through ``call(method, *args)``,
-which returns every shard's answer in shard order:
+a row). The trainer (``boost``) talks to the shards only through
+``call(method, *args)``, which returns every shard's answer in shard order, once
+per round: ``grow`` has every shard compute its rows' gradients and grow the
+round's trees, each shard the same trees, level by level, talking to the others
+directly (LightGBM's data-parallel learner):
 
-- each round starts with ``round``: the shards add the last round's leaf values
-  to their raw scores, compute the gradients and return each tree's root
-  histogram;
-- each level of a tree, the trainer scans the level's histograms for their best
-  splits (the scan of every other grower) and ``level`` applies the splits to the
-  shards' rows and returns the histograms of the smaller child of each split (by
-  hessian sum); the larger child's is its parent's minus the smaller one's;
-- ``finish`` adds the last round's leaf values.
+- each level, every shard applies the level's splits to its rows and builds the
+  histograms of the smaller child of each split (by hessian sum; the larger
+  child's is its parent's minus the smaller one's);
+- the histograms are reduce-scattered: each shard gets those of its range of
+  features (``feature_ranges``) from every shard and sums them in shard order,
+  so the model never depends on which shard answers first;
+- each shard scans its features for the children's best splits, and the
+  candidates are gathered by every shard, which keeps the best (the first
+  shard's on a tie, as one scan over every feature would).
 
-Histograms are summed block by block and shard by shard in a fixed order, so
-the model never depends on timing. A tree of depth d costs d + 1 calls.
+A shard alone (out of core) does the same without sending anything. Per tree
+level, a shard sends each other shard its part of the histograms and its
+candidates; the client only starts each round and gets its trees.
 """
 import concurrent.futures
 import inspect
+import threading
 
 import numpy as np
 
@@ -115,18 +120,22 @@ class RowShard:
     """Rows in ``blocks`` (objects whose ``load()`` gives ``Xb``, ``columns``, ``y``,
     ``w``, ``n_rows``) and each row's raw scores and gradients; see the module."""
 
-    def start(self, blocks, block_rows, mapper, objective, base_score, n_threads, prefetch=False):
+    def start(self, blocks, block_rows, mapper, objective, base_score, n_threads, grower,
+              prefetch=False):
         """Take ``blocks`` of ``block_rows`` rows each; every raw score starts at
-        ``base_score``. ``prefetch``: read the next block on a thread while the
-        current one is worked on."""
+        ``base_score``; ``grower`` (GrowerParams) scans the histograms. ``prefetch``:
+        read the next block on a thread while the current one is worked on. The shard
+        is the only one of its fit until ``connect``."""
         self.blocks = blocks
         self.offsets = np.concatenate([[0], np.cumsum(block_rows)]).astype(np.int64)
         self.n_rows = int(self.offsets[-1])
         self.objective = objective
         self.n_threads = n_threads
+        self.grower = grower
         self.prefetch = prefetch and len(blocks) > 1
         self.bin_offsets = np.ascontiguousarray(mapper.bin_offsets_, dtype=np.intc)
         self.n_bins = np.ascontiguousarray(mapper.n_bins_, dtype=np.intc)
+        self.thresholds = mapper.bin_thresholds()
         K = base_score.shape[0]
         self.raw = np.tile(base_score, (self.n_rows, 1))
         self.pairs = np.empty((K, self.n_rows, 2), dtype=G_H_DTYPE)
@@ -134,9 +143,110 @@ class RowShard:
         # partitioned so that each node's rows are one range of them, and
         # (block, tree, node) -> that range
         self.rows, self.ranges = {}, {}
+        # per tree of the round: its column sample, and the summed histograms (of the
+        # features this shard scans) of the nodes the next level may split
+        self.samplers, self.hists = {}, {}
         self._pool = self._ahead = None
         self._losses = {}   # a ranker's loss over each block's queries
+        self.connect(None, 0, [(0, self.n_bins.shape[0])], None)
         return self.n_rows
+
+    def connect(self, peers, index, features, timeout):
+        """Join the shards of a fit: ``peers`` holds every shard (this one at
+        ``index``; None: this shard is the only one), ``features`` the range of
+        features (lo, hi) whose summed histograms each shard gets and scans, and
+        ``timeout`` bounds the wait for the other shards' histograms."""
+        self.peers, self.index, self.features, self.timeout = peers, index, features, timeout
+        self.scan_all = all(r == features[0] for r in features)   # (each scans every feature)
+        lo, hi = features[index]
+        self.own = (lo, hi)
+        self.own_n_bins = np.ascontiguousarray(self.n_bins[lo:hi])
+        self.own_offsets = np.ascontiguousarray(self.bin_offsets[lo:hi + 1]
+                                                - self.bin_offsets[lo])
+        self._inbox, self._arrived = {}, threading.Condition()
+        self._calls = 0
+        self._sending = []
+        self.bytes_sent = 0
+
+    def _exchange(self, parts, extra):
+        """Reduce-scatter: ``parts`` (n, entries, 2) are this shard's histograms of n
+        nodes over every feature, ``extra`` a small array (row counts, sums). Each
+        shard's features go to it; returns the histograms of this shard's features
+        and the extras, both summed over the shards in shard order (the model never
+        depends on which shard answers first)."""
+        lo, hi = self.own
+        mine = np.ascontiguousarray(parts[:, self.bin_offsets[lo]:self.bin_offsets[hi]])
+        if self.peers is None:
+            return mine, extra
+        got = self._all_to_all([
+            (mine, extra) if j == self.index else
+            (np.ascontiguousarray(parts[:, self.bin_offsets[flo]:self.bin_offsets[fhi]]), extra)
+            for j, (flo, fhi) in enumerate(self.features)])
+        hist = np.array(got[0][0], copy=True)
+        total = np.array(got[0][1], copy=True)
+        for part, more in got[1:]:
+            hist += part
+            total += more
+        return hist, total
+
+    def _gather(self, found):
+        """All-gather: every shard's candidate splits (lists alike), merged into the
+        best of each (``best_split``)."""
+        if self.peers is None or self.scan_all:
+            return found
+        got = self._all_to_all([found] * len(self.peers))
+        return [best_split(c) for c in zip(*got)]
+
+    def _all_to_all(self, messages):
+        """Send ``messages[j]`` to shard j; returns what each shard sent this one, in
+        shard order (its own message in its place)."""
+        key = self._calls
+        self._calls += 1
+        sent = []
+        for j, message in enumerate(messages):
+            if j != self.index:
+                self.bytes_sent += message_bytes(message)
+                sent.append(self._send(j, key, message))
+        with self._arrived:
+            if not self._arrived.wait_for(
+                    lambda: len(self._inbox.get(key, ())) == len(self.peers) - 1,
+                    timeout=self.timeout):
+                raise TimeoutError(f"another shard did not send its part of a tree within "
+                                   f"{self.timeout} s; it may have died")
+            got = self._inbox.pop(key)
+        got[self.index] = messages[self.index]
+        self._sending += sent   # (awaited once a round: a wait per exchange costs time)
+        return [got[j] for j in range(len(self.peers))]
+
+    def _receive(self, key, sender, message):
+        """Another shard's message of an exchange (``_all_to_all``)."""
+        with self._arrived:
+            self._inbox.setdefault(key, {})[sender] = message
+            self._arrived.notify_all()
+
+    def _send(self, j, key, message):
+        """Send shard ``j`` its message of an exchange; returns what ``_sent`` awaits."""
+        raise NotImplementedError("a shard with peers sends through its cluster")
+
+    def _sent(self, sending):
+        """Wait for the sends of an exchange (their errors are raised here)."""
+
+    def _scan(self, t, node, hist, sums, count, depth):
+        """The best split of node ``node`` of tree ``t`` among this shard's features:
+        (gain, feature, bin, default_left, left sums) or None."""
+        p = self.grower
+        lo, hi = self.own
+        if depth >= p.max_depth or count < 2 or hi == lo:
+            return None
+        mask = self.samplers[t].mask(node, depth)
+        found = find_best_split_outputs(hist[None], self.own_n_bins, self.own_offsets,
+                                        sums[None], p.reg_lambda, p.reg_alpha,
+                                        p.min_child_weight, p.max_delta_step, p.gamma,
+                                        None if mask is None else mask[lo:hi], self.n_threads)
+        if found is None:
+            return None
+        gain, f, b, default_left, left_sums, _ = found
+        return gain, int(f) + lo, int(b), bool(default_left), left_sums[0]
 
     def _loss_of(self, b, block):
         """The loss over block ``b``'s rows: the shard's, or for a ranker, its loss over
@@ -178,11 +288,23 @@ class RowShard:
                             leaves[k][0], self.n_threads)
         self.rows, self.ranges = {}, {}
 
-    def round(self, leaves, trees):
-        """Finish the last round (its leaves), compute the gradients of the raw scores
-        and return the root histogram, sums and row count of each of the round's
-        ``trees`` (one per output: tree t fits output t)."""
-        self._add_leaves(leaves)
+    def grow(self, trees, seeds, learning_rate):
+        """One round: the gradients of the raw scores, then the round's ``trees``
+        (tree t fits output t; ``seeds``: their column samples' seeds) grown with
+        the other shards (every shard grows the same trees), their leaf values added
+        to the raw scores. Returns each tree's nodes (NODE_DTYPE)."""
+        builder = TreeBuilder(self._level, self.thresholds, self.bin_offsets, self.grower)
+        roots = self._roots(trees, seeds)
+        grown = [builder.grow(t, roots[t], learning_rate) for t in range(trees)]
+        self._add_leaves(list(enumerate(values for _, values in grown)))
+        sending, self._sending = self._sending, []
+        self._sent(sending)
+        return [nodes for nodes, _ in grown]
+
+    def _roots(self, trees, seeds):
+        """Compute the gradients of the raw scores and, for each of the round's
+        ``trees``, start its column sample from its seed and return the root's sums,
+        row count and best split, over all shards."""
         E = int(self.bin_offsets[-1])
         hists = np.zeros((trees, E, 2))
         sums = np.zeros((trees, 2))
@@ -202,14 +324,23 @@ class RowShard:
                                   None, h, s, self.n_threads)   # (None: every row, in order)
                 hists[t] += h[0]
                 sums[t] += s[0]
-        return [(hists[t], sums[t], self.n_rows) for t in range(trees)]
+        own, total = self._exchange(hists, np.r_[sums.ravel(), self.n_rows])
+        sums, count = total[:-1].reshape(trees, 2), int(total[-1])
+        found = []
+        for t in range(trees):
+            self.samplers[t] = ColumnSampler(self.n_bins.shape[0], self.grower)
+            self.samplers[t].begin(int(seeds[t]))
+            self.hists[t] = {0: own[t]}
+            found.append(self._scan(t, 0, own[t], sums[t], count, 0))
+        return [(sums[t], count, split) for t, split in enumerate(self._gather(found))]
 
-    def level(self, t, splits):
+    def _level(self, t, splits):
         """Apply a level's splits of tree ``t``: ``splits`` holds (node, feature, bin,
-        default_left, left, right, build) per split, ``build`` the child whose
-        histogram to return (-1: none). Returns the children's row counts (left, right
-        of each split in order) and the built histograms in one array (one message
-        moves faster than many), in the order of their splits."""
+        default_left, left, right, build, left sums, right sums, children's depth)
+        per split, ``build`` the child whose histogram to build (-1: none; the other
+        child's is its parent's minus it). Returns the children's row counts (left,
+        right of each split in order) and their best splits (``_scan``), both over
+        all shards."""
         counts = np.zeros(2 * len(splits), dtype=np.int64)
         n_built = sum(1 for s in splits if s[6] >= 0)
         E = int(self.bin_offsets[-1])
@@ -230,7 +361,8 @@ class RowShard:
                                         defaults, self.n_threads))
             bounds, which = [], []
             j = 0
-            for k, (node, f, bin_, default_left, left, right, build) in enumerate(splits):
+            for k, split in enumerate(splits):
+                left, right, build = split[4], split[5], split[6]
                 lo, hi = int(spans[k, 0]), int(spans[k, 1])
                 mid = lo + int(n_lefts[k])
                 if mid > lo:
@@ -259,11 +391,25 @@ class RowShard:
                     else:
                         built[which] += part[:len(bounds)]
                 first = False
-        return counts, built
+        own, counts = self._exchange(built, counts)
+        parents, self.hists[t] = self.hists[t], {}
+        found = []
+        j = 0
+        for k, (node, _, _, _, left, right, build, sums_l, sums_r, depth) in enumerate(splits):
+            if build < 0:
+                found += [None, None]
+                continue
+            small = own[j]
+            j += 1
+            other = parents[node] - small
+            for c, sums, n in ((left, sums_l, counts[2 * k]), (right, sums_r, counts[2 * k + 1])):
+                hist = small if c == build else other
+                self.hists[t][c] = hist
+                found.append(self._scan(t, c, hist, np.asarray(sums), int(n), depth))
+        return counts, self._gather(found)
 
-    def finish(self, leaves):
-        """Add the last round's leaves; stop reading ahead."""
-        self._add_leaves(leaves)
+    def finish(self):
+        """The fit is over: stop reading ahead."""
         self.close()
 
     def close(self):
@@ -274,81 +420,46 @@ class RowShard:
 
 
 class TreeBuilder:
-    """Grows one depthwise tree on the shards' histograms, level by level (``call``:
-    see the module)."""
+    """Grows one depthwise tree level by level: ``level(t, splits)`` applies a level's
+    splits of tree ``t`` and returns the children's row counts and best splits
+    (``RowShard._level``)."""
 
-    def __init__(self, call, mapper, params):
-        self.call = call
+    def __init__(self, level, thresholds, bin_offsets, params):
+        self.level = level
+        self.thresholds, self.bin_offsets = thresholds, bin_offsets
         self.p = params
-        self.n_bins = np.ascontiguousarray(mapper.n_bins_, dtype=np.intc)
-        self.bin_offsets = np.ascontiguousarray(mapper.bin_offsets_, dtype=np.intc)
-        self.thresholds = mapper.bin_thresholds()
-        self.n_features = self.n_bins.shape[0]
 
-    def _scan(self, hist, sums, count, depth, mask):
+    def grow(self, t, root, learning_rate):
+        """Tree ``t`` of the round from its root's (sums, row count, best split);
+        returns its nodes (NODE_DTYPE) and its leaves' values by node id."""
         p = self.p
-        if depth >= p.max_depth or count < 2:
-            return None
-        return find_best_split_outputs(hist[None], self.n_bins, self.bin_offsets, sums[None],
-                                       p.reg_lambda, p.reg_alpha, p.min_child_weight,
-                                       p.max_delta_step, p.gamma, mask, 1)
-
-    def grow(self, t, roots, learning_rate, seed):
-        """Tree ``t`` of the round from the shards' root histograms; returns its nodes
-        (NODE_DTYPE) and its leaves' values by node id."""
-        p = self.p
-        columns = ColumnSampler(self.n_features, p)
-        columns.begin(seed)
-        hist = sum_in_order([r[0] for r in roots])
-        sums = sum_in_order([r[1] for r in roots])
-        # per node: sums (2,), count, depth, histogram, split
-        nodes = [dict(sums=sums, count=int(sum(r[2] for r in roots)), depth=0, hist=hist)]
-        nodes[0]["split"] = self._scan(hist, sums, nodes[0]["count"], 0, columns.mask(0, 0))
-        level = [0]
+        sums, count, split = root
+        nodes = [dict(sums=sums, count=int(count), depth=0, split=split)]
+        level = [0] if split is not None else []
         children = {}
         while level:
             splits = []
             for i in level:
-                s = nodes[i]["split"]
-                if s is None:
-                    continue
-                gain, f, b, default_left, left_sums, _ = s
+                gain, f, b, default_left, left_sums = nodes[i]["split"]
                 left, right = len(nodes), len(nodes) + 1
                 depth = nodes[i]["depth"] + 1
-                sums_l, sums_r = left_sums[0], nodes[i]["sums"] - left_sums[0]
+                sums_l, sums_r = left_sums, nodes[i]["sums"] - left_sums
                 nodes += [dict(sums=sums_l, depth=depth), dict(sums=sums_r, depth=depth)]
                 children[i] = (left, right)
                 # the child of the smaller hessian sum is built, the other derived
                 build = -1
                 if depth < p.max_depth:
                     build = left if sums_l[1] <= sums_r[1] else right
-                splits.append((i, int(f), int(b), bool(default_left), left, right, build))
-            if not splits:
-                break
-            answers = self.call("level", t, splits)
-            counts = sum_in_order([a[0] for a in answers])
-            built = sum_in_order([a[1] for a in answers])
-            nxt = []
-            j = 0
-            for k, (i, f, b, default_left, left, right, build) in enumerate(splits):
-                nodes[left]["count"], nodes[right]["count"] = int(counts[2 * k]), int(counts[2 * k + 1])
-                if build >= 0:
-                    small = built[j]
-                    j += 1
-                    other = right if build == left else left
-                    nodes[build]["hist"] = small
-                    nodes[other]["hist"] = nodes[i]["hist"] - small
-                nodes[i]["hist"] = None
-                for c in (left, right):
-                    node = nodes[c]
-                    node["split"] = (self._scan(node["hist"], node["sums"], node["count"],
-                                                node["depth"], columns.mask(c, node["depth"]))
-                                     if node.get("hist") is not None else None)
-                    if node["split"] is not None:
-                        nxt.append(c)
-                    else:
-                        node["hist"] = None
-            level = nxt
+                splits.append((i, f, b, default_left, left, right, build, sums_l, sums_r,
+                               depth))
+            counts, found = self.level(t, splits)
+            level = []
+            for k, split in enumerate(splits):
+                for side, c in enumerate(split[4:6]):
+                    nodes[c]["count"] = int(counts[2 * k + side])
+                    nodes[c]["split"] = found[2 * k + side]
+                    if found[2 * k + side] is not None:
+                        level.append(c)
         return self._emit(nodes, children, learning_rate)
 
     def _emit(self, nodes, children, learning_rate):
@@ -364,7 +475,7 @@ class TreeBuilder:
             rec["count"] = node["count"]
             rec["depth"] = node["depth"]
             if i in children:
-                gain, f, b, default_left, _, _ = node["split"]
+                gain, f, b, default_left, _ = node["split"]
                 rec["feature"] = f
                 rec["bin_threshold"] = b
                 rec["threshold"] = self.thresholds[self.bin_offsets[f] + b]
@@ -377,6 +488,43 @@ class TreeBuilder:
                 rec["is_leaf"] = 1
                 values[i] = float(rec["value"])
         return out, values
+
+
+def best_split(candidates):
+    """The best of the shards' splits of a node (each the best among its features, or
+    None): the largest gain, the first shard's (its features come first) on a tie,
+    as one scan over every feature chooses."""
+    best = None
+    for c in candidates:
+        if c is not None and (best is None or c[0] > best[0]):
+            best = c
+    return best
+
+
+def feature_ranges(bin_offsets, n_shards):
+    """The features (lo, hi) whose summed histograms each of ``n_shards`` shards gets
+    and scans: consecutive ranges of about as many bins each (a reduce-scatter, then
+    the candidates gathered: two exchanges a level, a set of histograms sent by each
+    shard); for two shards, every feature for both (each sends the other all its
+    histograms, and the candidates need no exchange: one exchange a level)."""
+    F = len(bin_offsets) - 1
+    if n_shards <= 2:
+        return [(0, F)] * n_shards
+    E = int(bin_offsets[-1])
+    cuts = np.searchsorted(bin_offsets, np.arange(1, n_shards) * E / n_shards)
+    bounds = np.r_[0, np.minimum(cuts, len(bin_offsets) - 1), len(bin_offsets) - 1]
+    return [(int(lo), int(max(lo, hi))) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def message_bytes(obj):
+    """Bytes of the NumPy arrays in ``obj`` (nested tuples, lists and dicts)."""
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes
+    if isinstance(obj, (list, tuple)):
+        return sum(message_bytes(x) for x in obj)
+    if isinstance(obj, dict):
+        return sum(message_bytes(x) for x in obj.values())
+    return 0
 
 
 def sum_in_order(arrays):
@@ -404,18 +552,16 @@ def flat_cuts(cuts):
     return (np.concatenate(cuts) if cuts else np.empty(0)), ptr
 
 
-def boost(call, local, params, grower, mapper, objective, base_score, n_features,
-          eval_sets=(), rng=None):
+def boost(call, local, params, objective, base_score, n_features, eval_sets=(), rng=None):
     """The rounds of a fit over the shards behind ``call``: (the fitted ensemble, the
     rounds built, the ``TrainingState`` of its metrics and callbacks). ``local`` is
-    the local estimator whose parameters (``params``: its boosting parameters,
-    ``grower``: its GrowerParams), metrics and callbacks are used; ``eval_sets``
+    the local estimator whose parameters (``params``: its boosting parameters),
+    metrics and callbacks are used; ``eval_sets``
     (``booster.EvalSet``, in memory) are evaluated after every round. ``rng``: the
     random state the local fit would draw its seed from next (default: a new one)."""
     ensemble = TreeEnsemble(n_features, base_score)
     K = objective.n_outputs
     seed = int((local._rng() if rng is None else rng).randint(0, 2 ** 31 - 1))
-    builder = TreeBuilder(call, mapper, grower)
     metrics = eval_metrics(local.eval_metric, objective, type(local).__name__)
     callbacks = training_callbacks(local.callbacks, local.early_stopping_rounds)
     n_threads = effective_n_threads(local.n_jobs)   # (the client's own work: eval sets)
@@ -425,26 +571,25 @@ def boost(call, local, params, grower, mapper, objective, base_score, n_features
                           [ev.name for ev in eval_sets])
     for cb in callbacks:
         cb.before_training(state)
-    leaves = []
     n_rounds = 0
     for it in range(params.n_estimators):
         state.iteration = it
         if booster.stop_asked(callbacks, "before_iteration", state):
             break
         lr = booster.round_learning_rate(state, it)
-        roots = call("round", leaves, K)
-        leaves, trees = [], []
-        for k in range(K):
-            seeds = np.random.default_rng([seed, it]).integers(0, 2 ** 63, size=K)
-            nodes, values = builder.grow(k, [r[k] for r in roots], lr, int(seeds[k]))
+        seeds = np.random.default_rng([seed, it]).integers(0, 2 ** 63, size=K)
+        answers = call("grow", K, seeds, lr)
+        trees = answers[0]
+        for other in answers[1:]:   # (every shard grows the same trees)
+            if len(other) != K or not all(np.array_equal(a, b) for a, b in zip(other, trees)):
+                raise RuntimeError("gbtree: the shards of a fit grew different trees")
+        for k, nodes in enumerate(trees):
             ensemble.add_tree(nodes, k)
-            trees.append(nodes)
-            leaves.append((k, values))
         n_rounds += 1
         if booster.evaluate_round(eval_sets, trees, list(range(K)), objective, state,
                                   callbacks, n_threads):
             break
-    call("finish", leaves)
+    call("finish")
     for cb in callbacks:
         cb.after_training(state)
     ensemble._flush()

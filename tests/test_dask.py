@@ -36,14 +36,32 @@ def test_the_regressor_grows_the_local_trees(client, chunks):
     dist = DaskGBTRegressor(**params).fit(dX, dy)
     local = GBTRegressor(**params).fit(X, y)
     assert_same_trees(dist.to_local(), local)
-    # the root's histograms come with the round's gradients, then one call per level
+    # one call from the client per round; between two workers, two exchanges for the
+    # root and each level (histograms, then candidate splits)
     stats = dist.fit_stats_
     assert stats["trees"] == 15 and 1 <= stats["workers"] <= 2
-    assert 2 <= stats["round_trips_per_tree"] <= 4 + 1
+    assert stats["round_trips_per_tree"] == 1
     assert stats["bytes_received_per_tree"] > 0
+    if stats["workers"] == 2:
+        assert 2 <= stats["exchanges_per_tree"] <= 2 * (1 + 4)
+        assert stats["bytes_between_workers_per_tree"] > 0
     pred = dist.predict(dX)
     assert isinstance(pred, da.Array)
     np.testing.assert_allclose(pred.compute(), local.predict(X), rtol=0, atol=1e-6)
+
+
+def test_feature_ranges_share_the_bins_out():
+    from gbtree.levelwise import feature_ranges
+    offsets = np.r_[0, np.cumsum([257, 3, 257, 257, 41, 257])]
+    assert feature_ranges(offsets, 1) == [(0, 6)]
+    assert feature_ranges(offsets, 2) == [(0, 6), (0, 6)]      # both scan every feature
+    for n in (3, 4, 6, 9):
+        ranges = feature_ranges(offsets, n)
+        assert len(ranges) == n and ranges[0][0] == 0 and ranges[-1][1] == 6
+        assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+        assert all(lo <= hi for lo, hi in ranges)
+        if n <= 4:
+            assert all(hi > lo for lo, hi in ranges)
 
 
 def test_sample_weight_and_a_float32_dataframe(client):

@@ -1,0 +1,33 @@
+"""gbtree.dask on a LocalCluster of three workers in threads (no other client in the
+process: the actors of a cluster of threads are reached through the process's
+client): beyond two workers the histograms are reduce-scattered."""
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array", reason="gbtree.dask needs the dask extra")
+distributed = pytest.importorskip("distributed", reason="gbtree.dask needs the dask extra")
+
+from gbtree import GBTClassifier, GBTRegressor  # noqa: E402
+from gbtree.dask import DaskGBTClassifier, DaskGBTRegressor  # noqa: E402
+from _levelwise import assert_same_trees, integer_data  # noqa: E402
+
+
+def test_three_workers_reduce_scatter_the_histograms_and_grow_the_local_trees():
+    # beyond two workers each scans a range of the features: the histograms are
+    # reduce-scattered, then the candidate splits gathered (two exchanges a level);
+    # a cluster of threads, whose actors share their proxies
+    X, y = integer_data(seed=2)
+    params = dict(n_estimators=6, max_depth=4, colsample_bynode=0.6, random_state=3)
+    labels = np.where(y > np.median(y), "a", np.where(y > np.quantile(y, 0.2), "b", "c"))
+    with distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        dX = da.from_array(X, chunks=(500, -1))
+        dist = DaskGBTRegressor(client=c, timeout=60, **params).fit(dX, da.from_array(y, chunks=500))
+        dist_c = DaskGBTClassifier(client=c, timeout=60, **params).fit(
+            dX, da.from_array(labels, chunks=500))
+    assert dist.fit_stats_["workers"] == 3
+    levels = dist.to_local()._ensemble.nodes["depth"].max()   # (the deepest tree's)
+    assert 2 * 2 <= dist.fit_stats_["exchanges_per_tree"] <= 2 * (1 + levels)
+    assert_same_trees(dist.to_local(), GBTRegressor(**params).fit(X, y))
+    assert_same_trees(dist_c.to_local(), GBTClassifier(**params).fit(X, labels))
