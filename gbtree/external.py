@@ -26,6 +26,7 @@ a cache it did not write.
 """
 import concurrent.futures
 import errno
+import functools
 import mmap
 import numbers
 import os
@@ -41,8 +42,8 @@ from ._threads import effective_n_threads
 from .binning import BinMapper
 from .grower_params import GrowerParams
 from .queries import _check_group_weights
-from .levelwise import (MemoryBlock, RowShard, boost, check_params, fitted, flat_cuts,
-                        make_objective, prepare, summary_cuts)
+from .levelwise import (RowShard, boost, check_params, fitted, flat_cuts, make_objective,
+                        prepare, summary_cuts)
 from .sketch import Sketch
 
 __all__ = ["ExternalData"]
@@ -215,16 +216,34 @@ class _DiskBlock:
         self.weighted, self.n_groups = weighted, n_groups
 
     def load(self):
-        n, F = self.n_rows, self.n_features
-        X = _mapped(self.prefix + ".X", n * F).reshape(n, F)
-        C = _mapped(self.prefix + ".C", n * F).reshape(F, n)
-        y = _read(self.prefix + ".y", n)
-        w = _read(self.prefix + ".w", n) if self.weighted else None
-        groups = None
-        if self.n_groups is not None:
-            g = _read(self.prefix + ".g", 2 * self.n_groups + 1, np.int64)
-            groups = (g[:self.n_groups + 1], g[self.n_groups + 1:])
-        return MemoryBlock(X, y, w, 1, columns=C, groups=groups)
+        return _LoadedBlock(self)
+
+
+class _LoadedBlock:
+    """A disk block's bins, mapped; its labels, weights and queries read when first
+    asked for (the levels of a tree do not need them)."""
+
+    def __init__(self, block):
+        n, F = block.n_rows, block.n_features
+        self.block, self.n_rows = block, n
+        self.Xb = _mapped(block.prefix + ".X", n * F).reshape(n, F)
+        self.columns = _mapped(block.prefix + ".C", n * F).reshape(F, n)
+
+    @functools.cached_property
+    def y(self):
+        return _read(self.block.prefix + ".y", self.n_rows)
+
+    @functools.cached_property
+    def w(self):
+        return _read(self.block.prefix + ".w", self.n_rows) if self.block.weighted else None
+
+    @functools.cached_property
+    def groups(self):
+        k = self.block.n_groups
+        if k is None:
+            return None
+        g = _read(self.block.prefix + ".g", 2 * k + 1, np.int64)
+        return g[:k + 1], g[k + 1:]
 
 
 def _mapped(path, size):
