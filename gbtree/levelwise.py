@@ -406,6 +406,8 @@ class RowShard:
                 hist = small if c == build else other
                 self.hists[t][c] = hist
                 found.append(self._scan(t, c, hist, np.asarray(sums), int(n), depth))
+        if n_built == 0:   # (the last level: its children are leaves, whatever any shard says)
+            return counts, found
         return counts, self._gather(found)
 
     def finish(self):
