@@ -54,9 +54,11 @@ TINY = {
     "model-files": ["--rows", "2000", "--test-rows", "500"],
     "block-codecs": ["--rows", "3000", "--test-rows", "500", "--block-rows", "1000",
                      "--depth", "3"],
+    "dask-scaling": ["--rows", "4000", "--test-rows", "500", "--workers-list", "1,3",
+                     "--calibration-rows", "2000", "--depth", "3"],
 }
-# workloads that measure gbtree's own files, with no peer: their table, not a library's
-OWN = {"block-codecs": "| codec |"}
+# workloads that measure gbtree alone, with no peer: their table, not a library's
+OWN = {"block-codecs": "| codec |", "dask-scaling": "| workers |"}
 
 
 def bench(*args, cwd=ROOT, env=None, check=True):
@@ -97,7 +99,11 @@ def test_workload_runs_and_writes_json(workload, smoke_runs):
     assert run["workload"] == workload
     if workload in OWN:
         assert run["table"].startswith(OWN[workload]) and run["table"] in proc.stdout
-        assert run["ratios"]["none"] == 1.0 and run["ratios"]["4-bit"] >= 1.0
+        if workload == "block-codecs":
+            assert run["ratios"]["none"] == 1.0 and run["ratios"]["4-bit"] >= 1.0
+        else:
+            assert all(f["per_tree"] > 0 and 0.5 < f["auc"] <= 1 for f in run["fits"].values())
+            assert all(math.isfinite(v) for v in run["parameters"].values() if v != math.inf)
         return
     assert run["table"].startswith("| library |") or run["table"].startswith("| train rows |")
     assert run["table"] in proc.stdout
