@@ -8,24 +8,28 @@ against clusters of more worker processes than cores.
 Every fit runs in a child process of its own that starts a ``LocalCluster`` of W
 single-threaded worker processes and fits a binary ``DaskGBTClassifier`` on
 ``higgs-like`` rows (depthwise trees of ``--depth``); the time per tree is the
-boosting time over the trees (binning left out). The model of a tree's time:
+boosting time over the trees (binning left out). The model of a tree's time on W
+workers holding n rows in all, on a machine of ``cores`` cores:
 
-    T(W, n) = r + c * n / W * max(1, W / cores)
-                + X * (L + (W - 1) * o) + S / B
+    T = r + s * (c * n / W  +  M * m  +  S / B)  [+ S / network]
 
-with ``r`` the client's call of a round, ``c`` the compute of a row (all its
-levels), ``X`` the exchanges between workers per tree and ``S`` the bytes a
-worker sends in them (both counted by the fit), ``L`` an exchange's latency,
-``o`` the cost of each message a worker sends in it, ``B`` the bytes per second
-between workers. ``r`` and ``c`` come from one-worker fits (``--rows`` / 4 and
-``--rows`` rows), ``L``, ``o`` and ``B`` from small fits (``--calibration-rows``
-rows, 16 and 256 bins, so that the bytes change and the rows do not count) on
-each number of workers, by least squares. The check: fits of ``--rows`` rows on
-each number of workers, measured against the model. Then the model's time per
-tree at ``--model-workers`` workers on ``--model-rows`` rows, each worker on a
-core of its own, on a network of ``--gbit`` Gb/s (``B``), with ``r``, ``c``,
-``L`` and ``o`` of this machine and the exchanges and bytes the fit sends (two
-exchanges a level from three workers on; the bytes of the level's histograms).
+``r``: the client's call of a round; ``s = max(1, W / cores)``: more workers
+than cores share them, so every worker's own time stretches; ``c``: a row's
+compute (all the levels of a tree, one thread); ``M``: the messages a worker
+sends one after the other per tree (each waits for its partner's: the steps of
+the reduce-scatters and gathers) and ``S``: the bytes it sends (both counted by
+the fit); ``m``: a message step's cost; ``B``: a worker's bytes per second of
+sending (serialising and copying, on its core). ``r`` and ``c`` come from
+one-worker fits of ``--rows`` / 4 and ``--rows`` rows; ``m`` and ``B`` (>= 0)
+from small fits (``--calibration-rows`` rows, 16 and 256 bins: the bytes change,
+the compute does not count) on each number of workers, by least squares. The
+check: fits of ``--rows`` rows on each number of workers against the model. Then
+the model at ``--model-workers`` workers on ``--model-rows`` rows, a core per
+worker (s = 1), the network's ``S / network`` added at ``--gbit`` Gb/s, with this
+machine's constants and the messages and bytes of a tree of ``--depth`` levels
+on 28 features of 256 bins (a power of two P of the workers in the butterfly:
+log2(P) steps a reduce-scatter or gather, one more for a worker folded in; about
+one set of the level's histograms sent a level).
 """
 import json
 import os
@@ -34,9 +38,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from scipy.optimize import nnls
 
-from run import fmt, int_list, log, markdown_table, positive_int
-
+# (``run``'s helpers are imported in the functions: the cluster's worker processes
+# import this file as their main module, without the benchmarks folder on their path)
 WORKLOADS = {
     "dask-scaling": dict(help="a model of gbtree.dask's time per tree, fitted here and "
                               "checked on LocalClusters of 1-8 workers; its predictions at "
@@ -46,6 +51,7 @@ WORKLOADS = {
 
 
 def add_arguments(p, name):
+    from run import int_list, positive_int
     p.add_argument("--depth", type=int, default=8, help="tree depth (default 8)")
     p.add_argument("--workers-list", type=int_list, default=[1, 2, 4, 8],
                    help="worker processes of the fits (default 1,2,4,8)")
@@ -72,14 +78,31 @@ def _fit(data, rows, workers, rounds, depth, max_bin, seed, timeout):
     return json.loads(lines[-1])
 
 
-def _predict(p, workers, rows, exchanges, sent, cores):
-    """The model's seconds per tree (see the module)."""
-    compute = p["c"] * rows / workers * max(1.0, workers / cores)
-    latency = exchanges * (p["L"] + (workers - 1) * p["o"])
-    return p["r"] + compute + latency + sent / p["B"], compute, latency, sent / p["B"]
+def _predict(p, workers, rows, messages, sent, cores, network=None):
+    """The model's seconds per tree, and its compute, messages and bytes parts (see
+    the module); ``network``: the network's bytes per second (None: none, the
+    workers of one machine)."""
+    share = max(1.0, workers / cores)    # (more workers than cores share them)
+    compute = share * p["c"] * rows / workers
+    steps = share * messages * p["m"]
+    transfer = share * sent / p["B"] + (0.0 if network is None else sent / network)
+    return p["r"] + compute + steps + transfer, compute, steps, transfer
+
+
+def _tree_traffic(workers, depth, node_bytes):
+    """The messages the first worker sends one after the other per tree, and the
+    bytes it sends (a full tree of ``depth`` levels, histograms of ``node_bytes``)."""
+    built = 1 + sum(2 ** (level - 1) for level in range(1, depth))   # root, then levels
+    if workers == 2:   # (one exchange of everything a level)
+        return 1 + depth, built * node_bytes
+    paired = 1 << (workers.bit_length() - 1)
+    per_exchange = (paired.bit_length() - 1) + (workers > paired)
+    # reduce-scatters: the root's and each level's; gathers: all but the last level's
+    return (1 + depth + depth) * per_exchange, built * node_bytes * (paired - 1) / paired
 
 
 def run(name, args, bench):
+    from run import fmt, log, markdown_table
     data = bench.data("higgs-like", args.rows, args.test_rows)
     cores = os.cpu_count()
     R, D = args.rounds, args.depth
@@ -92,50 +115,47 @@ def run(name, args, bench):
         return results[key]
 
     # r and c: one worker (no exchanges), two sizes
-    small, big = fit(args.rows // 4, 1, 256), fit(args.rows, 1, 256)
-    c = (big["per_tree"] - small["per_tree"]) / (args.rows - args.rows // 4)
-    r = small["per_tree"] - c * args.rows // 4
-    # L, o, 1/B: small fits on every number of workers, 16 and 256 bins
+    n_small = args.rows // 4
+    small, big = fit(n_small, 1, 256), fit(args.rows, 1, 256)
+    c = (big["per_tree"] - small["per_tree"]) / (args.rows - n_small)
+    r = small["per_tree"] - c * n_small
+    # m, 1/B (>= 0): small fits on every number of workers, 16 and 256 bins
     A, t = [], []
     for W in [w for w in args.workers_list if w > 1]:
+        share = max(1.0, W / cores)
         for bins in (16, 256):
             f = fit(args.calibration_rows, W, bins)
-            compute = c * args.calibration_rows / W * max(1.0, W / cores)
-            A.append([f["exchanges"], f["exchanges"] * (W - 1), f["sent"]])
-            t.append(f["per_tree"] - r - compute)
-    L, o, inv_b = np.linalg.lstsq(np.array(A), np.array(t), rcond=None)[0]
-    p = dict(r=r, c=c, L=L, o=o, B=1.0 / inv_b if inv_b > 0 else float("inf"))
+            A.append([share * f["messages"], share * f["sent"]])
+            t.append(f["per_tree"] - r - share * c * args.calibration_rows / W)
+    m, inv_b = nnls(np.array(A), np.array(t))[0]
+    p = dict(r=r, c=c, m=m, B=1.0 / inv_b if inv_b > 0 else float("inf"))
     # the check: --rows rows on each number of workers
     rows = []
     for W in args.workers_list:
         f = fit(args.rows, W, 256) if W > 1 else big
-        pred = _predict(p, W, args.rows, f["exchanges"], f["sent"], cores)[0]
+        pred = _predict(p, W, args.rows, f["messages"], f["sent"], cores)[0]
         rows.append([str(W), fmt(f["per_tree"], 3), fmt(pred, 3),
                      f"{100 * (pred - f['per_tree']) / f['per_tree']:+.0f} %",
-                     fmt(f["exchanges"], 1), fmt(f["sent"] / 2 ** 20, 2), fmt(f["auc"], 4)])
+                     fmt(f["exchanges"], 1), fmt(f["messages"], 1),
+                     fmt(f["sent"] / 2 ** 20, 2), fmt(f["auc"], 4)])
     check = markdown_table(["workers", "measured s / tree", "model s / tree", "model error",
-                            "exchanges / tree", "MiB sent by a worker / tree", "test AUC"],
-                           rows)
-    # the modelled clusters: the exchanges and bytes of a tree of depth D on 28 features
-    E = 28 * 257 * 16                     # bytes of a node's histograms
-    built = [1] + [2 ** (lvl - 1) for lvl in range(1, D)]   # histograms built per level
-    net = dict(p, B=args.gbit * 1e9 / 8)
+                            "exchanges / tree", "messages of a worker / tree",
+                            "MiB sent by a worker / tree", "test AUC"], rows)
+    # the modelled clusters
     model_rows = []
     for W in args.model_workers:
-        if W <= 2:   # (one exchange a level: the root's and each level's)
-            X, S = 1 + D, sum(built) * E * (W - 1)
-        else:        # (two, but one at the last level, whose children are leaves)
-            X, S = 2 * D + 1, sum(built) * E * (W - 1) / W
-        total, compute, latency, transfer = _predict(net, W, args.model_rows, X, S, W)
+        M, S = _tree_traffic(W, D, 28 * 257 * 16)
+        total, compute, steps, transfer = _predict(p, W, args.model_rows, M, S, W,
+                                                   args.gbit * 1e9 / 8)
         model_rows.append([str(W), f"{args.model_rows // W:,}", fmt(compute, 3),
-                           fmt(latency, 3), fmt(transfer, 3), fmt(total, 3),
+                           fmt(steps, 3), fmt(transfer, 3), fmt(total, 3), str(M),
                            fmt(S / 2 ** 20, 1)])
     model = markdown_table(["workers", "rows a worker", "compute s", "messages s",
-                            "bytes s", "s / tree", "MiB sent by a worker / tree"], model_rows)
+                            "bytes s", "s / tree", "messages of a worker / tree",
+                            "MiB sent by a worker / tree"], model_rows)
     params = (f"fitted here: r = {r * 1e3:.1f} ms a round, c = {c * 1e9:.0f} ns a row a tree "
-              f"(one thread, depth {D}), L = {L * 1e3:.2f} ms an exchange, o = {o * 1e3:.2f} ms "
-              f"a message, B = {p['B'] / 2 ** 20:.0f} MiB/s between worker processes; "
-              f"{cores} cores")
+              f"(one thread, depth {D}), m = {m * 1e3:.2f} ms a message step, "
+              f"B = {p['B'] / 2 ** 20:.0f} MiB/s sent by a worker; {cores} cores")
     header = (f"higgs-like, {args.rows:,} rows, {R} trees of depth {D}, LocalClusters of "
               f"single-threaded workers on {cores} cores; {params}. Modelled: "
               f"{args.model_rows:,} rows, a core a worker, {args.gbit:g} Gb/s")
@@ -174,6 +194,7 @@ def _child(spec):
     auc = roc_auc_score(y_test, local.predict_proba(X_test)[:, 1])
     return dict(fit_seconds=fit, per_tree=local.fit_info_["boost_seconds"] / s["trees"],
                 workers=s["workers"], exchanges=s["exchanges_per_tree"],
+                messages=s["messages_per_tree"],
                 sent=s["bytes_between_workers_per_tree"] / max(s["workers"], 1), auc=auc)
 
 

@@ -163,8 +163,9 @@ class _Shard(RowShard):
             fut.result(timeout=self.timeout)
 
     def traffic(self):
-        """The exchanges with the other shards, and the bytes this shard sent them."""
-        return self._calls, self.bytes_sent
+        """The exchanges with the other shards, and the messages and bytes this shard
+        sent them."""
+        return self._calls, self.messages, self.bytes_sent
 
 
 def _wait_all(futures, timeout, what, traffic=None):
@@ -379,7 +380,8 @@ class _DaskMixin:
                            "round_trips_per_tree": traffic["round_trips"] / trees,
                            "bytes_received_per_tree": traffic["bytes_received"] / trees,
                            "exchanges_per_tree": sent[0][0] / trees,
-                           "bytes_between_workers_per_tree": sum(b for _, b in sent) / trees}
+                           "messages_per_tree": sent[0][1] / trees,
+                           "bytes_between_workers_per_tree": sum(b for _, _, b in sent) / trees}
         self._local = local
         for name in ("n_features_in_", "n_estimators_", "best_iteration_", "evals_result_",
                      "best_score_"):
@@ -438,8 +440,9 @@ class DaskGBTRegressor(_DaskMixin, GBTRegressor):
 
     After ``fit``, ``fit_stats_`` holds the number of workers and trees, and per
     tree: the client's round trips to the workers and the bytes of the arrays they
-    sent it, the exchanges between the workers and the bytes of the arrays they
-    sent each other.
+    sent it, the exchanges between the workers (reduce-scatters and gathers), the
+    messages the first worker sent in them and the bytes of the arrays all the
+    workers sent each other.
     """
 
     def __init__(self, client=None, timeout=600.0, **params):

@@ -55,13 +55,15 @@ def test_feature_ranges_share_the_bins_out():
     offsets = np.r_[0, np.cumsum([257, 3, 257, 257, 41, 257])]
     assert feature_ranges(offsets, 1) == [(0, 6)]
     assert feature_ranges(offsets, 2) == [(0, 6), (0, 6)]      # both scan every feature
-    for n in (3, 4, 6, 9):
+    for n, paired in ((3, 2), (4, 4), (6, 4), (9, 8)):
+        # consecutive ranges for the largest power of two of the shards, none for the others
         ranges = feature_ranges(offsets, n)
-        assert len(ranges) == n and ranges[0][0] == 0 and ranges[-1][1] == 6
+        assert len(ranges) == n and ranges[0][0] == 0 and ranges[paired - 1][1] == 6
         assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
         assert all(lo <= hi for lo, hi in ranges)
-        if n <= 4:
-            assert all(hi > lo for lo, hi in ranges)
+        assert ranges[paired:] == [(6, 6)] * (n - paired)
+        if paired <= 4:
+            assert all(hi > lo for lo, hi in ranges[:paired])
 
 
 def test_sample_weight_and_a_float32_dataframe(client):

@@ -12,22 +12,30 @@ from gbtree.dask import DaskGBTClassifier, DaskGBTRegressor  # noqa: E402
 from _levelwise import assert_same_trees, integer_data  # noqa: E402
 
 
-def test_three_workers_reduce_scatter_the_histograms_and_grow_the_local_trees():
+@pytest.mark.parametrize("n_workers", [3, 4, 5])
+def test_more_workers_reduce_scatter_the_histograms_and_grow_the_local_trees(n_workers):
     # beyond two workers each scans a range of the features: the histograms are
     # reduce-scattered, then the candidate splits gathered (two exchanges a level);
     # a cluster of threads, whose actors share their proxies
     X, y = integer_data(seed=2)
     params = dict(n_estimators=6, max_depth=4, colsample_bynode=0.6, random_state=3)
     labels = np.where(y > np.median(y), "a", np.where(y > np.quantile(y, 0.2), "b", "c"))
-    with distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=False,
+    with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as c:
-        dX = da.from_array(X, chunks=(500, -1))
-        dist = DaskGBTRegressor(client=c, timeout=60, **params).fit(dX, da.from_array(y, chunks=500))
+        dX = da.from_array(X, chunks=(300, -1))
+        dist = DaskGBTRegressor(client=c, timeout=60, **params).fit(
+            dX, da.from_array(y, chunks=300))
         dist_c = DaskGBTClassifier(client=c, timeout=60, **params).fit(
-            dX, da.from_array(labels, chunks=500))
-    assert dist.fit_stats_["workers"] == 3
+            dX, da.from_array(labels, chunks=300))
+    stats = dist.fit_stats_
+    assert stats["workers"] == n_workers
     levels = dist.to_local()._ensemble.nodes["depth"].max()   # (the deepest tree's)
-    assert 2 * 2 <= dist.fit_stats_["exchanges_per_tree"] <= 2 * (1 + levels)
+    assert 2 * 2 <= stats["exchanges_per_tree"] <= 2 * (1 + levels)
+    # the first worker: log2(P) messages an exchange in the butterfly of P = 2 or 4
+    # workers, one more to a worker folded into it
+    paired = 1 << (n_workers.bit_length() - 1)
+    steps = (paired.bit_length() - 1) + (n_workers > paired)
+    assert stats["messages_per_tree"] == steps * stats["exchanges_per_tree"]
     assert_same_trees(dist.to_local(), GBTRegressor(**params).fit(X, y))
     assert_same_trees(dist_c.to_local(), GBTClassifier(**params).fit(X, labels))
