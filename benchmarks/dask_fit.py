@@ -14,7 +14,8 @@ and fits a binary classifier of ``--rounds`` depthwise trees of depth
 ``gbtree-local`` is gbtree's own fit of the same rows in one process on
 ``--workers`` threads, for reference. The table gives the fit seconds, the
 largest peak RSS of a worker over what it held before the fit, the test AUC, and
-for gbtree.dask the round trips and the bytes the workers sent per tree.
+for gbtree.dask per tree: the client's calls to the workers, the exchanges
+between the workers and the bytes they sent each other.
 """
 import json
 import subprocess
@@ -72,9 +73,11 @@ def run(name, args, bench):
         rows.append([lib, fmt(r["fit_seconds"]), fmt(r["peak_worker_mib"], 0),
                      fmt(r["auc"], 4),
                      fmt(r["round_trips_per_tree"], 1) if "round_trips_per_tree" in r else "–",
-                     fmt(r["kib_per_tree"], 0) if "kib_per_tree" in r else "–"])
+                     fmt(r["exchanges_per_tree"], 1) if "exchanges_per_tree" in r else "–",
+                     fmt(r["mib_between_workers"], 1) if "mib_between_workers" in r else "–"])
     table = markdown_table(["library", "fit s", "peak RSS of a worker MiB", "test AUC",
-                            "round trips / tree", "KiB sent by the workers / tree"], rows)
+                            "client calls / tree", "exchanges between workers / tree",
+                            "MiB sent between workers / tree"], rows)
     header = (f"higgs-like, {args.rows:,} train rows in {args.partitions} partitions, "
               f"{args.test_rows:,} test rows; LocalCluster of {args.workers} single-threaded "
               f"workers (gbtree-local: one process, {args.workers} threads); {args.rounds} "
@@ -161,7 +164,8 @@ def _child(spec):
             proba = model.to_local().predict_proba(X_test)[:, 1]
             s = model.fit_stats_
             stats = dict(round_trips_per_tree=s["round_trips_per_tree"],
-                         kib_per_tree=s["bytes_received_per_tree"] / 1024)
+                         exchanges_per_tree=s["exchanges_per_tree"],
+                         mib_between_workers=s["bytes_between_workers_per_tree"] / 2 ** 20)
         elif lib == "xgboost":
             proba = model.get_booster().inplace_predict(X_test)
         else:
