@@ -9,10 +9,12 @@ MPI beside them), and the trees grow as ``gbtree.levelwise`` grows them (shared
 with out-of-core fits):
 
 - the bin edges: each shard summarises its columns (the weighted quantile
-  summaries of ``sketch.Summary``, pruned to ``8 * max_bin`` entries), the
-  client merges them in shard order and cuts them as ``BinMapper.fit`` cuts a
-  column (an exact merge when no shard holds more distinct values than that:
-  then the edges are those of a local fit on the same rows);
+  summaries of ``sketch.Summary``, pruned to ``8 * max_bin`` entries) over its
+  share of at most ``SKETCH_SUBSAMPLE`` rows in all (all rows below that, as a
+  local fit), the client merges them in shard order and cuts them as
+  ``BinMapper.fit`` cuts a column (an exact merge when no shard holds more
+  distinct values than that: then the edges are those of a local fit on the
+  same rows);
 - the starting value: each shard's label sums;
 - each round, one call to every shard: the shards grow the round's trees
   together, level by level, each sending the others their features' part of
@@ -53,7 +55,7 @@ except ImportError as exc:  # pragma: no cover - the extra is not installed
     raise ImportError("gbtree.dask needs dask and distributed: pip install 'gbtree[dask]'") from exc
 
 from ._threads import effective_n_threads
-from .binning import BinMapper
+from .binning import SKETCH_SUBSAMPLE, BinMapper
 from .grower_params import GrowerParams
 from .levelwise import (MemoryBlock, RowShard, boost, check_params, feature_ranges, fitted,
                         flat_cuts, local_params, make_objective, message_bytes, prepare,
@@ -119,14 +121,21 @@ class _Shard(RowShard):
         self.groups = (ptr, np.searchsorted(all_ids, ids).astype(np.int64))
         self.q = self.pos = None
 
-    def summaries(self, b):
-        """Per column, the summary of its values (NaN skipped), at most ``b + 1`` entries."""
+    def summaries(self, b, fraction, seed):
+        """Per column, the summary of its values (NaN skipped), at most ``b + 1``
+        entries, over a share ``fraction`` of the rows drawn from ``seed`` (all of
+        them when it is 1)."""
+        X, w = self.X, self.w
+        n = X.shape[0]
+        if fraction < 1.0 and n:
+            take = np.sort(np.random.default_rng(seed).choice(
+                n, size=max(1, int(round(fraction * n))), replace=False))
+            X, w = X[take], None if w is None else w[take]
         out = []
-        for f in range(self.X.shape[1]):
-            col = self.X[:, f]
+        for f in range(X.shape[1]):
+            col = X[:, f]
             keep = np.isfinite(col)   # (the edges are those of the finite values)
-            out.append(Summary.from_data(col[keep], None if self.w is None else self.w[keep])
-                       .prune(b))
+            out.append(Summary.from_data(col[keep], None if w is None else w[keep]).prune(b))
         return out
 
     def start_sums(self, objective):
@@ -325,6 +334,9 @@ class _DaskMixin:
         ``_client_eval_sets`` takes; ``classes``: a classifier's; ``qid``: a ranker's
         query ids."""
         self._check_supported()
+        X = _row_blocks(X)   # (a dask array of known row chunks: its rows are counted)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
         what = type(self).__name__
         client = self.client if self.client is not None else default_client()
         local = self._local_class()(**local_params(self, self._local_class()))
@@ -348,8 +360,12 @@ class _DaskMixin:
         if qid is not None:
             _regroup(shards, T)
         # bin edges from the merged summaries
-        summaries = _wait_all([s.summaries(SUMMARY_ENTRIES_PER_BIN * params.max_bin)
-                               for s in shards], T, "the column summaries")
+        # (as a local fit, the edges of at most SKETCH_SUBSAMPLE rows: each shard's share)
+        fraction = min(1.0, SKETCH_SUBSAMPLE / max(X.shape[0], 1))
+        seed = int(local._rng().randint(0, 2 ** 31 - 1)) if fraction < 1.0 else 0
+        summaries = _wait_all([s.summaries(SUMMARY_ENTRIES_PER_BIN * params.max_bin, fraction,
+                                           [seed, i]) for i, s in enumerate(shards)], T,
+                              "the column summaries")
         mapper = BinMapper.from_cuts(*flat_cuts(_cuts(summaries, params.max_bin)))
         # the starting value
         base = objective.start_from_sums(sum_in_order(_wait_all(

@@ -66,6 +66,25 @@ def test_feature_ranges_share_the_bins_out():
             assert all(hi > lo for lo, hi in ranges[:paired])
 
 
+def test_the_edges_of_a_sample_of_the_rows(client, monkeypatch):
+    # beyond SKETCH_SUBSAMPLE rows each worker summarises its share of that many, drawn
+    # from the seed: integer features keep their edges, and two fits are alike
+    import gbtree.dask
+    monkeypatch.setattr(gbtree.dask, "SKETCH_SUBSAMPLE", 1200)
+    X, y = integer_data(seed=5)
+    X[:, 4] = np.random.default_rng(6).normal(size=X.shape[0])   # (a continuous column)
+    dX, dy = da.from_array(X, chunks=(1000, -1)), da.from_array(y, chunks=1000)
+    params = dict(n_estimators=4, max_depth=3, max_bin=64)
+    a = DaskGBTRegressor(**params).fit(dX, dy).to_local()
+    b = DaskGBTRegressor(**params).fit(dX, dy).to_local()
+    local = GBTRegressor(**params).fit(X, y)
+    cuts, ptr = a._bin_mapper.cuts_, a._bin_mapper.cut_ptr_
+    np.testing.assert_array_equal(cuts[:ptr[4]], local._bin_mapper.cuts_[:ptr[4]])
+    assert not np.array_equal(cuts[ptr[4]:], local._bin_mapper.cuts_[ptr[4]:])
+    np.testing.assert_array_equal(cuts, b._bin_mapper.cuts_)
+    np.testing.assert_array_equal(a._ensemble.nodes, b._ensemble.nodes)
+
+
 def test_sample_weight_and_a_float32_dataframe(client):
     X, y = integer_data(seed=1)
     w = np.random.default_rng(2).uniform(0.2, 3.0, size=y.shape[0])
