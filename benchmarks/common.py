@@ -53,6 +53,19 @@ def use_checkout_build():
         sys.path.insert(0, root)
 
 
+def run_dask_child(child):
+    """The main of a workload file run as a child process that starts a Dask cluster:
+    ``child(spec)`` on the JSON spec of its argument, its result printed as JSON.
+    (The file's folder is taken off the path first: its modules would shadow
+    packages dask imports, and the cluster's workers import the file as their main
+    module without it.)"""
+    import json
+    use_checkout_build()
+    here = str(BENCH_DIR)
+    sys.path[:] = [p for p in sys.path if p != here]
+    print(json.dumps(child(json.loads(sys.argv[1]))))
+
+
 def log(message):
     print(message, file=sys.stderr, flush=True)
 

@@ -177,11 +177,6 @@ def _child(spec):
 
 
 if __name__ == "__main__":
-    here = str(Path(__file__).resolve().parent)
-    if here not in sys.path:
-        sys.path.insert(0, here)
-    from common import use_checkout_build
-    use_checkout_build()
-    # (this folder's modules would shadow packages dask imports)
-    sys.path[:] = [p for p in sys.path if p != here]
-    print(json.dumps(_child(json.loads(sys.argv[1]))))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from common import run_dask_child
+    run_dask_child(_child)

@@ -117,7 +117,7 @@ def run(name, args, bench):
     # r and c: one worker (no exchanges), two sizes
     n_small = args.rows // 4
     small, big = fit(n_small, 1, 256), fit(args.rows, 1, 256)
-    c = (big["per_tree"] - small["per_tree"]) / (args.rows - n_small)
+    c = max(0.0, (big["per_tree"] - small["per_tree"]) / (args.rows - n_small))
     r = small["per_tree"] - c * n_small
     # m, 1/B (>= 0): small fits on every number of workers, 16 and 256 bins
     A, t = [], []
@@ -199,10 +199,6 @@ def _child(spec):
 
 
 if __name__ == "__main__":
-    here = str(Path(__file__).resolve().parent)
-    if here not in sys.path:
-        sys.path.insert(0, here)
-    from common import use_checkout_build
-    use_checkout_build()
-    sys.path[:] = [p for p in sys.path if p != here]
-    print(json.dumps(_child(json.loads(sys.argv[1]))))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from common import run_dask_child
+    run_dask_child(_child)

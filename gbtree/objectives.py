@@ -550,21 +550,6 @@ class Cox(Objective):
     def init_raw(self, y, sample_weight):
         return np.zeros(1)
 
-    def start_sums(self, y, sample_weight):
-        return np.zeros(1)
-
-    def start_from_sums(self, sums):
-        return np.zeros(1)
-
-    def for_groups(self, group_ptr, group_ids):
-        """This loss over some of the training groups (a shard's or a block's):
-        ``group_ptr`` their row offsets there, ``group_ids`` their numbers among all
-        groups, which seed their pair sampling as in a fit over all of them."""
-        part = copy.copy(self)
-        part.group_ptr = np.ascontiguousarray(group_ptr, dtype=np.intp)
-        part.group_ids = np.ascontiguousarray(group_ids, dtype=np.int64)
-        return part
-
     def gradient(self, y, raw, sample_weight, grad, hess, n_threads):
         grad[0], hess[0] = cox_gradient(y, raw[:, 0], sample_weight)
 
