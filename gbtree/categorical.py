@@ -465,6 +465,25 @@ class CategoricalEncoder:
             self.tables[j] = (sum_wy + a * self.prior) / (sum_w + a)
         return self.ordered(X, y, sample_weight)
 
+    def fit_seen(self):
+        """The fit of a distributed fit, which learnt the categories from the training
+        rows: every category seen in them, every one of a column of indicators gets
+        its indicator (as ``fit_ordered`` finds on those rows); a column of target
+        statistics, which need the rows in one order, cannot be fitted so."""
+        if self.statistics_columns():
+            raise ValueError(f"categorical_features: columns of more than "
+                             f"max_cat_to_ordinal={self.max_ordinal} categories get target "
+                             f"statistics, which a distributed fit does not compute yet "
+                             f"(columns {self.statistics_columns()}); raise max_cat_to_ordinal "
+                             f"or encode them first")
+        self.prior, self.seed = 0.0, 0
+        self.observed = {j: np.ones(len(self.categories[j]), dtype=bool) for j in self.ordinal}
+        self.indicators = np.array(
+            [(j, k) for j in self.onehot_columns() for k in range(len(self.categories[j]))],
+            dtype=np.int64).reshape(-1, 2)
+        self.tables, self.smooths = {}, {}
+        return self
+
     def ordered(self, X, y, sample_weight):
         """X with the ordered statistics of these rows (a copy), in the permutation
         drawn from the fitted seed: a warm-started fit on the same rows gets the same."""

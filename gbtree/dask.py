@@ -32,7 +32,9 @@ numbers) with ``sample_weight``, depthwise trees (``max_depth``), the
 regularisation and column sampling parameters, the losses whose starting value
 adds up over the workers' rows (``levelwise.OBJECTIVES``: squared error,
 Poisson, gamma and Tweedie deviance, log loss, a callable), the ranking losses
-(``DaskGBTRanker``: each query's rows gathered on one worker), eval sets with
+(``DaskGBTRanker``: each query's rows gathered on one worker), the categorical
+columns of a ``dask.dataframe`` that a local fit gives codes and indicator
+columns (``_encoded``), eval sets with
 ``eval_metric``, ``early_stopping_rounds`` and ``callbacks`` (the eval sets are
 gathered to the client, which evaluates them after every round). Other
 parameters of the local estimators are refused with a clear error.
@@ -47,7 +49,9 @@ import time
 import numpy as np
 
 try:
+    import dask
     import dask.array as da
+    import pandas as pd
     from dask.base import is_dask_collection
     import dask.dataframe as dd
     from distributed import default_client, wait
@@ -57,9 +61,10 @@ except ImportError as exc:  # pragma: no cover - the extra is not installed
 from ._threads import effective_n_threads
 from .binning import SKETCH_SUBSAMPLE, BinMapper
 from .grower_params import GrowerParams
-from .levelwise import (MemoryBlock, RowShard, boost, check_params, feature_ranges, fitted,
-                        flat_cuts, local_params, make_objective, message_bytes, prepare,
-                        sum_in_order, summary_cuts)
+from .categorical import resolve_columns
+from .levelwise import (CATEGORICAL, MemoryBlock, RowShard, boost, check_params,
+                        feature_ranges, fitted, flat_cuts, local_params, make_objective,
+                        message_bytes, prepare, sum_in_order, summary_cuts)
 from .queries import _check_group_weights
 from .sketch import Summary
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
@@ -283,9 +288,58 @@ def _regroup(shards, timeout):
     _wait_all([s.group(all_ids) for s in shards], timeout, "grouping the rows by query")
 
 
+def _encoded(client, X, local, timeout):
+    """(X, its categorical columns' encoder, its column names): with
+    ``categorical_features``, X (a dask DataFrame) with the columns encoded as a local
+    fit on its rows encodes them (the codes of the categories its rows hold, and
+    indicator columns), each partition where it lives; else (X, None, None)."""
+    if local.categorical_features is None:
+        return X, None, None
+    if not isinstance(X, dd.DataFrame):
+        raise TypeError(f"categorical_features needs a dask DataFrame X, got "
+                        f"{type(X).__name__}")
+    meta = X._meta
+    columns = resolve_columns(local.categorical_features, meta)
+    if not columns:
+        local._categorical_encoder(meta)   # (checks the other parameters)
+        return X, None, None
+    values = [X.iloc[:, j].dropna().unique() for j in columns]
+    try:
+        values = [np.asarray(v) for v in
+                  [f.result(timeout=timeout) for f in client.compute(values)]]
+    except TimeoutError:
+        raise TimeoutError(f"gbtree.dask: the categories were not computed within {timeout} "
+                           f"s") from None
+    # a frame of X's columns holding every category of the rows: the local encoder's fit
+    n = max(1, max(len(v) for v in values))
+    frame = {}
+    for j, name in enumerate(meta.columns):
+        col = meta.iloc[:, j]
+        if j in columns:
+            v = values[columns.index(j)]
+            if not len(v):   # (no value but missing ones)
+                frame[name] = np.full(n, np.nan)
+                continue
+            v = np.concatenate([v, np.repeat(v[:1], n - len(v))])
+            frame[name] = (pd.Categorical(v) if str(col.dtype) == "category"
+                           else pd.Series(v, dtype=col.dtype))
+        else:
+            frame[name] = np.zeros(n)
+    encoder = local._categorical_encoder(pd.DataFrame(frame)).fit_seen()
+    width = encoder.width + encoder.indicators.shape[0]
+
+    def encode(part):
+        codes = np.asarray(encoder.codes(part), dtype=np.float64)
+        return pd.DataFrame(encoder.transform(codes), index=part.index)
+
+    names = list(meta.columns) if all(isinstance(c, str) for c in meta.columns) else None
+    return (X.map_partitions(encode, meta=pd.DataFrame(
+        {k: pd.Series(dtype=np.float64) for k in range(width)})), encoder, names)
+
+
 def _gathered(client, entries, timeout, name):
     """A list of eval-set entries (dask collections, arrays, None, or pairs of them),
-    each collection computed to the client as a NumPy array."""
+    each collection computed to the client (an array, or a pandas frame)."""
     if entries is None:
         return None
     if not isinstance(entries, (list, tuple)):
@@ -296,8 +350,8 @@ def _gathered(client, entries, timeout, name):
             return type(v)(local(x) for x in v)
         if not is_dask_collection(v):
             return v
-        try:
-            return np.asarray(client.compute(v).result(timeout=timeout))
+        try:   # (a dask array's block as NumPy, a dask DataFrame's as pandas)
+            return client.compute(v).result(timeout=timeout)
         except TimeoutError:
             raise TimeoutError(f"gbtree.dask: {name} was not computed within {timeout} s") \
                 from None
@@ -325,7 +379,7 @@ class _DaskMixin:
     """Fit on the workers; predict where the partitions live; ``to_local``."""
 
     def _check_supported(self):
-        check_params(self, self._local_class(), type(self).__name__)
+        check_params(self, self._local_class(), type(self).__name__, CATEGORICAL)
         if not isinstance(self.timeout, numbers.Real) or not self.timeout > 0:
             raise ValueError(f"timeout must be a number of seconds > 0, got {self.timeout!r}")
 
@@ -334,12 +388,13 @@ class _DaskMixin:
         ``_client_eval_sets`` takes; ``classes``: a classifier's; ``qid``: a ranker's
         query ids."""
         self._check_supported()
-        X = _row_blocks(X)   # (a dask array of known row chunks: its rows are counted)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
         what = type(self).__name__
         client = self.client if self.client is not None else default_client()
         local = self._local_class()(**local_params(self, self._local_class()))
+        X, encoder, names = _encoded(client, X, local, self.timeout)
+        X = _row_blocks(X)   # (a dask array of known row chunks: its rows are counted)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
         params = local._boost_params()
         grower = GrowerParams.from_boost(params)
         rng = None
@@ -349,9 +404,12 @@ class _DaskMixin:
             objective = make_objective(local, 0 if classes is None else classes.shape[0], what)
         if classes is not None:
             local.classes_ = classes
-        prepare(local, X.shape[1])
+        prepare(local, X.shape[1] if encoder is None else encoder.width, encoder, names)
         # (eval sets are validation-sized: the client holds and evaluates them)
         eval_sets = self._client_eval_sets(local, client, objective, *eval_args)
+        for ev in eval_sets:
+            if encoder is not None:   # (the codes: the statistics and indicators too)
+                ev.X = encoder.transform(ev.X)
         shards, data = _shards(client, X, y, sample_weight, self.n_jobs, self.timeout, qid)
         if not shards:
             raise ValueError("X has no partitions on the cluster's workers")
@@ -388,7 +446,7 @@ class _DaskMixin:
 
         ensemble, n_rounds, state = boost(call, local, params, objective, base, X.shape[1],
                                           eval_sets, rng)
-        fitted(local, ensemble, objective, mapper, X.shape[1], n_rounds, state, eval_sets,
+        fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets,
                {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1})
         trees = max(n_rounds * objective.n_outputs, 1)
         sent = _wait_all([s.traffic() for s in shards], T, "the traffic counts")
@@ -422,15 +480,22 @@ class _DaskMixin:
         return self._local
 
     def _map_rows(self, X, method, dtype, n_columns):
-        """``method`` of the local model on each partition of X, where it lives."""
+        """``method`` of the local model on each partition of X, where it lives (a
+        DataFrame's partitions as pandas frames: their columns keep their types)."""
         model = self.to_local()
-        X = _row_blocks(X)
 
         def block(part):
             if part.shape[0] == 0:   # (an empty partition: the local model refuses no rows)
                 return np.empty((0, n_columns) if n_columns else 0, dtype=dtype)
             return getattr(model, method)(part)
 
+        if isinstance(X, dd.DataFrame):
+            lengths = X.map_partitions(len).compute().tolist()
+            return da.concatenate([
+                da.from_delayed(dask.delayed(block)(part),
+                                shape=(n, n_columns) if n_columns else (n,), dtype=dtype)
+                for part, n in zip(X.to_delayed(), lengths)])
+        X = _row_blocks(X)
         if n_columns:
             return X.map_blocks(block, dtype=dtype, chunks=(X.chunks[0], (n_columns,)))
         return X.map_blocks(block, dtype=dtype, drop_axis=1)

@@ -393,9 +393,9 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         if not data.keep_cache:
             for folder in folders:
                 shutil.rmtree(folder, ignore_errors=True)
-    return fitted(estimator, ensemble, objective, mapper, n_features, n_rounds, state,
-                  eval_sets, {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1,
-                              "blocks": len(blocks)})
+    return fitted(estimator, ensemble, objective, mapper, n_rounds, state, eval_sets,
+                  {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1,
+                   "blocks": len(blocks)})
 
 
 def _sketch_pass(data, max_bin, objective, ranker, n_threads):

@@ -64,12 +64,17 @@ def local_params(estimator, local_class):
     return {k: getattr(estimator, k) for k in names if k != "self"}
 
 
-def check_params(estimator, local_class, what):
+# the parameters of categorical columns (a fit that encodes them: gbtree.dask)
+CATEGORICAL = {"categorical_features", "max_cat_to_ordinal", "max_cat_to_onehot", "cat_smooth"}
+
+
+def check_params(estimator, local_class, what, more=()):
     """A ValueError naming the first parameter of ``estimator`` a level-wise fit does
-    not support (``what`` names the fit in the message)."""
+    not support (``what`` names the fit in the message; ``more``: parameters it
+    supports beside ``SUPPORTED``)."""
     defaults = local_class().get_params()
     for name, value in local_params(estimator, local_class).items():
-        if name in SUPPORTED:
+        if name in SUPPORTED or name in more:
             continue
         default = defaults[name]
         same = value is default or (not isinstance(value, (list, dict, np.ndarray))
@@ -644,27 +649,29 @@ def boost(call, local, params, objective, base_score, n_features, eval_sets=(), 
     return ensemble, n_rounds, state
 
 
-def prepare(local, n_features):
-    """``local`` (a local estimator) told the data's width before a level-wise fit
-    checks its eval sets against it: no categorical columns, no column names."""
+def prepare(local, n_features, encoder=None, names=None):
+    """``local`` (a local estimator) told the data before a level-wise fit checks its
+    eval sets against it: its width, its categorical columns' ``encoder`` (fitted;
+    None: none) and its column names (None: none)."""
     local.n_features_in_ = n_features
-    local._cat_encoder = None
-    if hasattr(local, "feature_names_in_"):
+    local._cat_encoder = encoder
+    local.is_categorical_ = (None if encoder is None else
+                             np.isin(np.arange(n_features), encoder.columns))
+    if names is not None:
+        local.feature_names_in_ = np.asarray(names, dtype=object)
+    elif hasattr(local, "feature_names_in_"):
         del local.feature_names_in_
 
 
-def fitted(local, ensemble, objective, mapper, n_features, n_rounds, state, eval_sets,
-           fit_info):
-    """``local`` (a local estimator) made the fitted model of ``ensemble``, built in
-    ``n_rounds`` rounds; ``state``: the fit's ``TrainingState``."""
+def fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets, fit_info):
+    """``local`` (a local estimator, ``prepare``d) made the fitted model of
+    ``ensemble``, built in ``n_rounds`` rounds; ``state``: the fit's
+    ``TrainingState``."""
     if isinstance(objective, _obj.Ranking):
         objective._round = n_rounds   # (the shards' losses drew that many rounds of pairs)
-    local.is_categorical_ = None
-    local._cat_encoder = None
     local._ensemble = ensemble
     local._objective = objective
     local._bin_mapper = mapper
-    local.n_features_in_ = n_features
     local.n_estimators_ = n_rounds
     local.best_iteration_ = state.best_iteration
     for name in ("evals_result_", "best_score_", "oob_improvement_", "oob_scores_",

@@ -193,6 +193,51 @@ def test_the_rankers_queries_are_checked(client):
         DaskGBTRanker(n_estimators=2).fit(dX, dr - 1.5, qid=da.from_array(qid, chunks=250))
 
 
+def _categorical_frame(n=3000, seed=11):
+    import pandas as pd
+    X, y = integer_data(n=n, seed=seed)
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(["red", "green", "blue", "grey", "teal"], size=n)
+    size = rng.integers(0, 3, size=n)
+    y = y + np.where(colour == "teal", 2.0, 0.0) - np.where(size == 1, 1.5, 0.0)
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": X[:, 2],
+                          "colour": pd.Categorical(colour), "size": size})
+    frame.loc[rng.random(n) < 0.05, "colour"] = None     # (missing categories)
+    return frame, y
+
+
+@pytest.mark.parametrize("spec", ["from_dtype", ["colour", "size"]])
+def test_categorical_columns_of_a_dataframe_grow_the_local_trees(client, spec):
+    # codes and indicator columns, as the local fit encodes the same rows
+    frame, y = _categorical_frame()
+    params = dict(n_estimators=8, max_depth=4, categorical_features=spec)
+    dframe = dd.from_pandas(frame, npartitions=4)
+    dist = DaskGBTRegressor(**params).fit(dframe, dd.from_pandas(__import__("pandas").Series(y),
+                                                                   npartitions=4),
+                                          eval_set=[(dframe.partitions[0], y[:750])])
+    local = GBTRegressor(**params).fit(frame, y, eval_set=[(frame.iloc[:750], y[:750])])
+    assert_same_trees(dist.to_local(), local)
+    assert dist.to_local()._ensemble.n_features > frame.shape[1]     # (indicator columns)
+    np.testing.assert_allclose(dist.evals_result_["validation_0"]["rmse"],
+                               local.evals_result_["validation_0"]["rmse"], rtol=1e-9)
+    np.testing.assert_allclose(dist.predict(dframe).compute(), local.predict(frame),
+                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(dist.to_local().predict(frame.iloc[:100], pred_contribs=True),
+                               local.predict(frame.iloc[:100], pred_contribs=True), atol=1e-9)
+
+
+def test_categorical_columns_that_need_target_statistics_are_refused(client):
+    frame, y = _categorical_frame()
+    dframe = dd.from_pandas(frame, npartitions=2)
+    dy = dd.from_pandas(__import__("pandas").Series(y), npartitions=2)
+    with pytest.raises(ValueError, match="target statistics, which a distributed fit"):
+        DaskGBTRegressor(categorical_features=["colour"], max_cat_to_ordinal=3).fit(dframe, dy)
+    with pytest.raises(TypeError, match="categorical_features needs a dask DataFrame"):
+        DaskGBTRegressor(categorical_features=[0]).fit(da.from_array(frame[["a", "b"]].to_numpy(),
+                                                                     chunks=1000),
+                                                       da.from_array(y, chunks=1000))
+
+
 def test_the_local_model_saves_loads_and_explains(client, tmp_path):
     X, y = integer_data(seed=4)
     dist = DaskGBTRegressor(n_estimators=5, max_depth=3).fit(da.from_array(X, chunks=800),

@@ -347,6 +347,8 @@ def test_bad_sources_and_parameters():
         GBTRegressor(max_depth=2).fit(ExternalData(lambda: iter([])))
     with pytest.raises(ValueError, match="labels and weights come from the data"):
         GBTRegressor(max_depth=2).fit(ExternalData(_chunked(X, y)), y)
+    with pytest.raises(ValueError, match="does not support categorical_features=\\[0\\]"):
+        GBTRegressor(max_depth=2, categorical_features=[0]).fit(ExternalData(_chunked(X, y)))
     with pytest.raises(ValueError, match="does not support max_leaves=31"):
         GBTRegressor(max_depth=2, max_leaves=31).fit(ExternalData(_chunked(X, y)))
     with pytest.raises(ValueError, match="does not support objective='huber' yet"):
