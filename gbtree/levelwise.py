@@ -276,7 +276,7 @@ class RowShard:
         raise NotImplementedError("a shard with peers sends through its cluster")
 
     def _sent(self, sending):
-        """Wait for the sends of an exchange (their errors are raised here)."""
+        """Wait for the sends of a round's exchanges (their errors are raised here)."""
 
     def _scan(self, t, node, hist, sums, count, depth):
         """The best split of node ``node`` of tree ``t`` among this shard's features:
