@@ -64,7 +64,8 @@ from .grower_params import GrowerParams
 from .categorical import resolve_columns
 from .levelwise import (CATEGORICAL, MemoryBlock, RowShard, boost, check_params,
                         feature_ranges, fitted, flat_cuts, local_params, make_objective,
-                        message_bytes, prepare, sum_in_order, summary_cuts)
+                        message_bytes, per_feature, prepare, runs, sum_in_order,
+                        summary_cuts)
 from .queries import _check_group_weights
 from .sketch import Summary
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
@@ -78,23 +79,25 @@ SUMMARY_ENTRIES_PER_BIN = 8
 class _Shard(RowShard):
     """One worker's training rows and what a fit keeps of them (a Dask actor)."""
 
-    def __init__(self, X_parts, y_parts, w_parts, n_jobs, q_parts=None, starts=None):
+    def __init__(self, X_parts, y_parts, w_parts, n_jobs, starts, q_parts=None):
         X = np.concatenate(X_parts) if X_parts else np.empty((0, 0))
         self.X = X if X.dtype in (np.float32, np.float64) else X.astype(np.float64)
         self.y = np.concatenate(y_parts).astype(np.float64) if y_parts else np.empty(0)
         self.w = (None if w_parts is None or not w_parts
                   else np.concatenate(w_parts).astype(np.float64))
         self.n_threads = effective_n_threads(n_jobs)   # this worker's cores
-        # a ranker's rows: their query ids and places in the data (partitions start at
-        # ``starts``), which order each query's rows as a local fit does
+        # the rows' places in the data (partitions start at ``starts``), which draw a
+        # row sample and order each query's rows as a local fit does; a ranker's
+        # rows' query ids
+        self.pos = (np.concatenate([start + np.arange(len(part), dtype=np.int64)
+                                    for start, part in zip(starts, y_parts)])
+                    if y_parts else np.empty(0, dtype=np.int64))
         self.q = None if q_parts is None else np.concatenate(q_parts)
-        self.pos = None if starts is None else np.concatenate(
-            [start + np.arange(len(part)) for start, part in zip(starts, y_parts)])
         self.groups = None
 
     def query_ids(self):
-        """The ids of the queries with rows here."""
-        return np.unique(self.q)
+        """The ids of the queries with rows here, and their rows here."""
+        return np.unique(self.q, return_counts=True)
 
     def give(self, qids):
         """The rows of the queries ``qids`` (X, y, w, query ids, places), removed here."""
@@ -114,17 +117,22 @@ class _Shard(RowShard):
                                     np.concatenate([self.pos, pos]))
         self.w = None if self.w is None else np.concatenate([self.w, w])
 
-    def group(self, all_ids):
+    def group(self, all_ids, firsts):
         """Sort the rows by query (each query's rows in the data's order); ``all_ids``:
-        the sorted ids of every query of the data, whose places number the queries."""
+        the sorted ids of every query of the data, whose places number the queries, and
+        ``firsts`` the place of each one's first row in the data sorted by query (a
+        local fit's order: the rows' places from now on)."""
         order = np.lexsort((self.pos, self.q))
         self.X, self.y, self.q = self.X[order], self.y[order], self.q[order]
         self.w = None if self.w is None else self.w[order]
         ids, starts = np.unique(self.q, return_index=True)
         ptr = np.r_[starts, self.q.shape[0]].astype(np.intp)
         _check_group_weights(self.w, ptr, "sample_weight")
-        self.groups = (ptr, np.searchsorted(all_ids, ids).astype(np.int64))
-        self.q = self.pos = None
+        numbers = np.searchsorted(all_ids, ids).astype(np.int64)
+        self.groups = (ptr, numbers)
+        self.pos = (np.repeat(firsts[numbers] - ptr[:-1], np.diff(ptr))
+                    + np.arange(self.q.shape[0], dtype=np.int64))
+        self.q = None
 
     def summaries(self, b, fraction, seed):
         """Per column, the summary of its values (NaN skipped), at most ``b + 1``
@@ -154,9 +162,10 @@ class _Shard(RowShard):
         Xb = mapper.transform(self.X, self.n_threads) if n_rows else np.empty(
             (0, self.X.shape[1]), dtype=np.uint8)
         block = MemoryBlock(Xb, self.y, self.w, self.n_threads, groups=self.groups)
-        self.X = self.y = self.w = None   # (the block holds all a fit reads from now on)
+        places = runs(self.pos)
+        self.X = self.y = self.w = self.pos = None   # (the block holds what a fit reads)
         return RowShard.start(self, [block], [n_rows], mapper, objective, base_score,
-                              self.n_threads, grower)
+                              self.n_threads, grower, places=places)
 
     def connect(self, peers, index, features, timeout):
         # (proxies of this shard's own: in a cluster of threads the actors share the
@@ -262,9 +271,10 @@ def _shards(client, X, y, w, n_jobs, timeout, qid=None):
     for worker in sorted(by_worker):
         idx = by_worker[worker]
         pick = [[p[i] for i in idx] for p in futures]
-        ranked = (pick[-1], [starts[i] for i in idx]) if qid is not None else ()
+        ranked = (pick[-1],) if qid is not None else ()
         actor = client.submit(_Shard, pick[0], pick[1], pick[2] if w is not None else None,
-                              n_jobs, *ranked, workers=[worker], actor=True,
+                              n_jobs, [starts[i] for i in idx], *ranked, workers=[worker],
+                              actor=True,
                               allow_other_workers=False, pure=False)
         shards.append(actor)
     return _wait_all(shards, timeout, "starting the shards"), futures
@@ -274,10 +284,14 @@ def _regroup(shards, timeout):
     """Each query's rows onto one shard (the first, in shard order, that holds some of
     them: rows of a query split between partitions of different workers move, through
     the client), each shard's rows sorted by query."""
-    ids = _wait_all([s.query_ids() for s in shards], timeout, "the query ids")
-    held = np.concatenate(ids)
-    shard_of = np.repeat(np.arange(len(shards)), [len(q) for q in ids])
+    found = _wait_all([s.query_ids() for s in shards], timeout, "the query ids")
+    held = np.concatenate([ids for ids, _ in found])
+    shard_of = np.repeat(np.arange(len(shards)), [len(ids) for ids, _ in found])
     all_ids, first, inverse = np.unique(held, return_index=True, return_inverse=True)
+    # (where each query starts in the data sorted by query)
+    sizes = np.bincount(inverse, weights=np.concatenate([n for _, n in found]),
+                        minlength=all_ids.shape[0]).astype(np.int64)
+    firsts = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
     owner = shard_of[first][inverse]
     for i in range(len(shards)):
         for j in range(len(shards)):
@@ -285,7 +299,8 @@ def _regroup(shards, timeout):
             if move.size:
                 rows = _wait_all([shards[i].give(move)], timeout, "moving a query's rows")[0]
                 _wait_all([shards[j].take(rows)], timeout, "moving a query's rows")
-    _wait_all([s.group(all_ids) for s in shards], timeout, "grouping the rows by query")
+    _wait_all([s.group(all_ids, firsts) for s in shards], timeout,
+              "grouping the rows by query")
 
 
 def _encoded(client, X, local, timeout):
@@ -396,7 +411,6 @@ class _DaskMixin:
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
         params = local._boost_params()
-        grower = GrowerParams.from_boost(params)
         rng = None
         if qid is not None:
             objective, rng = local._seeded_objective()
@@ -405,6 +419,8 @@ class _DaskMixin:
         if classes is not None:
             local.classes_ = classes
         prepare(local, X.shape[1] if encoder is None else encoder.width, encoder, names)
+        per_feature(local, params, encoder)
+        grower = GrowerParams.from_boost(params)
         # (eval sets are validation-sized: the client holds and evaluates them)
         eval_sets = self._client_eval_sets(local, client, objective, *eval_args)
         for ev in eval_sets:
@@ -445,7 +461,7 @@ class _DaskMixin:
                              traffic if method != "finish" else None)
 
         ensemble, n_rounds, state = boost(call, local, params, objective, base, X.shape[1],
-                                          eval_sets, rng)
+                                          n_rows, eval_sets, rng)
         fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets,
                {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1})
         trees = max(n_rounds * objective.n_outputs, 1)

@@ -43,7 +43,7 @@ from .binning import BinMapper
 from .grower_params import GrowerParams
 from .queries import _check_group_weights
 from .levelwise import (RowShard, boost, check_params, fitted, flat_cuts, make_objective,
-                        prepare, summary_cuts)
+                        per_feature, prepare, summary_cuts)
 from .sketch import Sketch
 
 __all__ = ["ExternalData"]
@@ -344,7 +344,6 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     what = f"{type(estimator).__name__}.fit on ExternalData"
     check_params(estimator, local_class, what)
     params = estimator._boost_params()
-    grower = GrowerParams.from_boost(params)
     n_threads = effective_n_threads(estimator.n_jobs)
     t0 = time.perf_counter()
     rng = None
@@ -367,6 +366,8 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         estimator.classes_ = classes
     base = objective.start_from_sums(labels)
     prepare(estimator, n_features)
+    per_feature(estimator, params)
+    grower = GrowerParams.from_boost(params)
     eval_sets = eval_sets_of(objective)
     folders = []
     shard = RowShard()
@@ -386,7 +387,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
             return [getattr(shard, method)(*args)]
 
         ensemble, n_rounds, state = boost(call, estimator, params, objective, base,
-                                          n_features, eval_sets, rng)
+                                          n_features, n_rows, eval_sets, rng)
     finally:
         if hasattr(shard, "blocks"):
             shard.close()   # (the thread reading ahead lets go of its block)

@@ -24,6 +24,13 @@ directly (LightGBM's data-parallel learner):
 A shard alone (out of core) does the same without sending anything. Per tree
 level, a shard sends each other shard its part of the histograms and its
 candidates; the client only starts each round and gets its trees.
+
+With ``subsample`` < 1 a round's trees grow on the rows whose uniform draw is
+below it; row r of the data draws the r-th number of the round's generator, as
+in a local fit (a shard knows where its rows are in the data, ``places``, and
+jumps its generator there), so the same rows are drawn however they are spread
+over shards and blocks. The other rows get the round's trees from a walk over
+their bins, when their block is next read.
 """
 import concurrent.futures
 import inspect
@@ -33,10 +40,11 @@ import numpy as np
 
 from . import booster
 from . import objectives as _obj
+from . import params as _params
 from ._binned_matrix import columns_of
 from ._column_sampler import ColumnSampler
 from ._histogram import level_histograms, output_histograms
-from ._predictor import add_leaf_values
+from ._predictor import add_leaf_values, add_tree_binned_rows
 from ._splitting import find_best_split_outputs, partition_ranges, py_leaf_weight
 from ._threads import effective_n_threads
 from ._typedefs import G_H_DTYPE, NODE_DTYPE
@@ -48,7 +56,8 @@ from .tree import TreeEnsemble
 # the parameters a level-wise fit takes (the others must stay at their defaults)
 SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_bin",
              "min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step",
-             "colsample_bytree", "colsample_bylevel", "colsample_bynode", "n_jobs",
+             "colsample_bytree", "colsample_bylevel", "colsample_bynode", "feature_weights",
+             "subsample", "n_jobs",
              "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
              "early_stopping_rounds", "callbacks", "tweedie_variance_power",
              "lambdarank_truncation_level", "lambdarank_num_pair_per_sample",
@@ -126,14 +135,18 @@ class RowShard:
     ``w``, ``n_rows``) and each row's raw scores and gradients; see the module."""
 
     def start(self, blocks, block_rows, mapper, objective, base_score, n_threads, grower,
-              prefetch=False):
+              prefetch=False, places=None):
         """Take ``blocks`` of ``block_rows`` rows each; every raw score starts at
         ``base_score``; ``grower`` (GrowerParams) scans the histograms. ``prefetch``:
-        read the next block on a thread while the current one is worked on. The shard
-        is the only one of its fit until ``connect``."""
+        read the next block on a thread while the current one is worked on.
+        ``places``: where the rows are in the data, as runs (first row, count) in the
+        shard's order (None: its rows are the data's, in order). The shard is the only
+        one of its fit until ``connect``."""
         self.blocks = blocks
         self.offsets = np.concatenate([[0], np.cumsum(block_rows)]).astype(np.int64)
         self.n_rows = int(self.offsets[-1])
+        self.places = (np.array([[0, self.n_rows]], dtype=np.int64) if places is None
+                       else np.asarray(places, dtype=np.int64).reshape(-1, 2))
         self.objective = objective
         self.n_threads = n_threads
         self.grower = grower
@@ -153,6 +166,9 @@ class RowShard:
         self.samplers, self.hists = {}, {}
         self._pool = self._ahead = None
         self._losses = {}   # a ranker's loss over each block's queries
+        # with row sampling: each block's rows left out of the last round, and that
+        # round's trees (nodes, output), which they get when the block is next read
+        self._left_out, self._pending = {}, []
         self.connect(None, 0, [(0, self.n_bins.shape[0])], None)
         return self.n_rows
 
@@ -335,43 +351,61 @@ class RowShard:
                             leaves[k][0], self.n_threads)
         self.rows, self.ranges = {}, {}
 
-    def grow(self, trees, seeds, learning_rate):
+    def grow(self, trees, seeds, learning_rate, sample=None):
         """One round: the gradients of the raw scores, then the round's ``trees``
         (tree t fits output t; ``seeds``: their column samples' seeds) grown with
         the other shards (every shard grows the same trees), their leaf values added
-        to the raw scores. Returns each tree's nodes (NODE_DTYPE)."""
+        to the raw scores. ``sample``: (rate, the round generator's seed) to grow
+        them on a sample of the rows, or None. Returns each tree's nodes
+        (NODE_DTYPE)."""
         builder = TreeBuilder(self._level, self.thresholds, self.bin_offsets, self.grower)
-        roots = self._roots(trees, seeds)
+        roots = self._roots(trees, seeds, sample)
         grown = [builder.grow(t, roots[t], learning_rate) for t in range(trees)]
         self._add_leaves(list(enumerate(values for _, values in grown)))
+        if sample is not None:
+            self._pending = [(nodes, t) for t, (nodes, _) in enumerate(grown)]
         sending, self._sending = self._sending, []
         self._sent(sending)
         return [nodes for nodes, _ in grown]
 
-    def _roots(self, trees, seeds):
+    def _roots(self, trees, seeds, sample):
         """Compute the gradients of the raw scores and, for each of the round's
         ``trees``, start its column sample from its seed and return the root's sums,
-        row count and best split, over all shards."""
+        row count and best split, over all shards (``sample``: as in ``grow``)."""
         E = int(self.bin_offsets[-1])
         hists = np.zeros((trees, E, 2))
         sums = np.zeros((trees, 2))
         h, s = np.empty((1, E, 2)), np.empty((1, 2))
+        n_used = 0
         for b, block in self._each_block():
             lo, hi = self.offsets[b], self.offsets[b + 1]
             if hi == lo:
                 continue
+            left_out = self._left_out.pop(b, None)
+            for nodes, k in self._pending if left_out is not None else ():
+                add_tree_binned_rows(block.Xb, self.n_bins, nodes, left_out,
+                                     self.raw[lo:hi], k, self.n_threads)
             self._loss_of(b, block).gradient(block.y, self.raw[lo:hi], block.w,
                                              self.pairs[:, lo:hi, 0], self.pairs[:, lo:hi, 1],
                                              self.n_threads)
+            picked = None   # (None: every row, in order)
+            if sample is not None:
+                keep = self._draws(sample[1], lo, hi) < sample[0]
+                picked = np.flatnonzero(keep).astype(np.uint32)
+                self._left_out[b] = np.flatnonzero(~keep).astype(np.uint32)
+                if picked.shape[0] == 0:
+                    continue
+            n_used += hi - lo if picked is None else picked.shape[0]
             for t in range(trees):
-                rows = np.arange(hi - lo, dtype=np.uint32)
+                rows = np.arange(hi - lo, dtype=np.uint32) if picked is None else picked.copy()
                 self.rows[(b, t)] = rows
-                self.ranges[(b, t, 0)] = (0, hi - lo)
-                output_histograms(block.Xb, None, self.pairs[t:t + 1, lo:hi], self.bin_offsets,
-                                  None, h, s, self.n_threads)   # (None: every row, in order)
+                self.ranges[(b, t, 0)] = (0, rows.shape[0])
+                output_histograms(block.Xb, picked, self.pairs[t:t + 1, lo:hi],
+                                  self.bin_offsets, None, h, s, self.n_threads)
                 hists[t] += h[0]
                 sums[t] += s[0]
-        own, total = self._exchange(hists, np.r_[sums.ravel(), self.n_rows])
+        self._pending = []
+        own, total = self._exchange(hists, np.r_[sums.ravel(), n_used])
         sums, count = total[:-1].reshape(trees, 2), int(total[-1])
         found = []
         for t in range(trees):
@@ -380,6 +414,24 @@ class RowShard:
             self.hists[t] = {0: own[t]}
             found.append(self._scan(t, 0, own[t], sums[t], count, 0))
         return [(sums[t], count, split) for t, split in enumerate(self._gather(found))]
+
+    def _draws(self, seed, lo, hi):
+        """The uniform draws of the shard's rows lo..hi from the generator seeded with
+        ``seed``: the draws of their places in the data (``places``)."""
+        out = np.empty(hi - lo)
+        ends = np.cumsum(self.places[:, 1])
+        first = int(np.searchsorted(ends, lo, side="right"))
+        at = lo
+        for (place, count), end in zip(self.places[first:], ends[first:]):
+            if at >= hi:
+                break
+            skip = at - (end - count)   # (rows of this run before ``at``)
+            take = min(hi, end) - at
+            bits = np.random.PCG64(np.random.SeedSequence(seed))
+            bits.advance(int(place + skip))
+            out[at - lo:at - lo + take] = np.random.Generator(bits).random(take)
+            at += take
+        return out
 
     def _level(self, t, splits):
         """Apply a level's splits of tree ``t``: ``splits`` holds (node, feature, bin,
@@ -579,6 +631,17 @@ def message_bytes(obj):
     return 0
 
 
+def runs(places):
+    """(first, count) of each run of consecutive numbers in ``places`` (RowShard's
+    ``places`` of rows at those places in the data, in that order)."""
+    places = np.asarray(places, dtype=np.int64)
+    if places.shape[0] == 0:
+        return np.empty((0, 2), dtype=np.int64)
+    starts = np.r_[0, np.flatnonzero(np.diff(places) != 1) + 1]
+    ends = np.r_[starts[1:], places.shape[0]]
+    return np.stack([places[starts], ends - starts], axis=1)
+
+
 def sum_in_order(arrays):
     """The sum of the shards' arrays, added in shard order (the model must not depend
     on which shard answers first)."""
@@ -604,11 +667,12 @@ def flat_cuts(cuts):
     return (np.concatenate(cuts) if cuts else np.empty(0)), ptr
 
 
-def boost(call, local, params, objective, base_score, n_features, eval_sets=(), rng=None):
-    """The rounds of a fit over the shards behind ``call``: (the fitted ensemble, the
-    rounds built, the ``TrainingState`` of its metrics and callbacks). ``local`` is
-    the local estimator whose parameters (``params``: its boosting parameters),
-    metrics and callbacks are used; ``eval_sets``
+def boost(call, local, params, objective, base_score, n_features, n_rows, eval_sets=(),
+          rng=None):
+    """The rounds of a fit over the shards behind ``call`` (``n_rows`` rows in all):
+    (the fitted ensemble, the rounds built, the ``TrainingState`` of its metrics and
+    callbacks). ``local`` is the local estimator whose parameters (``params``: its
+    boosting parameters), metrics and callbacks are used; ``eval_sets``
     (``booster.EvalSet``, in memory) are evaluated after every round. ``rng``: the
     random state the local fit would draw its seed from next (default: a new one)."""
     ensemble = TreeEnsemble(n_features, base_score)
@@ -629,8 +693,15 @@ def boost(call, local, params, objective, base_score, n_features, eval_sets=(), 
         if booster.stop_asked(callbacks, "before_iteration", state):
             break
         lr = booster.round_learning_rate(state, it)
-        seeds = np.random.default_rng([seed, it]).integers(0, 2 ** 63, size=K)
-        answers = call("grow", K, seeds, lr)
+        # the round's draws, as a local fit's: the rows' (each shard draws its own),
+        # then the trees' seeds
+        draws = np.random.default_rng([seed, it])
+        sample = None
+        if params.subsample < 1.0:
+            sample = (params.subsample, [seed, it])
+            draws.bit_generator.advance(n_rows)
+        seeds = draws.integers(0, 2 ** 63, size=K, dtype=np.uint64)
+        answers = call("grow", K, seeds, lr, sample)
         trees = answers[0]
         for other in answers[1:]:   # (every shard grows the same trees)
             if len(other) != K or not all(np.array_equal(a, b) for a, b in zip(other, trees)):
@@ -647,6 +718,14 @@ def boost(call, local, params, objective, base_score, n_features, eval_sets=(), 
     ensemble._flush()
     booster.settle_best(state, n_rounds, eval_sets)
     return ensemble, n_rounds, state
+
+
+def per_feature(local, params, encoder=None):
+    """Set ``params``' per-feature parameters from ``local`` (``prepare``d; its
+    categorical columns' ``encoder``), as a local fit sets them."""
+    params.feature_weights = _params.feature_weights(local, local.n_features_in_)
+    if encoder is not None and encoder.parents().shape[0] > local.n_features_in_:
+        _params.widen(params, encoder.parents())
 
 
 def prepare(local, n_features, encoder=None, names=None):

@@ -177,6 +177,32 @@ def test_the_ranker_grows_the_local_trees(client, n_pair):
                                local.predict(X), rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize("kind", ["regressor", "classifier", "ranker"])
+def test_row_sampling_and_feature_weights_grow_the_local_trees(client, kind):
+    # each row draws its number of the round as in the local fit, wherever it lives:
+    # uneven partitions spread over both workers, a ranker's queries moved and sorted
+    X, y = integer_data(seed=12)
+    params = dict(n_estimators=8, max_depth=3, subsample=0.4, colsample_bynode=0.6,
+                  feature_weights=[1.0, 0.0, 3.0, 1.0, 1.0])
+    dX = da.from_array(X, chunks=((500, 1300, 200, 1000), -1))
+    if kind == "ranker":
+        qid = np.random.default_rng(3).integers(0, 120, size=y.shape[0])
+        rel = np.clip(np.round(y - y.min()), 0, 4)
+        dist = DaskGBTRanker(**params).fit(dX, da.from_array(rel, chunks=dX.chunks[0]),
+                                           qid=da.from_array(qid, chunks=dX.chunks[0]))
+        local = GBTRanker(**params).fit(X, rel, qid=qid)
+    else:
+        target = y if kind == "regressor" else (y > np.median(y)).astype(int)
+        dist_class, local_class = ((DaskGBTRegressor, GBTRegressor) if kind == "regressor"
+                                   else (DaskGBTClassifier, GBTClassifier))
+        dist = dist_class(**params).fit(dX, da.from_array(target, chunks=dX.chunks[0]))
+        local = local_class(**params).fit(X, target)
+    assert_same_trees(dist.to_local(), local)
+    nodes = local._ensemble.nodes
+    assert nodes["count"][nodes["depth"] == 0].max() < 0.5 * X.shape[0]   # (a sample)
+    assert not np.any(nodes["feature"] == 1)                              # (weight 0)
+
+
 def test_the_rankers_queries_are_checked(client):
     X, y = integer_data(n=600)
     qid = np.repeat(np.arange(60), 10)
@@ -270,7 +296,7 @@ def test_parameters_are_scikit_learns(client):
 
 
 @pytest.mark.parametrize("bad, match", [
-    (dict(subsample=0.5), "does not support subsample=0.5"),
+    (dict(sampling_method="goss"), "does not support sampling_method='goss'"),
     (dict(grow_policy="lossguide"), "does not support grow_policy='lossguide'"),
     (dict(max_depth=0), "max_depth must be in 1..32"),
     (dict(objective="absolute_error"), "does not support objective='absolute_error' yet"),

@@ -101,6 +101,33 @@ def test_other_losses_grow_the_in_memory_trees(tmp_path, objective):
     np.testing.assert_allclose(ext.predict(X), mem.predict(X), rtol=1e-9)
 
 
+@pytest.mark.parametrize("kind", ["regressor", "classifier", "ranker"])
+def test_row_sampling_and_feature_weights_grow_the_in_memory_trees(tmp_path, kind):
+    # each row draws its number of the round as in memory, whatever block it is in;
+    # the rows left out get the trees when their block is next read
+    X, y = integer_data(N, seed=4)
+    params = dict(PARAMS, subsample=0.4, colsample_bynode=0.6,
+                  feature_weights=[1.0, 0.0, 3.0, 1.0, 1.0])
+    if kind == "ranker":
+        qid = np.repeat(np.arange(N // 20), 20)
+        rel = np.clip(np.round(y - y.min()), 0, 4)
+        ext = GBTRanker(**params).fit(ExternalData(
+            lambda: iter([dict(X=X[i:i + 300], y=rel[i:i + 300], qid=qid[i:i + 300])
+                          for i in range(0, N, 300)]), cache_dir=tmp_path, block_rows=256))
+        mem = GBTRanker(**params).fit(X, rel, qid=qid)
+    else:
+        target = y if kind == "regressor" else (y > np.median(y)).astype(int)
+        model = GBTRegressor if kind == "regressor" else GBTClassifier
+        ext = model(**params).fit(ExternalData(_chunked(X, target, sizes=(333, 1, 900)),
+                                               cache_dir=tmp_path, block_rows=256))
+        mem = model(**params).fit(X, target)
+    assert_same_trees(ext, mem)
+    np.testing.assert_allclose(ext.predict(X), mem.predict(X), rtol=0, atol=1e-9)
+    nodes = mem._ensemble.nodes
+    assert nodes["count"][nodes["depth"] == 0].max() < 0.5 * N   # (a sample)
+    assert not np.any(nodes["feature"] == 1)                     # (weight 0)
+
+
 def test_a_chunk_outside_the_losss_domain_is_named(tmp_path):
     X, y = integer_data(N)
     y = np.abs(y)
