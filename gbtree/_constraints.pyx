@@ -6,6 +6,7 @@ group may only be used alone on its path. Monotone constraints: XGBoost's rule,
 the children's weights are clipped to their parent's bounds and a constrained
 split puts the midpoint of their weights between them."""
 
+import numpy as np
 
 # masks kept at once: the two children of a split may be evaluated together
 cdef int TASKS = 2
@@ -79,6 +80,39 @@ cdef class InteractionConstraints:
                     and (parent == 0 or self.node_groups[k]))
 
 
+    def start(self):
+        """Start a tree: its root may split on every feature (``mask``, ``split``: the
+        same rules from Python, for a tree grown level by level)."""
+        self.start_tree()
+
+    def mask(self, int node, base=None):
+        """The uint8 mask of the features node ``node`` may split on among those of
+        ``base`` (a uint8 mask, or None: all); None when every one of them may."""
+        cdef const unsigned char[::1] base_v
+        cdef const unsigned char* got
+        cdef const unsigned char* base_ptr = NULL
+        if base is not None:
+            base_v = np.ascontiguousarray(base, dtype=np.uint8)
+            if base_v.shape[0] != self.n_features:
+                raise ValueError("base must hold one value per feature")
+            base_ptr = &base_v[0]
+        if node < 0 or (self.n_groups > 0 and node >= <int>self.node_solo.size()):
+            raise ValueError(f"node {node} is not a node of the tree")
+        got = self.allowed(node, base_ptr, 0)
+        if got == NULL:
+            return None
+        return np.array(<const unsigned char[:self.n_features]>got, dtype=np.uint8)
+
+    def split(self, int parent, int f, int left, int right):
+        """Node ``parent`` split on feature f into the nodes ``left``..``right``."""
+        if not 0 <= f < self.n_features or not 0 <= parent < left <= right:
+            raise ValueError("not a split of the tree")
+        if self.n_groups > 0:
+            if parent >= <int>self.node_solo.size():
+                raise ValueError(f"node {parent} is not a node of the tree")
+            self.add_children(parent, f, left, right)
+
+
 cdef class MonotoneConstraints:
     """Each feature's direction, and the bounds it puts on the children's weights."""
 
@@ -110,3 +144,13 @@ cdef class MonotoneConstraints:
         elif c < 0:
             bounds[0] = mid
             bounds[3] = mid
+
+    def children_bounds(self, int f, double lower, double upper, double w_left,
+                        double w_right):
+        """``bound_children`` from Python: (lower, upper) of the left child, then of
+        the right one."""
+        cdef double bounds[4]
+        if self.direction.size() == 0 or not 0 <= f < <int>self.direction.size():
+            return lower, upper, lower, upper
+        self.bound_children(f, lower, upper, w_left, w_right, bounds)
+        return bounds[0], bounds[1], bounds[2], bounds[3]

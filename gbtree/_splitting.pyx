@@ -936,16 +936,29 @@ def py_find_best_split(const double[:, ::1] hist, const int[::1] n_bins,
                        const int[::1] bin_offsets, double sum_g, double sum_h,
                        double reg_lambda=1.0, double reg_alpha=0.0,
                        double min_child_weight=1.0, double max_delta_step=0.0,
-                       double gamma=0.0, int n_threads=1, bint plain_scan=True):
-    """Best split as a dict (feature -1 when none) for an (n_entries, 2) histogram."""
+                       double gamma=0.0, int n_threads=1, bint plain_scan=True,
+                       const unsigned char[::1] allowed=None,
+                       const signed char[::1] monotone=None, double lower=-INFINITY,
+                       double upper=INFINITY):
+    """Best split as a dict (feature -1 when none) for an (n_entries, 2) histogram;
+    ``allowed``, ``monotone`` (one value per feature, or None), ``lower`` and
+    ``upper``: as in ``find_best_split``."""
     cdef split_params p = make_split_params(reg_lambda, reg_alpha, min_child_weight,
                                             max_delta_step, gamma, plain_scan)
     cdef int n_features = n_bins.shape[0]
+    if (bin_offsets.shape[0] != n_features + 1 or n_features == 0
+            or hist.shape[0] != bin_offsets[n_features] or hist.shape[1] != 2
+            or (allowed is not None and allowed.shape[0] != n_features)
+            or (monotone is not None and monotone.shape[0] != n_features)):
+        raise ValueError("hist, n_bins, bin_offsets, allowed and monotone do not match")
+    cdef const unsigned char* allowed_ptr = &allowed[0] if allowed is not None else NULL
+    cdef const signed char* monotone_ptr = &monotone[0] if monotone is not None else NULL
     cdef split_info* scratch = <split_info*> PyMem_Malloc(max(n_features, 1) * sizeof(split_info))
     cdef split_info s
     try:
         s = find_best_split(<const hist_entry*>&hist[0, 0], &n_bins[0], &bin_offsets[0],
-                            n_features, sum_g, sum_h, &p, scratch, n_threads)
+                            n_features, sum_g, sum_h, &p, scratch, n_threads, allowed_ptr,
+                            monotone_ptr, lower, upper)
     finally:
         PyMem_Free(scratch)
     return dict(gain=s.gain, feature=s.feature, bin=s.bin,

@@ -43,9 +43,10 @@ from . import objectives as _obj
 from . import params as _params
 from ._binned_matrix import columns_of
 from ._column_sampler import ColumnSampler
+from ._constraints import InteractionConstraints, MonotoneConstraints
 from ._histogram import level_histograms, output_histograms
 from ._predictor import add_leaf_values, add_tree_binned_rows
-from ._splitting import find_best_split_outputs, partition_ranges, py_leaf_weight
+from ._splitting import partition_ranges, py_find_best_split, py_leaf_weight
 from ._threads import effective_n_threads
 from ._typedefs import G_H_DTYPE, NODE_DTYPE
 from .binning import _weighted_cuts
@@ -57,7 +58,7 @@ from .tree import TreeEnsemble
 SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_bin",
              "min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step",
              "colsample_bytree", "colsample_bylevel", "colsample_bynode", "feature_weights",
-             "subsample", "n_jobs",
+             "subsample", "interaction_constraints", "monotone_constraints", "n_jobs",
              "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
              "early_stopping_rounds", "callbacks", "tweedie_variance_power",
              "lambdarank_truncation_level", "lambdarank_num_pair_per_sample",
@@ -154,6 +155,9 @@ class RowShard:
         self.bin_offsets = np.ascontiguousarray(mapper.bin_offsets_, dtype=np.intc)
         self.n_bins = np.ascontiguousarray(mapper.n_bins_, dtype=np.intc)
         self.thresholds = mapper.bin_thresholds()
+        mono = grower.monotone_constraints
+        self.monotone = (None if mono is None or not np.any(mono) else
+                         np.ascontiguousarray(mono, dtype=np.int8))
         K = base_score.shape[0]
         self.raw = np.tile(base_score, (self.n_rows, 1))
         self.pairs = np.empty((K, self.n_rows, 2), dtype=G_H_DTYPE)
@@ -161,9 +165,10 @@ class RowShard:
         # partitioned so that each node's rows are one range of them, and
         # (block, tree, node) -> that range
         self.rows, self.ranges = {}, {}
-        # per tree of the round: its column sample, and the summed histograms (of the
-        # features this shard scans) of the nodes the next level may split
-        self.samplers, self.hists = {}, {}
+        # per tree of the round: its column sample, interaction constraints, and the
+        # summed histograms (of the features this shard scans) of the nodes the next
+        # level may split
+        self.samplers, self.paths, self.hists = {}, {}, {}
         self._pool = self._ahead = None
         self._losses = {}   # a ranker's loss over each block's queries
         # with row sampling: each block's rows left out of the last round, and that
@@ -294,22 +299,24 @@ class RowShard:
     def _sent(self, sending):
         """Wait for the sends of a round's exchanges (their errors are raised here)."""
 
-    def _scan(self, t, node, hist, sums, count, depth):
-        """The best split of node ``node`` of tree ``t`` among this shard's features:
-        (gain, feature, bin, default_left, left sums) or None."""
+    def _scan(self, t, node, hist, sums, count, depth, bounds=(-np.inf, np.inf)):
+        """The best split of node ``node`` of tree ``t`` among this shard's features
+        (``bounds``: those of its weight, from monotone constraints): (gain, feature,
+        bin, default_left, left sums) or None."""
         p = self.grower
         lo, hi = self.own
         if depth >= p.max_depth or count < 2 or hi == lo:
             return None
-        mask = self.samplers[t].mask(node, depth)
-        found = find_best_split_outputs(hist[None], self.own_n_bins, self.own_offsets,
-                                        sums[None], p.reg_lambda, p.reg_alpha,
-                                        p.min_child_weight, p.max_delta_step, p.gamma,
-                                        None if mask is None else mask[lo:hi], self.n_threads)
-        if found is None:
+        mask = self.paths[t].mask(node, self.samplers[t].mask(node, depth))
+        found = py_find_best_split(
+            hist, self.own_n_bins, self.own_offsets, sums[0], sums[1], p.reg_lambda,
+            p.reg_alpha, p.min_child_weight, p.max_delta_step, p.gamma, self.n_threads,
+            p.plain_scan, None if mask is None else mask[lo:hi],
+            None if self.monotone is None else self.monotone[lo:hi], *bounds)
+        if found["feature"] < 0:
             return None
-        gain, f, b, default_left, left_sums, _ = found
-        return gain, int(f) + lo, int(b), bool(default_left), left_sums[0]
+        return (found["gain"], found["feature"] + lo, found["bin"], found["default_left"],
+                np.array([found["sum_g_left"], found["sum_h_left"]]))
 
     def _loss_of(self, b, block):
         """The loss over block ``b``'s rows: the shard's, or for a ranker, its loss over
@@ -411,6 +418,9 @@ class RowShard:
         for t in range(trees):
             self.samplers[t] = ColumnSampler(self.n_bins.shape[0], self.grower)
             self.samplers[t].begin(int(seeds[t]))
+            self.paths[t] = InteractionConstraints(self.n_bins.shape[0],
+                                                   self.grower.interaction_groups)
+            self.paths[t].start()
             self.hists[t] = {0: own[t]}
             found.append(self._scan(t, 0, own[t], sums[t], count, 0))
         return [(sums[t], count, split) for t, split in enumerate(self._gather(found))]
@@ -435,11 +445,14 @@ class RowShard:
 
     def _level(self, t, splits):
         """Apply a level's splits of tree ``t``: ``splits`` holds (node, feature, bin,
-        default_left, left, right, build, left sums, right sums, children's depth)
-        per split, ``build`` the child whose histogram to build (-1: none; the other
-        child's is its parent's minus it). Returns the children's row counts (left,
-        right of each split in order) and their best splits (``_scan``), both over
-        all shards."""
+        default_left, left, right, build, left sums, right sums, children's depth,
+        left bounds, right bounds) per split, ``build`` the child whose histogram to
+        build (-1: none; the other child's is its parent's minus it), the bounds those
+        of the children's weights. Returns the children's row counts (left, right of
+        each split in order) and their best splits (``_scan``), both over all
+        shards."""
+        for split in splits:
+            self.paths[t].split(split[0], split[1], split[4], split[5])
         counts = np.zeros(2 * len(splits), dtype=np.int64)
         n_built = sum(1 for s in splits if s[6] >= 0)
         E = int(self.bin_offsets[-1])
@@ -494,17 +507,20 @@ class RowShard:
         parents, self.hists[t] = self.hists[t], {}
         found = []
         j = 0
-        for k, (node, _, _, _, left, right, build, sums_l, sums_r, depth) in enumerate(splits):
+        for k, (node, _, _, _, left, right, build, sums_l, sums_r, depth, bounds_l,
+                bounds_r) in enumerate(splits):
             if build < 0:
                 found += [None, None]
                 continue
             small = own[j]
             j += 1
             other = parents[node] - small
-            for c, sums, n in ((left, sums_l, counts[2 * k]), (right, sums_r, counts[2 * k + 1])):
+            for c, sums, n, bounds in ((left, sums_l, counts[2 * k], bounds_l),
+                                       (right, sums_r, counts[2 * k + 1], bounds_r)):
                 hist = small if c == build else other
                 self.hists[t][c] = hist
-                found.append(self._scan(t, c, hist, np.asarray(sums), int(n), depth))
+                found.append(self._scan(t, c, hist, np.asarray(sums), int(n), depth,
+                                        bounds))
         if n_built == 0:   # (the last level: its children are leaves, whatever any shard says)
             return counts, found
         return counts, self._gather(found)
@@ -529,13 +545,21 @@ class TreeBuilder:
         self.level = level
         self.thresholds, self.bin_offsets = thresholds, bin_offsets
         self.p = params
+        self.monotone = (None if params.monotone_constraints is None
+                         or not np.any(params.monotone_constraints)
+                         else MonotoneConstraints(len(bin_offsets) - 1,
+                                                  params.monotone_constraints))
 
     def grow(self, t, root, learning_rate):
         """Tree ``t`` of the round from its root's (sums, row count, best split);
         returns its nodes (NODE_DTYPE) and its leaves' values by node id."""
         p = self.p
         sums, count, split = root
-        nodes = [dict(sums=sums, count=int(count), depth=0, split=split)]
+        unbounded = (-np.inf, np.inf)
+        # (``bounds``: those of a node's weight; ``clip``: those its value is clipped
+        # to, its parent's, as the local grower clips a split's children)
+        nodes = [dict(sums=sums, count=int(count), depth=0, split=split, bounds=unbounded,
+                      clip=unbounded)]
         level = [0] if split is not None else []
         children = {}
         while level:
@@ -545,14 +569,21 @@ class TreeBuilder:
                 left, right = len(nodes), len(nodes) + 1
                 depth = nodes[i]["depth"] + 1
                 sums_l, sums_r = left_sums, nodes[i]["sums"] - left_sums
-                nodes += [dict(sums=sums_l, depth=depth), dict(sums=sums_r, depth=depth)]
+                lo, up = nodes[i]["bounds"]
+                bounds = (lo, up, lo, up)
+                if self.monotone is not None:
+                    bounds = self.monotone.children_bounds(
+                        f, lo, up, self._weight(sums_l, (lo, up)),
+                        self._weight(sums_r, (lo, up)))
+                nodes += [dict(sums=sums_l, depth=depth, bounds=bounds[:2], clip=(lo, up)),
+                          dict(sums=sums_r, depth=depth, bounds=bounds[2:], clip=(lo, up))]
                 children[i] = (left, right)
                 # the child of the smaller hessian sum is built, the other derived
                 build = -1
                 if depth < p.max_depth:
                     build = left if sums_l[1] <= sums_r[1] else right
                 splits.append((i, f, b, default_left, left, right, build, sums_l, sums_r,
-                               depth))
+                               depth, bounds[:2], bounds[2:]))
             counts, found = self.level(t, splits)
             level = []
             for k, split in enumerate(splits):
@@ -563,15 +594,20 @@ class TreeBuilder:
                         level.append(c)
         return self._emit(nodes, children, learning_rate)
 
-    def _emit(self, nodes, children, learning_rate):
+    def _weight(self, sums, bounds):
+        """The weight of a node of ``sums``, within ``bounds``."""
         p = self.p
+        w = py_leaf_weight(sums[0], sums[1], p.reg_lambda, p.reg_alpha, p.min_child_weight,
+                           p.max_delta_step)
+        return min(max(w, bounds[0]), bounds[1])
+
+    def _emit(self, nodes, children, learning_rate):
         out = np.zeros(len(nodes), dtype=NODE_DTYPE)
         values = {}
         for i, node in enumerate(nodes):
-            g, h = node["sums"]
+            h = node["sums"][1]
             rec = out[i]
-            rec["value"] = learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
-                                                          p.min_child_weight, p.max_delta_step)
+            rec["value"] = learning_rate * self._weight(node["sums"], node["clip"])
             rec["cover"] = h
             rec["count"] = node["count"]
             rec["depth"] = node["depth"]
@@ -723,7 +759,10 @@ def boost(call, local, params, objective, base_score, n_features, n_rows, eval_s
 def per_feature(local, params, encoder=None):
     """Set ``params``' per-feature parameters from ``local`` (``prepare``d; its
     categorical columns' ``encoder``), as a local fit sets them."""
-    params.feature_weights = _params.feature_weights(local, local.n_features_in_)
+    n = local.n_features_in_
+    params.feature_weights = _params.feature_weights(local, n)
+    params.interaction_constraints = _params.interaction_groups(local, n)
+    params.monotone_constraints = _params.monotone_constraints(local, n)
     if encoder is not None and encoder.parents().shape[0] > local.n_features_in_:
         _params.widen(params, encoder.parents())
 

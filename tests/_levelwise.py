@@ -34,3 +34,24 @@ def assert_saves_loads_and_explains(model, X, folder):
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
     contrib = model.predict(X[:50], pred_contribs=True)
     np.testing.assert_allclose(contrib.sum(axis=1), model.predict(X[:50]), atol=1e-9)
+
+
+# monotone in features 0 (rising) and 1 (falling); paths within {0, 2} or {1, 3, 4}
+CONSTRAINTS = dict(monotone_constraints=[1, -1, 0, 0, 0],
+                   interaction_constraints=[[0, 2], [1, 3, 4]])
+
+
+def assert_constrained(model, X):
+    """A regressor fitted with ``CONSTRAINTS`` on ``integer_data`` keeps them: its
+    predictions rise with feature 0 and fall with feature 1 (the others held), and
+    every root-to-leaf path of its trees uses features of one group."""
+    from test_sampling import _paths, _trees
+    grid = np.r_[np.nan, np.arange(-1.0, 41.0)]
+    for f, sign in ((0, 1), (1, -1)):
+        Z = np.repeat(X[:20], grid.size, axis=0)
+        Z[:, f] = np.tile(grid[1:].tolist() + [grid[0]], 20)   # (NaN last: its own bin)
+        pred = model.predict(Z).reshape(20, grid.size)[:, :-1]
+        assert np.all(sign * np.diff(pred, axis=1) >= -1e-12)
+    paths = [path for t in _trees(model) for path in _paths(t)]
+    assert all(path <= {0, 2} or path <= {1, 3, 4} for path in paths)
+    assert any(0 in path for path in paths) and any(1 in path for path in paths)

@@ -103,19 +103,42 @@ def node_score(G, H, reg_lambda=1.0, reg_alpha=0.0, min_child_weight=1.0, max_de
     return -2.0 * (G * w + 0.5 * (H + reg_lambda) * w * w + reg_alpha * abs(w))
 
 
+def score_given_weight(G, H, w, reg_lambda=1.0, reg_alpha=0.0, min_child_weight=1.0,
+                       max_delta_step=0.0):
+    """``node_score`` at weight ``w`` instead of the best one."""
+    if H <= 0 or H < min_child_weight:
+        return 0.0
+    return -(2.0 * G * w + (H + reg_lambda) * w * w + 2.0 * reg_alpha * abs(w))
+
+
 def find_best_split(hist, n_bins, bin_offsets, G, H, reg_lambda=1.0, reg_alpha=0.0,
-                    min_child_weight=1.0, max_delta_step=0.0, gamma=0.0):
+                    min_child_weight=1.0, max_delta_step=0.0, gamma=0.0, allowed=None,
+                    monotone=None, lower=-np.inf, upper=np.inf):
     """Exhaustive search over (feature, threshold bin, missing side).
 
     Returns a dict like ``_splitting.py_find_best_split`` (feature -1 if none);
     the tie-breaking is the kernel's: lowest feature, then lowest bin, then
-    missing-right before missing-left.
+    missing-right before missing-left. ``allowed``: the features that may split;
+    ``monotone`` (per feature -1 / 0 / +1) and the weight bounds [lower, upper]:
+    where they apply, the children's weights are clipped to the bounds, a split
+    whose weights go against the feature's direction is refused, and the scores
+    are taken at the clipped weights (XGBoost's monotone rule).
     """
     reg = dict(reg_lambda=reg_lambda, reg_alpha=reg_alpha,
                min_child_weight=min_child_weight, max_delta_step=max_delta_step)
     parent = node_score(G, H, **reg)
+    bounded = lower > -np.inf or upper < np.inf
+
+    def weight(g, h):
+        return float(np.clip(leaf_weight(g, h, **reg), lower, upper))
+
+    bounded_parent = score_given_weight(G, H, weight(G, H), **reg)
     best = None
     for f in range(len(n_bins)):
+        if allowed is not None and not allowed[f]:
+            continue
+        direction = 0 if monotone is None else monotone[f]
+        constrained = bounded or direction != 0
         h = hist[bin_offsets[f]:bin_offsets[f + 1]]
         nb = n_bins[f]
         gm, hm = h[nb]
@@ -132,10 +155,20 @@ def find_best_split(hist, n_bins, bin_offsets, G, H, reg_lambda=1.0, reg_alpha=0
                 gr, hr = G - gl, H - hl
                 if hl < min_child_weight or hr < min_child_weight or hl <= 0 or hr <= 0:
                     continue
-                sl, sr = node_score(gl, hl, **reg), node_score(gr, hr, **reg)
-                gain = sl + sr - parent
-                if gain <= 1e-10 * (sl + sr) or gain < gamma:
-                    continue
+                if constrained:
+                    wl, wr = weight(gl, hl), weight(gr, hr)
+                    if direction * (wr - wl) < 0:
+                        continue
+                    sl = score_given_weight(gl, hl, wl, **reg)
+                    sr = score_given_weight(gr, hr, wr, **reg)
+                    gain = sl + sr - bounded_parent
+                    if gain <= 1e-10 * abs(sl + sr) or gain < gamma:
+                        continue
+                else:
+                    sl, sr = node_score(gl, hl, **reg), node_score(gr, hr, **reg)
+                    gain = sl + sr - parent
+                    if gain <= 1e-10 * (sl + sr) or gain < gamma:
+                        continue
                 if best is None or gain > best["gain"]:
                     best = dict(gain=gain, feature=f, bin=b, default_left=bool(default_left),
                                 sum_g_left=gl, sum_h_left=hl, has_missing=has_missing)

@@ -15,8 +15,8 @@ distributed = pytest.importorskip("distributed", reason="gbtree.dask needs the d
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor  # noqa: E402
 from gbtree.dask import DaskGBTClassifier, DaskGBTRanker, DaskGBTRegressor  # noqa: E402
-from _levelwise import (assert_saves_loads_and_explains, assert_same_trees,  # noqa: E402
-                        integer_data)
+from _levelwise import (CONSTRAINTS, assert_constrained,  # noqa: E402
+                        assert_saves_loads_and_explains, assert_same_trees, integer_data)
 
 
 @pytest.fixture(scope="module")
@@ -201,6 +201,16 @@ def test_row_sampling_and_feature_weights_grow_the_local_trees(client, kind):
     nodes = local._ensemble.nodes
     assert nodes["count"][nodes["depth"] == 0].max() < 0.5 * X.shape[0]   # (a sample)
     assert not np.any(nodes["feature"] == 1)                              # (weight 0)
+
+
+def test_constraints_grow_the_local_trees(client):
+    X, y = integer_data(seed=6)
+    params = dict(n_estimators=8, max_depth=5, **CONSTRAINTS)
+    dist = DaskGBTRegressor(**params).fit(da.from_array(X, chunks=(700, -1)),
+                                          da.from_array(y, chunks=700))
+    local = GBTRegressor(**params).fit(X, y)
+    assert_same_trees(dist.to_local(), local)
+    assert_constrained(dist.to_local(), X)
 
 
 def test_the_rankers_queries_are_checked(client):

@@ -9,7 +9,8 @@ distributed = pytest.importorskip("distributed", reason="gbtree.dask needs the d
 
 from gbtree import GBTClassifier, GBTRegressor  # noqa: E402
 from gbtree.dask import DaskGBTClassifier, DaskGBTRegressor  # noqa: E402
-from _levelwise import assert_same_trees, integer_data  # noqa: E402
+from _levelwise import (CONSTRAINTS, assert_constrained, assert_same_trees,  # noqa: E402
+                        integer_data)
 
 
 @pytest.mark.parametrize("n_workers", [3, 4, 5])
@@ -28,6 +29,9 @@ def test_more_workers_reduce_scatter_the_histograms_and_grow_the_local_trees(n_w
             dX, da.from_array(y, chunks=300))
         dist_c = DaskGBTClassifier(client=c, timeout=60, **params).fit(
             dX, da.from_array(labels, chunks=300))
+        # (each worker scans its range of the features under the constraints)
+        dist_m = DaskGBTRegressor(client=c, timeout=60, **params, **CONSTRAINTS).fit(
+            dX, da.from_array(y, chunks=300))
     stats = dist.fit_stats_
     assert stats["workers"] == n_workers
     levels = dist.to_local()._ensemble.nodes["depth"].max()   # (the deepest tree's)
@@ -39,3 +43,5 @@ def test_more_workers_reduce_scatter_the_histograms_and_grow_the_local_trees(n_w
     assert stats["messages_per_tree"] == steps * stats["exchanges_per_tree"]
     assert_same_trees(dist.to_local(), GBTRegressor(**params).fit(X, y))
     assert_same_trees(dist_c.to_local(), GBTClassifier(**params).fit(X, labels))
+    assert_same_trees(dist_m.to_local(), GBTRegressor(**params, **CONSTRAINTS).fit(X, y))
+    assert_constrained(dist_m.to_local(), X)

@@ -11,7 +11,8 @@ import scipy.sparse as sp
 
 from gbtree import ExternalData, GBTClassifier, GBTRanker, GBTRegressor
 from gbtree import external
-from _levelwise import assert_saves_loads_and_explains, assert_same_trees, integer_data
+from _levelwise import (CONSTRAINTS, assert_constrained, assert_saves_loads_and_explains,
+                        assert_same_trees, integer_data)
 
 
 def _chunked(X, y, w=None, sizes=(500,), kind=np.asarray):
@@ -126,6 +127,16 @@ def test_row_sampling_and_feature_weights_grow_the_in_memory_trees(tmp_path, kin
     nodes = mem._ensemble.nodes
     assert nodes["count"][nodes["depth"] == 0].max() < 0.5 * N   # (a sample)
     assert not np.any(nodes["feature"] == 1)                     # (weight 0)
+
+
+def test_constraints_grow_the_in_memory_trees(tmp_path):
+    X, y = integer_data(N, seed=6)
+    params = dict(PARAMS, max_depth=5, **CONSTRAINTS)
+    ext = GBTRegressor(**params).fit(ExternalData(_chunked(X, y, sizes=(333, 1, 900)),
+                                                  cache_dir=tmp_path, block_rows=256))
+    mem = GBTRegressor(**params).fit(X, y)
+    assert_same_trees(ext, mem)
+    assert_constrained(ext, X)
 
 
 def test_a_chunk_outside_the_losss_domain_is_named(tmp_path):

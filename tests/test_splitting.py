@@ -34,6 +34,28 @@ def _hist(rng, n_features, max_bins, missing_rate):
     return hist, n_bins, offsets, g.sum(), h.sum()
 
 
+@pytest.mark.parametrize("bounds", [(-np.inf, np.inf), (-0.05, 0.08)])
+@pytest.mark.parametrize("missing_rate", [0.0, 0.2])
+def test_best_split_under_masks_and_monotone_constraints_matches_reference(bounds,
+                                                                          missing_rate):
+    for seed in range(20):
+        rng = np.random.RandomState(seed)
+        hist, n_bins, offsets, G, H = _hist(rng, 5, 20, missing_rate)
+        allowed = (rng.rand(5) < 0.7).astype(np.uint8)
+        monotone = rng.randint(-1, 2, size=5).astype(np.int8)
+        extra = dict(allowed=allowed, monotone=monotone, lower=bounds[0], upper=bounds[1])
+        got = py_find_best_split(hist, n_bins, offsets, G, H, **extra)
+        expected = ref.find_best_split(hist, n_bins, offsets, G, H, **extra)
+        assert got["feature"] == expected["feature"]
+        if expected["feature"] >= 0:
+            assert allowed[got["feature"]]
+            assert got["bin"] == expected["bin"]
+            assert got["default_left"] == expected["default_left"]
+            np.testing.assert_allclose(got["gain"], expected["gain"], rtol=1e-9)
+    with pytest.raises(ValueError, match="do not match"):
+        py_find_best_split(hist, n_bins, offsets, G, H, allowed=np.ones(4, dtype=np.uint8))
+
+
 @pytest.mark.parametrize("reg", REGULARISERS, ids=lambda r: ",".join(map(str, r.items())) or "default")
 @pytest.mark.parametrize("missing_rate", [0.0, 0.2])
 def test_best_split_matches_reference(reg, missing_rate):
