@@ -74,6 +74,8 @@ __all__ = ["DaskGBTRegressor", "DaskGBTClassifier", "DaskGBTRanker"]
 
 # entries a shard's summary of a column keeps, per value bin
 SUMMARY_ENTRIES_PER_BIN = 8
+# how often, while waiting for one worker, the client looks whether another failed
+POLL_SECONDS = 0.1
 
 
 class _Shard(RowShard):
@@ -178,6 +180,11 @@ class _Shard(RowShard):
         while this shard's own call waits for it)."""
         self._receive(key, sender, message)
 
+    async def abandon(self):
+        """The fit failed elsewhere: a call waiting for another shard ends now (and
+        frees the worker's thread)."""
+        self._abandon()
+
     def _send(self, j, key, message):
         return self.peers[j].deliver(key, self.index, message)
 
@@ -193,23 +200,50 @@ class _Shard(RowShard):
 
 def _wait_all(futures, timeout, what, traffic=None):
     """The results of the actors' futures, in order; an error naming ``what`` when
-    one fails or does not answer within ``timeout`` seconds. ``traffic`` (a dict)
+    one fails or they do not all answer within ``timeout`` seconds. The first
+    failure ends the wait (a worker that fails while the others wait for its part
+    of a tree is reported at once, not after their timeout). ``traffic`` (a dict)
     counts the round trips and the bytes of the NumPy arrays received."""
-    out = []
+    try:
+        out = _results(futures, time.monotonic() + timeout)
+    except _Late:
+        raise TimeoutError(f"gbtree.dask: a worker did not answer within {timeout} s "
+                           f"({what}); it may have died. The fit is abandoned.") from None
+    except (ValueError, TypeError) as exc:   # (the data's fault: the same kind of error)
+        raise type(exc)(f"gbtree.dask: {what} failed on a worker: {exc}") from exc
+    except Exception as exc:
+        raise RuntimeError(f"gbtree.dask: {what} failed on a worker: {exc!r}") from exc
     if traffic is not None:
         traffic["round_trips"] += 1
-    for fut in futures:
+        traffic["bytes_received"] += sum(message_bytes(x) for x in out)
+    return out
+
+
+class _Late(Exception):
+    """Futures that did not all finish in time."""
+
+
+def _results(futures, deadline):
+    """The futures' results, in order, raising the first error any of them raises
+    (``_Late`` at ``deadline``, a ``time.monotonic()``)."""
+    out = [None] * len(futures)
+    left = list(range(len(futures)))
+    while left:
+        i = left[0]
         try:
-            out.append(fut.result(timeout=timeout))
-            if traffic is not None:
-                traffic["bytes_received"] += message_bytes(out[-1])
+            out[i] = futures[i].result(
+                timeout=max(1e-3, min(POLL_SECONDS, deadline - time.monotonic())))
+            left.pop(0)
+            continue
         except TimeoutError:
-            raise TimeoutError(f"gbtree.dask: a worker did not answer within {timeout} s "
-                               f"({what}); it may have died. The fit is abandoned.") from None
-        except (ValueError, TypeError) as exc:   # (the data's fault: the same kind of error)
-            raise type(exc)(f"gbtree.dask: {what} failed on a worker: {exc}") from exc
-        except Exception as exc:
-            raise RuntimeError(f"gbtree.dask: {what} failed on a worker: {exc!r}") from exc
+            if futures[i].done():
+                raise   # (the worker's own error)
+            if time.monotonic() >= deadline:
+                raise _Late() from None
+        for j in left[1:]:
+            if futures[j].done():
+                out[j] = futures[j].result()
+                left.remove(j)
     return out
 
 
@@ -457,8 +491,16 @@ class _DaskMixin:
         traffic = {"round_trips": 0, "bytes_received": 0}
 
         def call(method, *args):   # (the traffic per tree: the last call is once per fit)
-            return _wait_all([getattr(s, method)(*args) for s in shards], T, _CALLS[method],
-                             traffic if method != "finish" else None)
+            try:
+                return _wait_all([getattr(s, method)(*args) for s in shards], T,
+                                 _CALLS[method], traffic if method != "finish" else None)
+            except Exception:
+                for s in shards:   # (the others may be waiting for the one that failed)
+                    try:
+                        s.abandon()
+                    except Exception:   # (its worker is gone)
+                        pass
+                raise
 
         ensemble, n_rounds, state = boost(call, local, params, objective, base, X.shape[1],
                                           n_rows, eval_sets, rng)

@@ -55,7 +55,8 @@ from .metrics import eval_metrics
 from .tree import TreeEnsemble
 
 # the parameters a level-wise fit takes (the others must stay at their defaults)
-SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_bin",
+SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_leaves",
+             "grow_policy", "max_bin",
              "min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step",
              "colsample_bytree", "colsample_bylevel", "colsample_bynode", "feature_weights",
              "subsample", "interaction_constraints", "monotone_constraints", "n_jobs",
@@ -95,9 +96,13 @@ def check_params(estimator, local_class, what, more=()):
     from .sklearn import GBTRegressor
     if issubclass(local_class, GBTRegressor):
         make_objective(estimator, 0, what)   # (a classifier's loss needs its classes)
-    if estimator.max_depth is None or not 1 <= estimator.max_depth <= 32:
-        raise ValueError(f"{what} grows depthwise trees: max_depth must be in 1..32, got "
-                         f"{estimator.max_depth!r}")
+    if estimator.grow_policy not in ("depthwise", "lossguide"):
+        raise ValueError(f"{what} grows depthwise or lossguide trees, not "
+                         f"grow_policy={estimator.grow_policy!r}")
+    if not (estimator.max_depth in range(1, 33)
+            or (estimator.max_depth == 0 and estimator.max_leaves)):
+        raise ValueError(f"{what}: max_depth must be in 1..32, or 0 with max_leaves set; got "
+                         f"max_depth={estimator.max_depth!r}")
 
 
 def make_objective(estimator, n_classes, what):
@@ -191,6 +196,7 @@ class RowShard:
         # the shards of the butterfly (a power of two); the others fold into them
         self.n_paired = 1 << (len(features).bit_length() - 1)
         self._inbox, self._arrived = {}, threading.Condition()
+        self._abandoned = False
         self._calls = self.messages = self.bytes_sent = 0
         self._sending = []
 
@@ -281,10 +287,19 @@ class RowShard:
         """The message of this exchange's step ``tag`` from shard ``j``, once it came."""
         key = (self._calls, tag, j)
         with self._arrived:
-            if not self._arrived.wait_for(lambda: key in self._inbox, timeout=self.timeout):
+            if not self._arrived.wait_for(lambda: key in self._inbox or self._abandoned,
+                                          timeout=self.timeout):
                 raise TimeoutError(f"shard {j} did not send its part of a tree within "
                                    f"{self.timeout} s; it may have died")
+            if key not in self._inbox:
+                raise RuntimeError("the fit was abandoned (another shard failed)")
             return self._inbox.pop(key)
+
+    def _abandon(self):
+        """The fit is over (another shard failed): stop waiting for messages."""
+        with self._arrived:
+            self._abandoned = True
+            self._arrived.notify_all()
 
     def _receive(self, key, sender, message):
         """Another shard's message (``_post``)."""
@@ -305,7 +320,7 @@ class RowShard:
         bin, default_left, left sums) or None."""
         p = self.grower
         lo, hi = self.own
-        if depth >= p.max_depth or count < 2 or hi == lo:
+        if (p.max_depth and depth >= p.max_depth) or count < 2 or hi == lo:
             return None
         mask = self.paths[t].mask(node, self.samplers[t].mask(node, depth))
         found = py_find_best_split(
@@ -327,21 +342,23 @@ class RowShard:
             self._losses[b] = self.objective.for_groups(*block.groups)
         return self._losses[b]
 
-    def _each_block(self):
-        """(index, loaded block) in order; with ``prefetch``, the next block is read
-        while the caller works on this one (after the last block, the first one of
-        the next pass)."""
+    def _each_block(self, only=None):
+        """(index, loaded block) in order, of the blocks ``only`` (None: all); with
+        ``prefetch``, the next one is read while the caller works on this one (after
+        the last one, the first block, where the next pass may start)."""
+        order = range(len(self.blocks)) if only is None else sorted(only)
         if not self.prefetch:
-            for b, block in enumerate(self.blocks):
-                yield b, block.load()
+            for b in order:
+                yield b, self.blocks[b].load()
             return
         if self._pool is None:
             self._pool = concurrent.futures.ThreadPoolExecutor(1)
-            self._ahead = self._pool.submit(self.blocks[0].load)
-        n = len(self.blocks)
-        for b in range(n):
-            current = self._ahead.result()
-            self._ahead = self._pool.submit(self.blocks[(b + 1) % n].load)
+            self._ahead = (0, self._pool.submit(self.blocks[0].load))
+        for k, b in enumerate(order):
+            ahead, loading = self._ahead
+            current = loading.result() if ahead == b else self.blocks[b].load()
+            after = order[k + 1] if k + 1 < len(order) else 0
+            self._ahead = (after, self._pool.submit(self.blocks[after].load))
             yield b, current
 
     def _add_leaves(self, leaves):
@@ -463,7 +480,10 @@ class RowShard:
         bins = np.array([s[2] for s in splits], dtype=np.intc)
         missing = self.n_bins[features].astype(np.intc)
         defaults = np.array([s[3] for s in splits], dtype=np.uint8)
-        for b, block in self._each_block():
+        # (the blocks where the split nodes have rows)
+        where = {b for b in range(len(self.blocks))
+                 if any((b, t, split[0]) in self.ranges for split in splits)}
+        for b, block in self._each_block(where):
             rows = self.rows.get((b, t))
             spans = np.array([self.ranges.pop((b, t, s[0]), (0, 0)) for s in splits],
                              dtype=np.int64).reshape(-1, 2)
@@ -504,26 +524,32 @@ class RowShard:
                         built[which] += part[:len(bounds)]
                 first = False
         own, counts = self._exchange(built, counts)
-        parents, self.hists[t] = self.hists[t], {}
-        found = []
+        hists = self.hists[t]   # (of the open nodes: a split's replaced by its children's)
+        found, made = [], []
         j = 0
         for k, (node, _, _, _, left, right, build, sums_l, sums_r, depth, bounds_l,
                 bounds_r) in enumerate(splits):
             if build < 0:
+                hists.pop(node, None)
                 found += [None, None]
+                made += [(None, None)] * 2
                 continue
             small = own[j]
             j += 1
-            other = parents[node] - small
+            other = hists.pop(node) - small
             for c, sums, n, bounds in ((left, sums_l, counts[2 * k], bounds_l),
                                        (right, sums_r, counts[2 * k + 1], bounds_r)):
                 hist = small if c == build else other
-                self.hists[t][c] = hist
+                made.append((c, hist))
                 found.append(self._scan(t, c, hist, np.asarray(sums), int(n), depth,
                                         bounds))
         if n_built == 0:   # (the last level: its children are leaves, whatever any shard says)
             return counts, found
-        return counts, self._gather(found)
+        found = self._gather(found)
+        for (c, hist), split in zip(made, found):   # (those of the children that may split)
+            if split is not None:
+                hists[c] = hist
+        return counts, found
 
     def finish(self):
         """The fit is over: stop reading ahead."""
@@ -537,9 +563,12 @@ class RowShard:
 
 
 class TreeBuilder:
-    """Grows one depthwise tree level by level: ``level(t, splits)`` applies a level's
+    """Grows one tree, a batch of splits at a time: ``level(t, splits)`` applies the
     splits of tree ``t`` and returns the children's row counts and best splits
-    (``RowShard._level``)."""
+    (``RowShard._level``). Depthwise, a batch is a level (up to the ``max_leaves``
+    budget: the local grower splits the nodes of a level oldest first); lossguide,
+    it is the one open node of the largest gain (the oldest on a tie), as the local
+    grower picks them."""
 
     def __init__(self, level, thresholds, bin_offsets, params):
         self.level = level
@@ -560,11 +589,21 @@ class TreeBuilder:
         # to, its parent's, as the local grower clips a split's children)
         nodes = [dict(sums=sums, count=int(count), depth=0, split=split, bounds=unbounded,
                       clip=unbounded)]
-        level = [0] if split is not None else []
+        opened = [0] if split is not None else []   # (in the order of their ids)
         children = {}
-        while level:
+        n_leaves = 1
+        while opened and not (p.max_leaves and n_leaves >= p.max_leaves):
+            if p.lossguide:
+                best = max(range(len(opened)), key=lambda k: (nodes[opened[k]]["split"][0], -k))
+                batch = [opened.pop(best)]
+            else:
+                room = len(opened) if not p.max_leaves else p.max_leaves - n_leaves
+                batch, opened = opened[:room], opened[room:]
+            n_leaves += len(batch)
+            # (the children may split: below the depth limit, with leaves to spare)
+            more = not (p.max_leaves and n_leaves >= p.max_leaves)
             splits = []
-            for i in level:
+            for i in batch:
                 gain, f, b, default_left, left_sums = nodes[i]["split"]
                 left, right = len(nodes), len(nodes) + 1
                 depth = nodes[i]["depth"] + 1
@@ -580,18 +619,17 @@ class TreeBuilder:
                 children[i] = (left, right)
                 # the child of the smaller hessian sum is built, the other derived
                 build = -1
-                if depth < p.max_depth:
+                if more and not (p.max_depth and depth >= p.max_depth):
                     build = left if sums_l[1] <= sums_r[1] else right
                 splits.append((i, f, b, default_left, left, right, build, sums_l, sums_r,
                                depth, bounds[:2], bounds[2:]))
             counts, found = self.level(t, splits)
-            level = []
             for k, split in enumerate(splits):
                 for side, c in enumerate(split[4:6]):
                     nodes[c]["count"] = int(counts[2 * k + side])
                     nodes[c]["split"] = found[2 * k + side]
                     if found[2 * k + side] is not None:
-                        level.append(c)
+                        opened.append(c)
         return self._emit(nodes, children, learning_rate)
 
     def _weight(self, sums, bounds):

@@ -203,6 +203,19 @@ def test_row_sampling_and_feature_weights_grow_the_local_trees(client, kind):
     assert not np.any(nodes["feature"] == 1)                              # (weight 0)
 
 
+@pytest.mark.parametrize("tree", [dict(max_depth=6, max_leaves=11),
+                                  dict(grow_policy="lossguide", max_depth=0, max_leaves=13)])
+def test_leaf_budgets_and_lossguide_trees_grow_the_local_trees(client, tree):
+    # lossguide: one split of a tree at a time, the open node of the largest gain
+    X, y = integer_data(seed=7)
+    params = dict(n_estimators=6, learning_rate=0.3, **tree)
+    dist = DaskGBTRegressor(**params).fit(da.from_array(X, chunks=(700, -1)),
+                                          da.from_array(y, chunks=700))
+    local = GBTRegressor(**params).fit(X, y)
+    assert_same_trees(dist.to_local(), local)
+    assert (local._ensemble.nodes["is_leaf"] == 1).sum() == tree["max_leaves"] * 6
+
+
 def test_constraints_grow_the_local_trees(client):
     X, y = integer_data(seed=6)
     params = dict(n_estimators=8, max_depth=5, **CONSTRAINTS)
@@ -307,8 +320,8 @@ def test_parameters_are_scikit_learns(client):
 
 @pytest.mark.parametrize("bad, match", [
     (dict(sampling_method="goss"), "does not support sampling_method='goss'"),
-    (dict(grow_policy="lossguide"), "does not support grow_policy='lossguide'"),
-    (dict(max_depth=0), "max_depth must be in 1..32"),
+    (dict(grow_policy="symmetric"), "not grow_policy='symmetric'"),
+    (dict(max_depth=0), "max_depth must be in 1..32, or 0 with max_leaves set"),
     (dict(objective="absolute_error"), "does not support objective='absolute_error' yet"),
     (dict(timeout=0), "timeout must be"),
 ])
@@ -356,6 +369,32 @@ def test_a_worker_killed_mid_fit_ends_the_fit_with_an_error():
         assert "gbtree.dask" in str(result["error"])
         # the client and the cluster still work
         assert c.submit(sum, [1, 2]).result(timeout=30) == 3
+
+
+def _fails_late(y, raw):
+    # a loss that fails on the worker holding row 0 after the first round
+    if np.any(y == _MARK) and np.ptp(raw) > 0:
+        raise ArithmeticError("a loss that fails on one worker")
+    return raw - y, np.ones_like(y)
+
+
+_MARK = 1234.5
+
+
+def test_a_worker_that_fails_ends_the_fit_at_once(client):
+    # the other worker waits for its part of a tree: the client reports the failure
+    # as soon as it happens, not after the timeout
+    X, y = integer_data()
+    y[0] = _MARK
+    model = DaskGBTRegressor(n_estimators=5, max_depth=3, objective=_fails_late, timeout=120)
+    t0 = time.perf_counter()
+    with pytest.raises(RuntimeError, match="a loss that fails on one worker"):
+        model.fit(da.from_array(X, chunks=(700, -1)), da.from_array(y, chunks=700))
+    # the cluster works on: the other worker's wait was abandoned
+    again = DaskGBTRegressor(n_estimators=2, max_depth=2).fit(
+        da.from_array(X, chunks=(700, -1)), da.from_array(y, chunks=700))
+    assert again.to_local().n_estimators_ == 2
+    assert time.perf_counter() - t0 < 60
 
 
 def _broken_block(block):

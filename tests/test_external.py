@@ -129,6 +129,23 @@ def test_row_sampling_and_feature_weights_grow_the_in_memory_trees(tmp_path, kin
     assert not np.any(nodes["feature"] == 1)                     # (weight 0)
 
 
+@pytest.mark.parametrize("tree", [
+    dict(max_depth=6, max_leaves=11),                                   # a leaf budget
+    dict(grow_policy="lossguide", max_depth=0, max_leaves=13),          # best gain first
+    dict(grow_policy="lossguide", max_depth=5, max_leaves=20, colsample_bylevel=0.7,
+         subsample=0.8),
+])
+def test_leaf_budgets_and_lossguide_trees_grow_the_in_memory_trees(tmp_path, tree):
+    X, y = integer_data(3000, seed=7)
+    params = dict(PARAMS, **tree)
+    ext = GBTRegressor(**params).fit(ExternalData(_chunked(X, y, sizes=(333, 1, 900)),
+                                                  cache_dir=tmp_path, block_rows=256))
+    mem = GBTRegressor(**params).fit(X, y)
+    assert_same_trees(ext, mem)
+    leaves = mem._ensemble.nodes["is_leaf"] == 1
+    assert leaves.sum() == tree["max_leaves"] * mem._ensemble.n_trees
+
+
 def test_constraints_grow_the_in_memory_trees(tmp_path):
     X, y = integer_data(N, seed=6)
     params = dict(PARAMS, max_depth=5, **CONSTRAINTS)
@@ -387,8 +404,10 @@ def test_bad_sources_and_parameters():
         GBTRegressor(max_depth=2).fit(ExternalData(_chunked(X, y)), y)
     with pytest.raises(ValueError, match="does not support categorical_features=\\[0\\]"):
         GBTRegressor(max_depth=2, categorical_features=[0]).fit(ExternalData(_chunked(X, y)))
-    with pytest.raises(ValueError, match="does not support max_leaves=31"):
-        GBTRegressor(max_depth=2, max_leaves=31).fit(ExternalData(_chunked(X, y)))
+    with pytest.raises(ValueError, match="not grow_policy='symmetric'"):
+        GBTRegressor(max_depth=2, grow_policy="symmetric").fit(ExternalData(_chunked(X, y)))
+    with pytest.raises(ValueError, match="or 0 with max_leaves set"):
+        GBTRegressor(max_depth=0).fit(ExternalData(_chunked(X, y)))
     with pytest.raises(ValueError, match="does not support objective='huber' yet"):
         GBTRegressor(max_depth=2, objective="huber").fit(ExternalData(_chunked(X, y)))
     # a source whose second pass differs from its first
