@@ -536,7 +536,8 @@ class RowShard:
                 continue
             small = own[j]
             j += 1
-            other = hists.pop(node) - small
+            other = hists.pop(node)
+            other -= small   # (in place: the parent's histogram is not needed again)
             for c, sums, n, bounds in ((left, sums_l, counts[2 * k], bounds_l),
                                        (right, sums_r, counts[2 * k + 1], bounds_r)):
                 hist = small if c == build else other
@@ -640,29 +641,30 @@ class TreeBuilder:
         return min(max(w, bounds[0]), bounds[1])
 
     def _emit(self, nodes, children, learning_rate):
-        out = np.zeros(len(nodes), dtype=NODE_DTYPE)
-        values = {}
-        for i, node in enumerate(nodes):
-            h = node["sums"][1]
-            rec = out[i]
-            rec["value"] = learning_rate * self._weight(node["sums"], node["clip"])
-            rec["cover"] = h
-            rec["count"] = node["count"]
-            rec["depth"] = node["depth"]
-            if i in children:
-                gain, f, b, default_left, _ = node["split"]
-                rec["feature"] = f
-                rec["bin_threshold"] = b
-                rec["threshold"] = self.thresholds[self.bin_offsets[f] + b]
-                rec["default_left"] = default_left
-                rec["gain"] = gain
-                rec["left"], rec["right"] = children[i]
-                rec["is_leaf"] = 0
-            else:
-                rec["feature"] = rec["left"] = rec["right"] = -1
-                rec["is_leaf"] = 1
-                values[i] = float(rec["value"])
-        return out, values
+        n = len(nodes)
+        out = np.zeros(n, dtype=NODE_DTYPE)
+        out["value"] = [learning_rate * self._weight(node["sums"], node["clip"])
+                        for node in nodes]
+        out["cover"] = [node["sums"][1] for node in nodes]
+        out["count"] = [node["count"] for node in nodes]
+        out["depth"] = [node["depth"] for node in nodes]
+        out["feature"] = out["left"] = out["right"] = -1
+        out["is_leaf"] = 1
+        if children:
+            split = np.array(sorted(children), dtype=np.intp)
+            found = [nodes[i]["split"] for i in split.tolist()]
+            f = np.array([s[1] for s in found], dtype=np.intp)
+            b = np.array([s[2] for s in found], dtype=np.intp)
+            out["feature"][split] = f
+            out["bin_threshold"][split] = b
+            out["threshold"][split] = self.thresholds[self.bin_offsets[f] + b]
+            out["default_left"][split] = [s[3] for s in found]
+            out["gain"][split] = [s[0] for s in found]
+            out["left"][split] = [children[i][0] for i in split.tolist()]
+            out["right"][split] = [children[i][1] for i in split.tolist()]
+            out["is_leaf"][split] = 0
+        leaves = np.flatnonzero(out["is_leaf"])
+        return out, dict(zip(leaves.tolist(), out["value"][leaves].tolist()))
 
 
 def best_split(candidates):
