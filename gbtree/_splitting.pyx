@@ -579,18 +579,26 @@ def partition_level(const X_BINNED_C[::1] column, IDX_C[::1] rows,
                             np.full(m, default_left, dtype=np.uint8), n_threads)
 
 
-def partition_ranges(const X_BINNED_C[:, ::1] columns, IDX_C[::1] rows,
-                     const int64_t[:, ::1] bounds, const int[::1] features,
-                     const int[::1] bins, const int[::1] missing_bins,
+ctypedef const X_BINNED_C* bins_ptr
+ctypedef const sparse_feature* feature_ptr
+
+
+def partition_ranges(columns, IDX_C[::1] rows, const int64_t[:, ::1] bounds,
+                     const int[::1] features, const int[::1] bins, const int[::1] missing_bins,
                      const uint8_t[::1] default_left, int n_threads=1):
     """``partition_column`` of every range ``rows[bounds[i, 0]:bounds[i, 1]]`` by its own
     split: feature ``features[i]`` (whose bins are ``columns[features[i]]``, a row of a
-    column-major binned matrix), ``bins[i]``, ``missing_bins[i]``, ``default_left[i]``
-    (a level of a depthwise tree in one call); returns each range's number of left
-    rows (int64). With fewer ranges than twice the threads each is split by all the
-    threads, else the ranges are shared out, each split by one thread."""
+    column-major binned matrix, or a feature of a ``binning.SparseBinned``),
+    ``bins[i]``, ``missing_bins[i]``, ``default_left[i]`` (a level of a depthwise tree
+    in one call); returns each range's number of left rows (int64). With fewer
+    ranges than twice the threads each is split by all the threads, else the ranges
+    are shared out, each split by one thread."""
     cdef Py_ssize_t m = bounds.shape[0], i, most = 1
     cdef bint shared = m >= 2 * n_threads and n_threads > 1
+    cdef bint dense = isinstance(columns, np.ndarray)
+    cdef const X_BINNED_C[:, ::1] cols
+    cdef Py_ssize_t n_columns = columns.shape[0] if dense else columns.shape[1]
+    cdef Py_ssize_t n_rows = columns.shape[1] if dense else columns.shape[0]
     cdef int t
     if not (features.shape[0] == bins.shape[0] == missing_bins.shape[0]
             == default_left.shape[0] == m):
@@ -598,15 +606,29 @@ def partition_ranges(const X_BINNED_C[:, ::1] columns, IDX_C[::1] rows,
     for i in range(m):
         if not 0 <= bounds[i, 0] <= bounds[i, 1] <= rows.shape[0]:
             raise ValueError(f"bounds[{i}] is not a range of rows")
-        if not 0 <= features[i] < columns.shape[0]:
+        if not 0 <= features[i] < n_columns:
             raise ValueError(f"features[{i}] is not a column")
-        if bounds[i, 1] > bounds[i, 0] and columns.shape[1] == 0:
+        if bounds[i, 1] > bounds[i, 0] and n_rows == 0:
             raise ValueError("the columns have no rows")
         most = max(most, bounds[i, 1] - bounds[i, 0])
     n_left = np.zeros(m, dtype=np.int64)
     cdef int64_t[::1] n_left_v = n_left
     if rows.shape[0] == 0:
         return n_left
+    # each split's column: its bins, one a row (``column``), or NULL and its stored
+    # entries (``sparse``)
+    cdef vector[bins_ptr] column = vector[bins_ptr](m, NULL)
+    cdef vector[sparse_feature] sparse = vector[sparse_feature](max(m, 1))
+    cdef vector[feature_ptr] entries = vector[feature_ptr](m, NULL)
+    if dense:
+        cols = columns
+        for i in range(m):
+            column[i] = &cols[features[i], 0]
+    else:
+        for i in range(m):
+            column[i] = _sparse_column(columns, features[i], &sparse[i], True)
+            if column[i] == NULL:
+                entries[i] = &sparse[i]
     cdef int buffers = n_threads if shared else 1
     buffer = np.empty((buffers, most), dtype=np.uint32)
     counts = np.empty((buffers, MAX_PARTITION_CHUNKS), dtype=np.intp)
@@ -616,19 +638,63 @@ def partition_ranges(const X_BINNED_C[:, ::1] columns, IDX_C[::1] rows,
         with nogil:
             for i in range(m):
                 if bounds[i, 1] > bounds[i, 0]:
-                    n_left_v[i] = partition(&columns[features[i], 0], 1, &rows[bounds[i, 0]],
+                    n_left_v[i] = partition(column[i], 1, &rows[bounds[i, 0]],
                                             bounds[i, 1] - bounds[i, 0], bins[i],
                                             missing_bins[i], default_left[i], &buf_v[0, 0],
-                                            &counts_v[0, 0], n_threads)
+                                            &counts_v[0, 0], n_threads, entries[i])
         return n_left
     with nogil, parallel(num_threads=n_threads):
         t = threadid()
         for i in prange(m, schedule='dynamic'):
             if bounds[i, 1] > bounds[i, 0]:
-                n_left_v[i] = partition(&columns[features[i], 0], 1, &rows[bounds[i, 0]],
+                n_left_v[i] = partition(column[i], 1, &rows[bounds[i, 0]],
                                         bounds[i, 1] - bounds[i, 0], bins[i], missing_bins[i],
-                                        default_left[i], &buf_v[t, 0], &counts_v[t, 0], 1)
+                                        default_left[i], &buf_v[t, 0], &counts_v[t, 0], 1,
+                                        entries[i])
     return n_left
+
+
+cdef const X_BINNED_C* _sparse_column(X_binned, int feature, sparse_feature* col,
+                                      bint use_columns) except? NULL:
+    """Feature ``feature`` of a ``binning.SparseBinned`` as ``partition`` reads it: the
+    row of its dense copy when it has one and ``use_columns`` (returned), else NULL
+    with ``col`` pointed at its stored entries (and at its column-wise copy when
+    there is one and ``use_columns``). The pointers live as long as ``X_binned``'s
+    arrays."""
+    cdef const int64_t[::1] indptr = X_binned.indptr
+    cdef const uint16_t[::1] e16
+    cdef const uint32_t[::1] e32
+    cdef const uint32_t[::1] col_rows
+    cdef const X_BINNED_C[::1] col_bins
+    cdef const X_BINNED_C[:, ::1] dense_cols
+    cdef Py_ssize_t lo_c, hi_c
+    if use_columns and X_binned.dense_index[feature] >= 0:
+        dense_cols = X_binned.dense_cols
+        return &dense_cols[X_binned.dense_index[feature], 0]
+    col.indptr = &indptr[0]
+    col.entries16 = NULL
+    col.entries = NULL
+    if X_binned.entries.dtype == np.uint16:
+        e16 = X_binned.entries
+        col.entries16 = &e16[0] if e16.shape[0] > 0 else NULL
+    else:
+        e32 = X_binned.entries
+        col.entries = &e32[0] if e32.shape[0] > 0 else NULL
+    col.e_lo = X_binned.bin_offsets[feature]
+    col.e_hi = X_binned.bin_offsets[feature + 1]
+    col.default_bin = X_binned.default_bin[feature]
+    col.has_column = use_columns and X_binned.col_ptr is not None
+    col.col_rows = NULL
+    col.col_bins = NULL
+    col.col_len = 0
+    if col.has_column:
+        col_rows = X_binned.col_rows
+        col_bins = X_binned.col_bins
+        lo_c, hi_c = X_binned.col_ptr[feature], X_binned.col_ptr[feature + 1]
+        col.col_len = hi_c - lo_c
+        col.col_rows = &col_rows[lo_c] if hi_c > lo_c else NULL
+        col.col_bins = &col_bins[lo_c] if hi_c > lo_c else NULL
+    return NULL
 
 
 cdef Py_ssize_t _partition_rows(const X_BINNED_C* column, Py_ssize_t stride, IDX_C[::1] rows,
@@ -1000,41 +1066,17 @@ def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature
 def py_partition_sparse(X_binned, IDX_C[::1] rows, int feature, int bin, bint default_left,
                         int n_threads=1, bint use_columns=True):
     """Stable partition of ``rows`` in place by one feature of a ``SparseBinned``
-    (from its column-wise copy when it has one and ``use_columns``); returns the
+    (from its column-wise copies when it has them and ``use_columns``); returns the
     number of left rows (tests)."""
     cdef Py_ssize_t n = rows.shape[0]
-    cdef const uint32_t[::1] col_rows
-    cdef const X_BINNED_C[::1] col_bins
     cdef sparse_feature col
-    cdef const int64_t[::1] indptr = X_binned.indptr
-    cdef const uint16_t[::1] e16
-    cdef const uint32_t[::1] e32
     buffer = np.empty(max(n, 1), dtype=np.uint32)
     counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
     cdef IDX_C[::1] buf_v = buffer
     cdef Py_ssize_t[::1] counts_v = counts
-    col.indptr = &indptr[0]
-    col.entries16 = NULL
-    col.entries = NULL
-    if X_binned.entries.dtype == np.uint16:
-        e16 = X_binned.entries
-        col.entries16 = &e16[0] if e16.shape[0] > 0 else NULL
-    else:
-        e32 = X_binned.entries
-        col.entries = &e32[0] if e32.shape[0] > 0 else NULL
-    col.e_lo = X_binned.bin_offsets[feature]
-    col.e_hi = X_binned.bin_offsets[feature + 1]
-    col.default_bin = X_binned.default_bin[feature]
-    col.has_column = use_columns and X_binned.col_ptr is not None
-    if col.has_column:
-        col_rows = X_binned.col_rows
-        col_bins = X_binned.col_bins
-        lo_c, hi_c = X_binned.col_ptr[feature], X_binned.col_ptr[feature + 1]
-        col.col_len = hi_c - lo_c
-        col.col_rows = &col_rows[lo_c] if hi_c > lo_c else NULL
-        col.col_bins = &col_bins[lo_c] if hi_c > lo_c else NULL
+    cdef const X_BINNED_C* column = _sparse_column(X_binned, feature, &col, use_columns)
     if n == 0:
         return 0
-    return partition(NULL, 1, &rows[0], n, bin, X_binned.bin_offsets[feature + 1]
+    return partition(column, 1, &rows[0], n, bin, X_binned.bin_offsets[feature + 1]
                      - X_binned.bin_offsets[feature] - 1, default_left, &buf_v[0],
-                     &counts_v[0], n_threads, &col)
+                     &counts_v[0], n_threads, &col if column == NULL else NULL)

@@ -448,10 +448,11 @@ class SparseBinned:
     kernel, increasing within a row so the partition finds a feature's entry by
     binary search); uint16 when the histogram has at most 65,536 entries, else
     uint32. ``indices`` and ``bins`` (feature and bin of each entry) are derived
-    on demand.
+    on demand. ``columns``: the column-wise copies (``columns()`` of the same
+    entries), when they were made before (None: made here).
     """
 
-    def __init__(self, indptr, entries, *, default_bin, shape, bin_offsets):
+    def __init__(self, indptr, entries, *, default_bin, shape, bin_offsets, columns=None):
         self.indptr, self.entries = indptr, entries
         self.default_bin = default_bin
         self.shape = tuple(shape)
@@ -460,7 +461,10 @@ class SparseBinned:
         n_rows = self.shape[0]
         self.dense_index = np.full(self.shape[1], -1, dtype=np.int32)
         self.dense_cols = np.empty((0, n_rows), dtype=X_BINNED_DTYPE)
-        if entries.dtype == np.uint16:
+        if columns is not None:
+            (self.col_ptr, self.col_rows, self.col_bins, self.dense_index,
+             self.dense_cols) = columns
+        elif entries.dtype == np.uint16:
             # A narrow histogram (at most 65,536 entries) leaves memory for a
             # column-wise copy, which the partition walks beside a node's rows,
             # and for a dense copy (a byte a row) of the columns with many entries.
@@ -479,6 +483,35 @@ class SparseBinned:
     @property
     def nnz(self):
         return self.entries.shape[0]
+
+    def columns(self):
+        """The column-wise copies the partition reads: (col_ptr, col_rows, col_bins;
+        None without them), the features stored densely (``dense_index``) and their
+        rows of ``dense_cols``."""
+        return (self.col_ptr, self.col_rows, self.col_bins, self.dense_index,
+                self.dense_cols)
+
+    def rows(self, lo, hi):
+        """Rows lo..hi as a ``SparseBinned`` (the entries copied)."""
+        ptr = self.indptr[lo:hi + 1]
+        return SparseBinned(ptr - ptr[0], self.entries[ptr[0]:ptr[-1]].copy(),
+                            default_bin=self.default_bin, shape=(hi - lo, self.shape[1]),
+                            bin_offsets=self.bin_offsets)
+
+    @staticmethod
+    def stack(parts):
+        """The rows of ``parts`` (``SparseBinned`` of the same features), one after the
+        other."""
+        first = parts[0]
+        if len(parts) == 1:
+            return first
+        sizes = [p.indptr[-1] for p in parts]
+        ptr = np.concatenate([[0]] + [p.indptr[1:] + start for p, start in
+                                      zip(parts, np.cumsum([0] + sizes[:-1]))])
+        return SparseBinned(ptr.astype(np.int64), np.concatenate([p.entries for p in parts]),
+                            default_bin=first.default_bin,
+                            shape=(sum(p.shape[0] for p in parts), first.shape[1]),
+                            bin_offsets=first.bin_offsets)
 
     def _feature_and_bin(self):
         # computed once, on demand (the binned predictor of subsampled or warm-started fits)

@@ -11,7 +11,10 @@
    and the row count come too, and a ranker's query ids are checked to be sorted;
 2. a pass that bins the chunks and writes them, in blocks of ``block_rows`` rows
    (uint8 bins by rows and by columns, labels, weights), as raw arrays in a
-   cache folder of its own;
+   cache folder of its own; sparse chunks (SciPy, when the first chunk is) are
+   written as sparse blocks: each row's offset into the stored entries, the
+   entries, and the copies by columns the partition reads (``SparseBinned``),
+   so a block's size follows its stored entries, not its rows times columns;
 3. boosting over the blocks (``gbtree.levelwise``): depthwise trees grown level
    by level, each level reading every block once from disk (mapped, not
    copied), the next block read on a thread while the current one is worked on. In memory stay, per row, the
@@ -39,7 +42,7 @@ import scipy.sparse as sp
 
 from ._binned_matrix import columns_of
 from ._threads import effective_n_threads
-from .binning import BinMapper
+from .binning import BinMapper, SparseBinned, canonical_csr
 from .grower_params import GrowerParams
 from .queries import _check_group_weights
 from .levelwise import (RowShard, boost, check_params, fitted, flat_cuts, make_objective,
@@ -78,7 +81,8 @@ class ExternalData:
         where); they are never read by another fit.
     block_rows : int, default=1_000_000
         Rows per block on disk: memory holds at most two blocks at a time
-        (about ``2 * block_rows * (2 * n_features + 16)`` bytes).
+        (about ``2 * block_rows * (2 * n_features + 16)`` bytes; for sparse chunks,
+        about 7 bytes per stored entry instead of ``2 * n_features`` per row).
     label, weight, qid : str, optional
         The label, weight and query-id columns of Parquet files.
     """
@@ -110,9 +114,9 @@ class ExternalData:
 
     # -- reading
     def chunks(self):
-        """The chunks as ``(X, y, w, qid)``: X a C-ordered float32 or float64 array, y
-        and w float64 (w None when the data have no weights, qid when they have no
-        query ids); errors name the chunk."""
+        """The chunks as ``(X, y, w, qid)``: X a C-ordered float32 or float64 array (or
+        a canonical CSR matrix of them), y and w float64 (w None when the data have no
+        weights, qid when they have no query ids); errors name the chunk."""
         if callable(self.source):
             it = self.source()
             try:
@@ -173,9 +177,8 @@ def _checked_chunk(chunk, i):
     else:
         raise ValueError(f"chunk {i}: a chunk must be (X, y), (X, y, sample_weight) or a "
                          f"dict, got {type(chunk).__name__}")
-    if sp.issparse(X):
-        X = X.toarray()
-    X = np.asarray(X)
+    if not sp.issparse(X):
+        X = np.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"chunk {i}: X must be 2-D, got {X.ndim} dimensions")
     if X.dtype not in (np.float32, np.float64):
@@ -183,7 +186,7 @@ def _checked_chunk(chunk, i):
             X = X.astype(np.float64)
         except (TypeError, ValueError):
             raise ValueError(f"chunk {i}: X must hold numbers, got dtype {X.dtype}") from None
-    X = np.ascontiguousarray(X)
+    X = canonical_csr(X) if sp.issparse(X) else np.ascontiguousarray(X)
     y = np.asarray(y).ravel()
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"chunk {i}: y has {y.shape[0]} values for {X.shape[0]} rows")
@@ -208,12 +211,16 @@ class _DiskBlock:
     bins, row by row, for the histograms), ``.C`` (the same bins column by column,
     for the partition), ``.y`` and ``.w`` (float64), and a ranker's ``.g`` (int64:
     the offsets of the block's queries, then their numbers among all queries).
+    A sparse block (``sparse``: its ``SparseBinned`` without its arrays) has instead
+    of ``.X`` and ``.C`` the arrays of ``_SPARSE_PARTS``: each row's offset into the
+    entries, the entries, and the column-wise copies.
     Loading maps the bins (the operating system reads them, or finds them in its
     page cache: no copy); the maps go when the block is dropped."""
 
-    def __init__(self, prefix, n_rows, n_features, weighted, n_groups=None):
+    def __init__(self, prefix, n_rows, n_features, weighted, n_groups=None, sparse=None):
         self.prefix, self.n_rows, self.n_features = prefix, n_rows, n_features
         self.weighted, self.n_groups = weighted, n_groups
+        self.sparse = sparse
 
     def load(self):
         return _LoadedBlock(self)
@@ -226,6 +233,9 @@ class _LoadedBlock:
     def __init__(self, block):
         n, F = block.n_rows, block.n_features
         self.block, self.n_rows = block, n
+        if block.sparse is not None:
+            self.Xb = self.columns = _read_sparse(block.prefix, block.sparse)
+            return
         self.Xb = _mapped(block.prefix + ".X", n * F).reshape(n, F)
         self.columns = _mapped(block.prefix + ".C", n * F).reshape(F, n)
 
@@ -244,6 +254,41 @@ class _LoadedBlock:
             return None
         g = _read(self.block.prefix + ".g", 2 * k + 1, np.int64)
         return g[:k + 1], g[k + 1:]
+
+
+# the arrays of a sparse block: (file suffix, attribute of SparseBinned)
+_SPARSE_PARTS = ((".i", "indptr"), (".e", "entries"), (".cp", "col_ptr"), (".cr", "col_rows"),
+                 (".cb", "col_bins"), (".di", "dense_index"), (".dc", "dense_cols"))
+
+
+def _write_sparse(prefix, Xb):
+    """Write a ``SparseBinned``'s arrays; returns what ``_read_sparse`` needs besides
+    them (the object with empty arrays, their shapes and dtypes)."""
+    shapes = {}
+    for suffix, name in _SPARSE_PARTS:
+        a = getattr(Xb, name)
+        if a is not None:
+            _write(prefix + suffix, a)
+            shapes[name] = (a.shape, a.dtype)
+    return dict(shapes=shapes, default_bin=Xb.default_bin, shape=Xb.shape,
+                bin_offsets=Xb.bin_offsets)
+
+
+def _read_sparse(prefix, info):
+    """A sparse block's ``SparseBinned``, its arrays mapped (``_write_sparse``)."""
+    arrays = {}
+    for suffix, name in _SPARSE_PARTS:
+        if name not in info["shapes"]:
+            arrays[name] = None
+            continue
+        shape, dtype = info["shapes"][name]
+        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        arrays[name] = _mapped(prefix + suffix, size).view(dtype).reshape(shape)
+    return SparseBinned(arrays["indptr"], arrays["entries"], default_bin=info["default_bin"],
+                        shape=info["shape"], bin_offsets=info["bin_offsets"],
+                        columns=tuple(arrays[name] for name in
+                                      ("col_ptr", "col_rows", "col_bins", "dense_index",
+                                       "dense_cols")))
 
 
 def _mapped(path, size):
@@ -309,13 +354,19 @@ class _BlockWriter:
         return self.block_rows + int(ends[0]) if ends.size else None
 
     def _write(self, n):
-        Xb, y, w, q = (None if self.pending[0][k] is None else
-                       np.concatenate([p[k] for p in self.pending]) for k in range(4))
+        sparse = isinstance(self.pending[0][0], SparseBinned)
+        Xb = (SparseBinned.stack if sparse else np.concatenate)([p[0] for p in self.pending])
+        y, w, q = (None if self.pending[0][k] is None else
+                   np.concatenate([p[k] for p in self.pending]) for k in range(1, 4))
         # (the blocks go to the folders in turn: one folder per disk spreads the reads)
         prefix = os.path.join(self.folders[len(self.blocks) % len(self.folders)],
                               f"{len(self.blocks):06d}")
-        _write(prefix + ".X", Xb[:n])
-        _write(prefix + ".C", columns_of(Xb[:n], self.n_threads))
+        layout = None
+        if sparse:
+            layout = _write_sparse(prefix, Xb.rows(0, n))
+        else:
+            _write(prefix + ".X", Xb[:n])
+            _write(prefix + ".C", columns_of(Xb[:n], self.n_threads))
         _write(prefix + ".y", y[:n])
         if self.weighted:
             _write(prefix + ".w", w[:n])
@@ -326,9 +377,11 @@ class _BlockWriter:
             _check_group_weights(None if w is None else w[:n], ptr, "sample_weight")
             _write(prefix + ".g", np.r_[ptr, self.n_groups + np.arange(n_groups)])
             self.n_groups += n_groups
-        self.blocks.append(_DiskBlock(prefix, n, self.n_features, self.weighted, n_groups))
+        self.blocks.append(_DiskBlock(prefix, n, self.n_features, self.weighted, n_groups,
+                                      layout))
         rest = y.shape[0] - n
-        self.pending = [tuple(None if a is None else a[n:] for a in (Xb, y, w, q))] \
+        self.pending = [(Xb.rows(n, y.shape[0]) if sparse else Xb[n:],)
+                        + tuple(None if a is None else a[n:] for a in (y, w, q))] \
             if rest else []
         self.pending_rows = rest
 
@@ -351,7 +404,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         objective, rng = estimator._seeded_objective()
     else:
         objective = None if classifier else make_objective(estimator, 0, what)
-    cuts, n_features, n_rows, weighted, labels = _sketch_pass(
+    cuts, n_features, n_rows, weighted, sparse, labels = _sketch_pass(
         data, params.max_bin, objective, ranker, n_threads)
     mapper = BinMapper.from_cuts(*flat_cuts(cuts))
     classes = None
@@ -376,8 +429,8 @@ def fit_external(estimator, local_class, data, eval_sets_of):
             folders.append(_write_or_explain(
                 lambda: tempfile.mkdtemp(prefix="gbtree-blocks-", dir=d), d))
         data.cache_paths_ = list(folders)
-        blocks = _block_pass(data, folders, mapper, classes, n_features, weighted, n_rows,
-                             n_threads)
+        blocks = _block_pass(data, folders, mapper, classes, n_features, weighted, sparse,
+                             n_rows, n_threads)
         t1 = time.perf_counter()
         # pass 3: boosting over the blocks
         shard.start(blocks, [b.n_rows for b in blocks], mapper, objective, base, n_threads,
@@ -406,7 +459,7 @@ def _sketch_pass(data, max_bin, objective, ranker, n_threads):
     ranker's ``objective.start_sums`` over all rows (each chunk's labels checked; a
     ranker's query ids too)."""
     eps = 1.0 / (SKETCH_BINS * max_bin)
-    sketches, n_features, n_rows, weighted = None, None, 0, None
+    sketches, n_features, n_rows, weighted, sparse = None, None, 0, None, None
     labels = {} if objective is None else None
     last_qid = None
     pool = concurrent.futures.ThreadPoolExecutor(n_threads)
@@ -417,7 +470,7 @@ def _sketch_pass(data, max_bin, objective, ranker, n_threads):
                              f"chunk" if ranker else f"chunk {i} has query ids (qid): only "
                              f"GBTRanker takes them")
         if n_features is None:
-            n_features, weighted = X.shape[1], w is not None
+            n_features, weighted, sparse = X.shape[1], w is not None, sp.issparse(X)
             sketches = [Sketch(eps) for _ in range(n_features)]
         if X.shape[1] != n_features:
             raise ValueError(f"chunk {i} has {X.shape[1]} features; the first chunk had "
@@ -434,10 +487,11 @@ def _sketch_pass(data, max_bin, objective, ranker, n_threads):
             last_qid = q[-1]
         # (the columns on threads: sorting a column's chunk releases the GIL; this chunk
         # is read and transposed while the last one's columns are sketched)
-        Xc = _by_columns(X)
+        X = _layout(X, sparse)
+        columns = _sparse_columns(X, w) if sparse else [(c, w) for c in _by_columns(X)]
         for done in pushing:
             done.result()
-        pushing = [pool.submit(_push, sketches[f], Xc[f], w) for f in range(n_features)]
+        pushing = [pool.submit(_push, sketches[f], *columns[f]) for f in range(n_features)]
         if objective is None:
             values, codes = np.unique(y, return_inverse=True)
             sums = np.bincount(codes, weights=w, minlength=values.shape[0])
@@ -458,12 +512,14 @@ def _sketch_pass(data, max_bin, objective, ranker, n_threads):
         raise ValueError("ExternalData has no rows")
     # (the levels merged unpruned: the finest summary the sketch has)
     cuts = [summary_cuts(s.summary(prune=False), max_bin) for s in sketches]
-    return cuts, n_features, n_rows, weighted, labels
+    return cuts, n_features, n_rows, weighted, sparse, labels
 
 
-def _block_pass(data, folders, mapper, classes, n_features, weighted, n_rows, n_threads):
-    """Pass 2: the chunks binned and written in blocks to ``folders``; returns the
-    blocks. ``classes``: a classifier's labels (None: a regressor's numbers)."""
+def _block_pass(data, folders, mapper, classes, n_features, weighted, sparse, n_rows,
+                n_threads):
+    """Pass 2: the chunks binned and written in blocks to ``folders`` (sparse blocks
+    when ``sparse``); returns the blocks. ``classes``: a classifier's labels (None: a
+    regressor's numbers)."""
     writer = _BlockWriter(folders, data.block_rows, n_features, weighted, n_threads)
     written = 0
     for i, (X, y, w, q) in enumerate(data.chunks()):
@@ -477,7 +533,8 @@ def _block_pass(data, folders, mapper, classes, n_features, weighted, n_rows, n_
         if classes is not None and not np.array_equal(
                 classes[np.minimum(code.astype(np.intp), classes.shape[0] - 1)], y):
             raise ValueError(f"chunk {i} has labels the first pass did not see")
-        _write_or_explain(writer.add, folders, mapper.transform(X, n_threads), code, w, q)
+        _write_or_explain(writer.add, folders, mapper.transform(_layout(X, sparse), n_threads),
+                          code, w, q)
         written += X.shape[0]
     if written != n_rows:
         raise ValueError(f"the second pass read {written} rows, the first {n_rows}: the "
@@ -500,6 +557,36 @@ def _by_columns(X, rows=8192):
     out = np.empty((X.shape[1], X.shape[0]), dtype=X.dtype)
     for lo in range(0, X.shape[0], rows):
         out[:, lo:lo + rows] = X[lo:lo + rows].T
+    return out
+
+
+def _layout(X, sparse):
+    """A chunk's X as the fit's blocks hold it: a canonical CSR matrix when ``sparse``
+    (the first chunk was), else a C-ordered array."""
+    if sparse:
+        return X if sp.issparse(X) else canonical_csr(sp.csr_matrix(X))
+    return np.ascontiguousarray(X.toarray()) if sp.issparse(X) else X
+
+
+def _sparse_columns(X, w):
+    """Per column of a CSR chunk, (values, weights) for its sketch: the stored values,
+    then one 0.0 weighing as much as its absent entries (the weights None when every
+    row weighs 1 and no entry is absent)."""
+    Xc = X.tocsc()
+    n = X.shape[0]
+    total = float(n) if w is None else float(w.sum())
+    out = []
+    for f in range(X.shape[1]):
+        part = slice(Xc.indptr[f], Xc.indptr[f + 1])
+        values = Xc.data[part]
+        weights = None if w is None else w[Xc.indices[part]]
+        absent = n - values.shape[0]
+        if w is not None and absent:
+            absent = max(total - weights.sum(), 0.0)
+        if absent > 0:
+            weights = np.r_[np.ones(values.shape[0]) if weights is None else weights, absent]
+            values = np.r_[values, 0.0]
+        out.append((values, weights))
     return out
 
 

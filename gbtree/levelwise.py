@@ -45,14 +45,14 @@ from ._binned_matrix import columns_of
 from ._column_sampler import ColumnSampler
 from ._constraints import InteractionConstraints, MonotoneConstraints
 from ._histogram import level_histograms, output_histograms
-from ._predictor import add_leaf_values, add_tree_binned_rows
+from ._predictor import add_leaf_values
 from ._splitting import partition_ranges, py_find_best_split, py_leaf_weight
 from ._threads import effective_n_threads
 from ._typedefs import G_H_DTYPE, NODE_DTYPE
 from .binning import _weighted_cuts
 from .callback import TrainingState, training_callbacks
 from .metrics import eval_metrics
-from .tree import TreeEnsemble
+from .tree import TreeEnsemble, add_tree_binned_rows
 
 # the parameters a level-wise fit takes (the others must stay at their defaults)
 SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_leaves",
@@ -123,12 +123,14 @@ def make_objective(estimator, n_classes, what):
 class MemoryBlock:
     """A block of binned rows held in memory (row-major bins, their columns as one
     column-major array, labels, weights or None); ``columns`` are made from the bins
-    when not given. A ranker's block holds whole queries: ``groups`` is (their row
+    when not given. Sparse bins (a ``binning.SparseBinned``) are their own columns. A ranker's block holds whole queries: ``groups`` is (their row
     offsets, their numbers among all queries), else None."""
 
     def __init__(self, Xb, y, w, n_threads, columns=None, groups=None):
         self.Xb, self.y, self.w = Xb, y, w
-        self.columns = columns_of(Xb, n_threads) if columns is None else columns
+        if columns is None:
+            columns = columns_of(Xb, n_threads) if isinstance(Xb, np.ndarray) else Xb
+        self.columns = columns
         self.n_rows = y.shape[0]
         self.groups = groups
 
@@ -420,12 +422,15 @@ class RowShard:
                 if picked.shape[0] == 0:
                     continue
             n_used += hi - lo if picked is None else picked.shape[0]
+            default = _default_bins(block.Xb)
+            if picked is None and default is not None:   # (sparse rows are listed)
+                picked = np.arange(hi - lo, dtype=np.uint32)
             for t in range(trees):
                 rows = np.arange(hi - lo, dtype=np.uint32) if picked is None else picked.copy()
                 self.rows[(b, t)] = rows
                 self.ranges[(b, t, 0)] = (0, rows.shape[0])
                 output_histograms(block.Xb, picked, self.pairs[t:t + 1, lo:hi],
-                                  self.bin_offsets, None, h, s, self.n_threads)
+                                  self.bin_offsets, default, h, s, self.n_threads)
                 hists[t] += h[0]
                 sums[t] += s[0]
         self._pending = []
@@ -515,8 +520,8 @@ class RowShard:
                 out, targets = ((built, np.array(which, dtype=np.int64)) if first else
                                 (part[:len(bounds)], np.arange(len(bounds), dtype=np.int64)))
                 level_histograms(block.Xb, rows, np.array(bounds, dtype=np.int64),
-                                 self.pairs[t, lo_b:hi_b], self.bin_offsets, None, out,
-                                 targets, self.n_threads)
+                                 self.pairs[t, lo_b:hi_b], self.bin_offsets,
+                                 _default_bins(block.Xb), out, targets, self.n_threads)
                 if not first:
                     if len(which) == n_built:
                         built += part      # (in place: every child has rows here)
@@ -561,6 +566,11 @@ class RowShard:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = self._ahead = None
+
+
+def _default_bins(Xb):
+    """The bins of absent entries of sparse bins, None for dense ones."""
+    return None if isinstance(Xb, np.ndarray) else Xb.default_bin
 
 
 class TreeBuilder:

@@ -67,6 +67,48 @@ def test_sparse_frame_and_float32_chunks_with_weights(tmp_path, kind):
     assert_same_trees(ext, mem)
 
 
+def _sparse_data(n, p, seed, values):
+    """A CSR matrix of n x p with about 5 % of its entries stored (``values``: "integer"
+    or "continuous"), column 0 stored in most rows, 3 % of the stored entries NaN; and
+    a regression target."""
+    rng = np.random.default_rng(seed)
+    draw = ((lambda k: rng.integers(1, 30, size=k).astype(float)) if values == "integer"
+            else (lambda k: rng.normal(size=k)))
+    X = sp.random(n, p, density=0.05, random_state=seed, format="csc", data_rvs=draw).tolil()
+    X[:, 0] = rng.integers(0, 5, size=(n, 1)).astype(float)
+    X = X.tocsr()
+    X.data[rng.random(X.nnz) < 0.03] = np.nan
+    A = np.nan_to_num(X.toarray())
+    return X, A[:, 0] + 0.1 * A[:, 1] - 0.2 * A[:, 2] + rng.normal(size=n)
+
+
+@pytest.mark.parametrize("p, values, extra", [
+    (40, "integer", {}),
+    # over 65,536 histogram entries: no column-wise copies (each row's entry is found
+    # among its entries), and row sampling (the rows left out walk the sparse bins)
+    (600, "continuous", dict(subsample=0.7)),
+])
+def test_sparse_chunks_are_written_as_sparse_blocks(tmp_path, p, values, extra):
+    X, y = _sparse_data(3000, p, seed=1, values=values)
+
+    def source():   # (a dense chunk among them; blocks cut across chunks)
+        for i in range(0, 3000, 700):
+            yield (X[i:i + 700] if i != 1400 else X[i:i + 700].toarray()), y[i:i + 700]
+
+    params = dict(n_estimators=6, max_depth=4, learning_rate=0.3, **extra)
+    data = ExternalData(source, cache_dir=tmp_path, keep_cache=True, block_rows=1000)
+    ext = GBTRegressor(**params).fit(data)
+    mem = GBTRegressor(**params).fit(X, y)
+    assert_same_trees(ext, mem)
+    files = [os.path.join(data.cache_paths_[0], f) for f in os.listdir(data.cache_paths_[0])]
+    suffixes = {os.path.splitext(f)[1] for f in files}
+    assert ".X" not in suffixes and ".i" in suffixes and ".e" in suffixes
+    assert (".cp" in suffixes) == (mem._bin_mapper.bin_offsets_[-1] <= 2 ** 16)
+    # the bins take about the stored entries' bytes, not two bytes a row and column
+    binned = sum(os.path.getsize(f) for f in files if not f.endswith((".y", ".w")))
+    assert binned < 0.5 * 2 * X.shape[0] * X.shape[1]
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_the_classifier_grows_the_in_memory_trees(tmp_path, n_classes):
     X, y = integer_data(N, seed=3)

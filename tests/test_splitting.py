@@ -157,16 +157,26 @@ def test_partition_matches_reference(seed, n, default_left, n_threads, n_bins):
        n_threads=st.sampled_from([1, 2, 3]))
 @example(seed=4, n=20_000, m=1, n_threads=2)   # one range split by every thread
 @example(seed=5, n=20_000, m=9, n_threads=2)   # ranges shared out, one thread each
-def test_partition_ranges_matches_reference(seed, n, m, n_threads):
+@pytest.mark.parametrize("layout", ["dense", "sparse", "sparse without column copies"])
+def test_partition_ranges_matches_reference(layout, seed, n, m, n_threads):
     # a level of a depthwise tree: each range of the rows split by its own feature, bin
-    # and missing direction, in one call
+    # and missing direction, in one call; the bins dense (by columns) or a SparseBinned
+    # (its features of many entries copied densely, the others column-wise, or found in
+    # each row's entries)
     from gbtree._splitting import partition_ranges
     rng = np.random.RandomState(seed)
     n_features = 5
     n_bins = rng.randint(1, 40, size=n_features)
     X = np.stack([rng.randint(0, b + 1, size=n) for b in n_bins], 1).astype(np.uint8)
     columns = np.ascontiguousarray(X.T)
+    if layout != "dense":
+        default = np.array([rng.randint(0, b + 1) for b in n_bins], dtype=np.uint8)
+        absent = rng.rand(n, n_features) < rng.choice([0.3, 0.95, 0.999], size=n_features)
+        X[absent] = np.broadcast_to(default, X.shape)[absent]
+        columns = _sparse_binned(X, n_bins, default, layout == "sparse")
     rows = rng.permutation(n)[:rng.randint(0, n + 1)].astype(np.uint32)
+    if layout != "dense":   # (the sparse partition walks a node's rows in increasing order)
+        rows.sort()
     edges = np.sort(rng.randint(0, rows.shape[0] + 1, size=max(m - 1, 0)))
     bounds = np.ascontiguousarray(np.stack([np.r_[0, edges], np.r_[edges, rows.shape[0]]], 1)
                                   if m else np.zeros((0, 2)), dtype=np.int64)
@@ -183,6 +193,20 @@ def test_partition_ranges_matches_reference(seed, n, m, n_threads):
                                          bool(default_left[i]))
         assert n_left[i] == want_left
         np.testing.assert_array_equal(mine[lo:hi], order)
+
+
+def _sparse_binned(X, n_bins, default, column_copies):
+    """X's bins (uint8) as a ``SparseBinned`` whose absent entries are ``default``."""
+    from gbtree.binning import SparseBinned
+    offsets = np.r_[0, np.cumsum(n_bins + 1)].astype(np.int32)
+    stored = X != default[None, :]
+    r, f = np.nonzero(stored)
+    indptr = np.r_[0, np.cumsum(stored.sum(axis=1))].astype(np.int64)
+    entries = (offsets[f] + X[r, f]).astype(np.uint16)
+    none = dict(columns=(None, None, None, np.full(X.shape[1], -1, dtype=np.int32),
+                         np.empty((0, X.shape[0]), dtype=np.uint8)))
+    return SparseBinned(indptr, entries, default_bin=default, shape=X.shape,
+                        bin_offsets=offsets, **({} if column_copies else none))
 
 
 def test_partition_ranges_refuses_what_is_not_a_range_or_a_column():
