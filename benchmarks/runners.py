@@ -76,8 +76,18 @@ GOSS_TOP, GOSS_OTHER = 0.2, 0.1
 # (XGBoost's XGBRF defaults), and its L2 penalty
 RF_ROWS, RF_COLS, RF_LAMBDA = 0.8, 0.8, 1e-5
 
+
 class Unsupported(Exception):
     """A setting the library does not have; the run is reported as ``unsupported``."""
+
+
+def load(path, mmap=False):
+    """An ``.npy`` array (memory-mapped read-only with ``mmap``), or a SciPy CSR
+    matrix saved with ``scipy.sparse.save_npz``."""
+    if path.endswith(".npz"):
+        import scipy.sparse
+        return scipy.sparse.load_npz(path)
+    return np.load(path, mmap_mode="r" if mmap else None)
 
 
 @dataclass(frozen=True)
@@ -169,8 +179,8 @@ class Runner:
 
     # -- out of core (workload "external-memory")
     def fit_external(self, cfg, files):
-        """A model fitted on the chunk files ``files`` ([X_path, y_path] each, ``.npy``)
-        by the library's out-of-core mode."""
+        """A model fitted on the chunk files ``files`` ([X_path, y_path] each, ``.npy``;
+        X an ``.npz`` CSR matrix for sparse data) by the library's out-of-core mode."""
         raise Unsupported(f"{self.name}: no out-of-core training")
 
     # -- model files (workload "model-files")
@@ -239,6 +249,9 @@ class GbtreeRunner(Runner):
 
     def fit_external(self, cfg, files):
         from gbtree import ExternalData
+        if files[0][0].endswith(".npz"):   # (CSR chunks: a source that loads them)
+            source = lambda: ((load(X), load(y)) for X, y in files)  # noqa: E731
+            return self.estimator(cfg).fit(ExternalData(source))
         return self.estimator(cfg).fit(ExternalData([tuple(f) for f in files]))
 
     FORMATS = {"JSON": ".json", "binary": ".gbt"}
@@ -343,7 +356,7 @@ class XGBoostRunner(Runner):
             def next(self, input_data):
                 if self.i == len(files):
                     return False
-                input_data(data=np.load(files[self.i][0]), label=np.load(files[self.i][1]))
+                input_data(data=load(files[self.i][0]), label=load(files[self.i][1]))
                 self.i += 1
                 return True
 

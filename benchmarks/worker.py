@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from runners import RUNNERS, Config, Unsupported, estimator_scores, quality
+from runners import RUNNERS, Config, Unsupported, estimator_scores, load, quality
 
 
 def peak_rss_mib():
@@ -46,15 +46,6 @@ def peak_rss_mib():
     except OSError:
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0   # Linux: KiB
-
-
-def load(path, mmap=False):
-    """An ``.npy`` array (memory-mapped read-only with ``mmap``), or a SciPy CSR
-    matrix saved with ``scipy.sparse.save_npz``."""
-    if path.endswith(".npz"):
-        import scipy.sparse
-        return scipy.sparse.load_npz(path)
-    return np.load(path, mmap_mode="r" if mmap else None)
 
 
 def is_sparse(value):

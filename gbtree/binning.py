@@ -448,8 +448,8 @@ class SparseBinned:
     kernel, increasing within a row so the partition finds a feature's entry by
     binary search); uint16 when the histogram has at most 65,536 entries, else
     uint32. ``indices`` and ``bins`` (feature and bin of each entry) are derived
-    on demand. ``columns``: the column-wise copies (``columns()`` of the same
-    entries), when they were made before (None: made here).
+    on demand, as are the column-wise copies the partition reads (``columns()``),
+    unless ``columns`` gives them (made before, of the same entries).
     """
 
     def __init__(self, indptr, entries, *, default_bin, shape, bin_offsets, columns=None):
@@ -457,39 +457,47 @@ class SparseBinned:
         self.default_bin = default_bin
         self.shape = tuple(shape)
         self.bin_offsets = np.asarray(bin_offsets, dtype=np.int32)
-        self.col_ptr = self.col_rows = self.col_bins = None
-        n_rows = self.shape[0]
-        self.dense_index = np.full(self.shape[1], -1, dtype=np.int32)
-        self.dense_cols = np.empty((0, n_rows), dtype=X_BINNED_DTYPE)
-        if columns is not None:
-            (self.col_ptr, self.col_rows, self.col_bins, self.dense_index,
-             self.dense_cols) = columns
-        elif entries.dtype == np.uint16:
-            # A narrow histogram (at most 65,536 entries) leaves memory for a
-            # column-wise copy, which the partition walks beside a node's rows,
-            # and for a dense copy (a byte a row) of the columns with many entries.
-            # Wide data keep their memory for the histograms: the partition then
-            # finds each row's entry by binary search among the row's entries.
-            self.col_ptr, self.col_rows, self.col_bins = sparse_columns(
-                indptr, entries, self.bin_offsets)
-            dense = np.flatnonzero(np.diff(self.col_ptr) * DENSE_COLUMN_SHARE > n_rows)
-            self.dense_index[dense] = np.arange(dense.size, dtype=np.int32)
-            self.dense_cols = np.empty((dense.size, n_rows), dtype=X_BINNED_DTYPE)
-            for j, f in enumerate(dense):
-                self.dense_cols[j] = default_bin[f]
-                lo, hi = self.col_ptr[f], self.col_ptr[f + 1]
-                self.dense_cols[j, self.col_rows[lo:hi]] = self.col_bins[lo:hi]
+        self._columns = columns
 
     @property
     def nnz(self):
         return self.entries.shape[0]
 
     def columns(self):
-        """The column-wise copies the partition reads: (col_ptr, col_rows, col_bins;
-        None without them), the features stored densely (``dense_index``) and their
-        rows of ``dense_cols``."""
-        return (self.col_ptr, self.col_rows, self.col_bins, self.dense_index,
-                self.dense_cols)
+        """The column-wise copies the partition reads, made on first use: (col_ptr,
+        col_rows, col_bins; None without them), the features stored densely
+        (``dense_index``: their row of ``dense_cols``, or -1) and ``dense_cols``."""
+        if self._columns is None:
+            self._columns = self._make_columns()
+        return self._columns
+
+    def _make_columns(self):
+        n_rows = self.shape[0]
+        dense_index = np.full(self.shape[1], -1, dtype=np.int32)
+        if self.entries.dtype != np.uint16:
+            # Wide data (over 65,536 histogram entries) keep their memory for the
+            # histograms: the partition finds each row's entry by binary search
+            # among the row's entries.
+            return None, None, None, dense_index, np.empty((0, n_rows), dtype=X_BINNED_DTYPE)
+        # A narrow histogram leaves memory for a column-wise copy, which the partition
+        # walks beside a node's rows, and for a dense copy (a byte a row) of the
+        # columns with many entries.
+        col_ptr, col_rows, col_bins = sparse_columns(self.indptr, self.entries,
+                                                     self.bin_offsets)
+        dense = np.flatnonzero(np.diff(col_ptr) * DENSE_COLUMN_SHARE > n_rows)
+        dense_index[dense] = np.arange(dense.size, dtype=np.int32)
+        dense_cols = np.empty((dense.size, n_rows), dtype=X_BINNED_DTYPE)
+        for j, f in enumerate(dense):
+            dense_cols[j] = self.default_bin[f]
+            lo, hi = col_ptr[f], col_ptr[f + 1]
+            dense_cols[j, col_rows[lo:hi]] = col_bins[lo:hi]
+        return col_ptr, col_rows, col_bins, dense_index, dense_cols
+
+    col_ptr = property(lambda self: self.columns()[0])
+    col_rows = property(lambda self: self.columns()[1])
+    col_bins = property(lambda self: self.columns()[2])
+    dense_index = property(lambda self: self.columns()[3])
+    dense_cols = property(lambda self: self.columns()[4])
 
     def rows(self, lo, hi):
         """Rows lo..hi as a ``SparseBinned`` (the entries copied)."""

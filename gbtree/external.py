@@ -583,9 +583,10 @@ def _sparse_columns(X, w):
         absent = n - values.shape[0]
         if w is not None and absent:
             absent = max(total - weights.sum(), 0.0)
-        if absent > 0:
-            weights = np.r_[np.ones(values.shape[0]) if weights is None else weights, absent]
-            values = np.r_[values, 0.0]
+        if absent > 0:   # (np.append: np.r_ costs 50 us a call, 2 calls a column)
+            weights = np.append(np.ones(values.shape[0]) if weights is None else weights,
+                                absent)
+            values = np.append(values, 0.0)
         out.append((values, weights))
     return out
 

@@ -1,6 +1,8 @@
-"""Depthwise trees grown level by level over rows held elsewhere: the trainer of
+"""Trees grown a batch of splits at a time over rows held elsewhere: the trainer of
 ``gbtree.dask`` (one shard of rows per worker) and of out-of-core fits
-(``gbtree.ExternalData``: one shard whose blocks of rows are files).
+(``gbtree.ExternalData``: one shard whose blocks of rows are files). Depthwise
+trees are grown a level at a time, lossguide trees a split at a time
+(``TreeBuilder``); the words "level" below mean either batch.
 
 A ``RowShard`` holds rows in blocks (in memory, or loaded one at a time from
 disk while the next one is read) and, in memory, what a fit keeps per row: raw

@@ -25,7 +25,7 @@ pytest.importorskip(PEER, reason="the benchmark smoke test compares gbtree with 
                                  "(in the test extra)")
 # the workloads LightGBM cannot run, and the peer they run with instead (test extra)
 PEERS = {"multi-target": "xgboost", "split-finding": "xgboost", "symmetric": "catboost-symmetric",
-         "dask": "xgboost", "external-memory": "xgboost"}
+         "dask": "xgboost", "external-memory": "xgboost", "external-memory-sparse": "xgboost"}
 
 # workload -> the options that make it tiny (every run: --rounds 3 --threads 1)
 TINY = {
@@ -50,6 +50,8 @@ TINY = {
     "out-of-core": ["--rows", "2000", "--test-rows", "500"],
     "external-memory": ["--rows", "3000", "--test-rows", "500", "--chunk-rows", "1000",
                         "--depth", "3"],
+    "external-memory-sparse": ["--rows", "3000", "--test-rows", "500", "--chunk-rows", "1000",
+                               "--depth", "3"],
     "shap": ["--rows", "2000", "--test-rows", "200", "--interaction-rows", "20"],
     "model-files": ["--rows", "2000", "--test-rows", "500"],
     "block-codecs": ["--rows", "3000", "--test-rows", "500", "--block-rows", "1000",
