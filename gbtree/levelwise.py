@@ -61,7 +61,8 @@ SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_lea
              "grow_policy", "max_bin",
              "min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step",
              "colsample_bytree", "colsample_bylevel", "colsample_bynode", "feature_weights",
-             "subsample", "interaction_constraints", "monotone_constraints", "n_jobs",
+             "subsample", "interaction_constraints", "monotone_constraints", "num_parallel_tree",
+             "n_jobs",
              "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
              "early_stopping_rounds", "callbacks", "tweedie_variance_power",
              "lambdarank_truncation_level", "lambdarank_num_pair_per_sample",
@@ -180,8 +181,10 @@ class RowShard:
         self.samplers, self.paths, self.hists = {}, {}, {}
         self._pool = self._ahead = None
         self._losses = {}   # a ranker's loss over each block's queries
-        # with row sampling: each block's rows left out of the last round, and that
-        # round's trees (nodes, output), which they get when the block is next read
+        # with row sampling: the rows of each block left out of each sample of the
+        # last round, and what that round's trees still owe the raw scores, paid when
+        # the block is next read: (nodes, output, the sample whose left-out rows get
+        # the tree, or None: every row)
         self._left_out, self._pending = {}, []
         self.connect(None, 0, [(0, self.n_bins.shape[0])], None)
         return self.n_rows
@@ -366,78 +369,92 @@ class RowShard:
             yield b, current
 
     def _add_leaves(self, leaves):
-        """Add each tree's leaf values to the raw scores of the leaves' rows:
-        ``leaves`` holds (output, {node: value}) per tree of the last round."""
+        """Add each tree's leaf values to the raw scores of the leaves' rows, tree by
+        tree: ``leaves`` holds (output, {node: value}) per tree of the last round."""
         by_tree = {}
-        for (b, k, node), r in self.ranges.items():
-            bounds, vals = by_tree.setdefault((b, k), ([], []))
+        for (b, t, node), r in self.ranges.items():
+            bounds, vals = by_tree.setdefault((b, t), ([], []))
             bounds.append(r)
-            vals.append(leaves[k][1][node])
-        for (b, k), (bounds, vals) in by_tree.items():
-            add_leaf_values(self.rows[(b, k)], np.array(bounds, dtype=np.int64),
+            vals.append(leaves[t][1][node])
+        for b, t in sorted(by_tree):
+            bounds, vals = by_tree[b, t]
+            add_leaf_values(self.rows[(b, t)], np.array(bounds, dtype=np.int64),
                             np.array(vals), self.raw[self.offsets[b]:self.offsets[b + 1]],
-                            leaves[k][0], self.n_threads)
+                            leaves[t][0], self.n_threads)
         self.rows, self.ranges = {}, {}
 
-    def grow(self, trees, seeds, learning_rate, sample=None):
+    def grow(self, trees, seeds, learning_rate, samples=None):
         """One round: the gradients of the raw scores, then the round's ``trees``
-        (tree t fits output t; ``seeds``: their column samples' seeds) grown with
-        the other shards (every shard grows the same trees), their leaf values added
-        to the raw scores. ``sample``: (rate, the round generator's seed) to grow
-        them on a sample of the rows, or None. Returns each tree's nodes
-        (NODE_DTYPE)."""
+        grown with the other shards (every shard grows the same trees), their leaf
+        values added to the raw scores. Tree t fits output t % K of the K outputs, on
+        the rows of sample t // K (a forest's trees each have rows of their own);
+        ``seeds``: their column samples' seeds. ``samples``: per sample, (rate, its
+        generator's seed) to draw the rows, or None for every row (all None: no
+        samples, one set of K trees). Returns each tree's nodes (NODE_DTYPE)."""
+        K = self.pairs.shape[0]
+        samples = samples or [None] * (trees // K)
         builder = TreeBuilder(self._level, self.thresholds, self.bin_offsets, self.grower)
-        roots = self._roots(trees, seeds, sample)
+        roots = self._roots(trees, seeds, samples)
         grown = [builder.grow(t, roots[t], learning_rate) for t in range(trees)]
-        self._add_leaves(list(enumerate(values for _, values in grown)))
-        if sample is not None:
-            self._pending = [(nodes, t) for t, (nodes, _) in enumerate(grown)]
+        if len(samples) > 1 and any(samples):
+            # (a forest's samples overlap: every row gets the trees in their order, as
+            # the local fit adds them, when its block is next read)
+            self.rows, self.ranges = {}, {}
+            self._pending = [(nodes, t % K, None) for t, (nodes, _) in enumerate(grown)]
+        else:
+            self._add_leaves([(t % K, values) for t, (_, values) in enumerate(grown)])
+            self._pending = [(nodes, t % K, t // K) for t, (nodes, _) in enumerate(grown)
+                             if samples[t // K] is not None]
         sending, self._sending = self._sending, []
         self._sent(sending)
         return [nodes for nodes, _ in grown]
 
-    def _roots(self, trees, seeds, sample):
+    def _roots(self, trees, seeds, samples):
         """Compute the gradients of the raw scores and, for each of the round's
         ``trees``, start its column sample from its seed and return the root's sums,
-        row count and best split, over all shards (``sample``: as in ``grow``)."""
+        row count and best split, over all shards (``samples``: as in ``grow``)."""
         E = int(self.bin_offsets[-1])
+        K = self.pairs.shape[0]
         hists = np.zeros((trees, E, 2))
         sums = np.zeros((trees, 2))
+        counts = np.zeros(trees)
         h, s = np.empty((1, E, 2)), np.empty((1, 2))
-        n_used = 0
         for b, block in self._each_block():
             lo, hi = self.offsets[b], self.offsets[b + 1]
             if hi == lo:
                 continue
-            left_out = self._left_out.pop(b, None)
-            for nodes, k in self._pending if left_out is not None else ():
-                add_tree_binned_rows(block.Xb, self.n_bins, nodes, left_out,
-                                     self.raw[lo:hi], k, self.n_threads)
+            for nodes, k, j in self._pending:
+                rows = (np.arange(hi - lo, dtype=np.uint32) if j is None
+                        else self._left_out[(b, j)])
+                add_tree_binned_rows(block.Xb, self.n_bins, nodes, rows, self.raw[lo:hi], k,
+                                     self.n_threads)
             self._loss_of(b, block).gradient(block.y, self.raw[lo:hi], block.w,
                                              self.pairs[:, lo:hi, 0], self.pairs[:, lo:hi, 1],
                                              self.n_threads)
-            picked = None   # (None: every row, in order)
-            if sample is not None:
-                keep = self._draws(sample[1], lo, hi) < sample[0]
-                picked = np.flatnonzero(keep).astype(np.uint32)
-                self._left_out[b] = np.flatnonzero(~keep).astype(np.uint32)
-                if picked.shape[0] == 0:
-                    continue
-            n_used += hi - lo if picked is None else picked.shape[0]
             default = _default_bins(block.Xb)
-            if picked is None and default is not None:   # (sparse rows are listed)
-                picked = np.arange(hi - lo, dtype=np.uint32)
-            for t in range(trees):
-                rows = np.arange(hi - lo, dtype=np.uint32) if picked is None else picked.copy()
-                self.rows[(b, t)] = rows
-                self.ranges[(b, t, 0)] = (0, rows.shape[0])
-                output_histograms(block.Xb, picked, self.pairs[t:t + 1, lo:hi],
-                                  self.bin_offsets, default, h, s, self.n_threads)
-                hists[t] += h[0]
-                sums[t] += s[0]
+            for j, sample in enumerate(samples):
+                picked = None   # (None: every row, in order)
+                if sample is not None:
+                    keep = self._draws(sample[1], lo, hi) < sample[0]
+                    picked = np.flatnonzero(keep).astype(np.uint32)
+                    self._left_out[(b, j)] = np.flatnonzero(~keep).astype(np.uint32)
+                    if picked.shape[0] == 0:
+                        continue
+                if picked is None and default is not None:   # (sparse rows are listed)
+                    picked = np.arange(hi - lo, dtype=np.uint32)
+                for t in range(j * K, (j + 1) * K):
+                    rows = (np.arange(hi - lo, dtype=np.uint32) if picked is None
+                            else picked.copy())
+                    self.rows[(b, t)] = rows
+                    self.ranges[(b, t, 0)] = (0, rows.shape[0])
+                    counts[t] += rows.shape[0]
+                    output_histograms(block.Xb, picked, self.pairs[t % K:t % K + 1, lo:hi],
+                                      self.bin_offsets, default, h, s, self.n_threads)
+                    hists[t] += h[0]
+                    sums[t] += s[0]
         self._pending = []
-        own, total = self._exchange(hists, np.r_[sums.ravel(), n_used])
-        sums, count = total[:-1].reshape(trees, 2), int(total[-1])
+        own, total = self._exchange(hists, np.r_[sums.ravel(), counts])
+        sums, counts = total[:2 * trees].reshape(trees, 2), total[2 * trees:]
         found = []
         for t in range(trees):
             self.samplers[t] = ColumnSampler(self.n_bins.shape[0], self.grower)
@@ -446,8 +463,9 @@ class RowShard:
                                                    self.grower.interaction_groups)
             self.paths[t].start()
             self.hists[t] = {0: own[t]}
-            found.append(self._scan(t, 0, own[t], sums[t], count, 0))
-        return [(sums[t], count, split) for t, split in enumerate(self._gather(found))]
+            found.append(self._scan(t, 0, own[t], sums[t], int(counts[t]), 0))
+        return [(sums[t], int(counts[t]), split)
+                for t, split in enumerate(self._gather(found))]
 
     def _draws(self, seed, lo, hi):
         """The uniform draws of the shard's rows lo..hi from the generator seeded with
@@ -522,7 +540,8 @@ class RowShard:
                 out, targets = ((built, np.array(which, dtype=np.int64)) if first else
                                 (part[:len(bounds)], np.arange(len(bounds), dtype=np.int64)))
                 level_histograms(block.Xb, rows, np.array(bounds, dtype=np.int64),
-                                 self.pairs[t, lo_b:hi_b], self.bin_offsets,
+                                 self.pairs[t % self.pairs.shape[0], lo_b:hi_b],
+                                 self.bin_offsets,
                                  _default_bins(block.Xb), out, targets, self.n_threads)
                 if not first:
                     if len(which) == n_built:
@@ -764,7 +783,7 @@ def boost(call, local, params, objective, base_score, n_features, n_rows, eval_s
     (``booster.EvalSet``, in memory) are evaluated after every round. ``rng``: the
     random state the local fit would draw its seed from next (default: a new one)."""
     ensemble = TreeEnsemble(n_features, base_score)
-    K = objective.n_outputs
+    K, P = objective.n_outputs, params.num_parallel_tree
     seed = int((local._rng() if rng is None else rng).randint(0, 2 ** 31 - 1))
     metrics = eval_metrics(local.eval_metric, objective, type(local).__name__)
     callbacks = training_callbacks(local.callbacks, local.early_stopping_rounds)
@@ -781,24 +800,29 @@ def boost(call, local, params, objective, base_score, n_features, n_rows, eval_s
         if booster.stop_asked(callbacks, "before_iteration", state):
             break
         lr = booster.round_learning_rate(state, it)
-        # the round's draws, as a local fit's: the rows' (each shard draws its own),
-        # then the trees' seeds
-        draws = np.random.default_rng([seed, it])
-        sample = None
-        if params.subsample < 1.0:
-            sample = (params.subsample, [seed, it])
-            draws.bit_generator.advance(n_rows)
-        seeds = draws.integers(0, 2 ** 63, size=K, dtype=np.uint64)
-        answers = call("grow", K, seeds, lr, sample)
+        # the round's draws, as a local fit's, for each of its P sets of K trees (a
+        # forest's): the rows' (each shard draws its own), then the trees' seeds
+        samples, seeds = [], []
+        for p in range(P):
+            draws = np.random.default_rng([seed, it] if p == 0 else [seed, it, 2, p])
+            samples.append(None)
+            if params.subsample < 1.0:
+                samples[-1] = (params.subsample, [seed, it] if p == 0 else [seed, it, 2, p])
+                draws.bit_generator.advance(n_rows)
+            seeds.append(draws.integers(0, 2 ** 63, size=K, dtype=np.uint64))
+        answers = call("grow", K * P, np.concatenate(seeds), lr / P,
+                       samples if any(samples) else None)
         trees = answers[0]
         for other in answers[1:]:   # (every shard grows the same trees)
-            if len(other) != K or not all(np.array_equal(a, b) for a, b in zip(other, trees)):
+            if len(other) != K * P or not all(np.array_equal(a, b)
+                                              for a, b in zip(other, trees)):
                 raise RuntimeError("gbtree: the shards of a fit grew different trees")
-        for k, nodes in enumerate(trees):
+        outputs = [j % K for j in range(K * P)]
+        for nodes, k in zip(trees, outputs):
             ensemble.add_tree(nodes, k)
         n_rounds += 1
-        if booster.evaluate_round(eval_sets, trees, list(range(K)), objective, state,
-                                  callbacks, n_threads):
+        if booster.evaluate_round(eval_sets, trees, outputs, objective, state, callbacks,
+                                  n_threads):
             break
     call("finish")
     for cb in callbacks:

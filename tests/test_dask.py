@@ -216,6 +216,17 @@ def test_leaf_budgets_and_lossguide_trees_grow_the_local_trees(client, tree):
     assert (local._ensemble.nodes["is_leaf"] == 1).sum() == tree["max_leaves"] * 6
 
 
+def test_forests_grow_the_local_trees(client):
+    X, y = integer_data(seed=9)
+    params = dict(n_estimators=3, max_depth=4, num_parallel_tree=3, subsample=0.8,
+                  colsample_bynode=0.7)
+    dX = da.from_array(X, chunks=((500, 1300, 200, 1000), -1))
+    dist = DaskGBTRegressor(**params).fit(dX, da.from_array(y, chunks=dX.chunks[0]))
+    local = GBTRegressor(**params).fit(X, y)
+    assert_same_trees(dist.to_local(), local)
+    assert local._ensemble.n_trees == 9
+
+
 def test_constraints_grow_the_local_trees(client):
     X, y = integer_data(seed=6)
     params = dict(n_estimators=8, max_depth=5, **CONSTRAINTS)

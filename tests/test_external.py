@@ -188,6 +188,26 @@ def test_leaf_budgets_and_lossguide_trees_grow_the_in_memory_trees(tmp_path, tre
     assert leaves.sum() == tree["max_leaves"] * mem._ensemble.n_trees
 
 
+@pytest.mark.parametrize("kind", ["regressor", "classifier"])
+def test_forests_grow_the_in_memory_trees(tmp_path, kind):
+    # num_parallel_tree: each of a round's sets of trees on rows and columns of its own;
+    # the rows get the trees in the in-memory fit's order (their samples overlap)
+    X, y = integer_data(N, seed=9)
+    params = dict(PARAMS, n_estimators=4, num_parallel_tree=3, subsample=0.8,
+                  colsample_bynode=0.7)
+    target = y if kind == "regressor" else np.digitize(y, np.quantile(y, [0.3, 0.7]))
+    model = GBTRegressor if kind == "regressor" else GBTClassifier
+    ext = model(**params).fit(ExternalData(_chunked(X, target, sizes=(333, 900)),
+                                           cache_dir=tmp_path, block_rows=256))
+    mem = model(**params).fit(X, target)
+    assert_same_trees(ext, mem)
+    assert mem._ensemble.n_trees == 4 * 3 * (1 if kind == "regressor" else 3)
+    np.testing.assert_allclose(ext.predict(X) if kind == "regressor" else
+                               ext.predict_proba(X),
+                               mem.predict(X) if kind == "regressor" else mem.predict_proba(X),
+                               rtol=0, atol=1e-9)
+
+
 def test_constraints_grow_the_in_memory_trees(tmp_path):
     X, y = integer_data(N, seed=6)
     params = dict(PARAMS, max_depth=5, **CONSTRAINTS)
