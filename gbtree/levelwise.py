@@ -54,7 +54,7 @@ from ._typedefs import G_H_DTYPE, NODE_DTYPE
 from .binning import _weighted_cuts
 from .callback import TrainingState, training_callbacks
 from .metrics import eval_metrics
-from .tree import TreeEnsemble, add_tree_binned_rows
+from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 
 # the parameters a level-wise fit takes (the others must stay at their defaults)
 SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_leaves",
@@ -62,6 +62,7 @@ SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_lea
              "min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step",
              "colsample_bytree", "colsample_bylevel", "colsample_bynode", "feature_weights",
              "subsample", "interaction_constraints", "monotone_constraints", "num_parallel_tree",
+             "booster", "rate_drop", "skip_drop", "one_drop", "normalize_type", "sample_type",
              "n_jobs",
              "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
              "early_stopping_rounds", "callbacks", "tweedie_variance_power",
@@ -181,10 +182,9 @@ class RowShard:
         self.samplers, self.paths, self.hists = {}, {}, {}
         self._pool = self._ahead = None
         self._losses = {}   # a ranker's loss over each block's queries
-        # with row sampling: the rows of each block left out of each sample of the
-        # last round, and what that round's trees still owe the raw scores, paid when
-        # the block is next read: (nodes, output, the sample whose left-out rows get
-        # the tree, or None: every row)
+        # the rows of each block left out of each sample of the last round, and what
+        # that round's trees still owe the raw scores, paid when the block is next read
+        # (functions of the block and its raw scores)
         self._left_out, self._pending = {}, []
         self.connect(None, 0, [(0, self.n_bins.shape[0])], None)
         return self.n_rows
@@ -383,36 +383,68 @@ class RowShard:
                             leaves[t][0], self.n_threads)
         self.rows, self.ranges = {}, {}
 
-    def grow(self, trees, seeds, learning_rate, samples=None):
+    def grow(self, trees, seeds, learning_rate, samples=None, drop=None):
         """One round: the gradients of the raw scores, then the round's ``trees``
         grown with the other shards (every shard grows the same trees), their leaf
         values added to the raw scores. Tree t fits output t % K of the K outputs, on
         the rows of sample t // K (a forest's trees each have rows of their own);
         ``seeds``: their column samples' seeds. ``samples``: per sample, (rate, its
         generator's seed) to draw the rows, or None for every row (all None: no
-        samples, one set of K trees). Returns each tree's nodes (NODE_DTYPE)."""
+        samples, one set of K trees). ``drop``: DART's (dropped trees, their
+        outputs, their factor, the new trees' weight) when the round drops trees,
+        else None. Returns each tree's nodes (NODE_DTYPE), unweighted."""
         K = self.pairs.shape[0]
         samples = samples or [None] * (trees // K)
         builder = TreeBuilder(self._level, self.thresholds, self.bin_offsets, self.grower)
-        roots = self._roots(trees, seeds, samples)
+        roots = self._roots(trees, seeds, samples, drop)
         grown = [builder.grow(t, roots[t], learning_rate) for t in range(trees)]
-        if len(samples) > 1 and any(samples):
+        outputs = [t % K for t in range(trees)]
+        if drop is not None:
+            # every row's raw score anew when its block is next read, as a local fit
+            # sets it: without the dropped trees, plus them scaled, plus the new ones
+            self.rows, self.ranges = {}, {}
+            dropped, dropped_out, factor, weight = drop
+            new = [nodes.copy() for nodes, _ in grown]
+            for nodes in new:
+                nodes["value"] *= weight
+            self._pending = [lambda block, raw: raw.__setitem__(
+                slice(None), raw + factor * self._contributions(block, dropped, dropped_out)
+                + self._contributions(block, new, outputs))]
+        elif len(samples) > 1 and any(samples):
             # (a forest's samples overlap: every row gets the trees in their order, as
             # the local fit adds them, when its block is next read)
             self.rows, self.ranges = {}, {}
-            self._pending = [(nodes, t % K, None) for t, (nodes, _) in enumerate(grown)]
+            self._pending = [self._walk(nodes, t % K, None) for t, (nodes, _) in enumerate(grown)]
         else:
             self._add_leaves([(t % K, values) for t, (_, values) in enumerate(grown)])
-            self._pending = [(nodes, t % K, t // K) for t, (nodes, _) in enumerate(grown)
-                             if samples[t // K] is not None]
+            self._pending = [self._walk(nodes, t % K, t // K)
+                             for t, (nodes, _) in enumerate(grown) if samples[t // K] is not None]
         sending, self._sending = self._sending, []
         self._sent(sending)
         return [nodes for nodes, _ in grown]
 
-    def _roots(self, trees, seeds, samples):
-        """Compute the gradients of the raw scores and, for each of the round's
-        ``trees``, start its column sample from its seed and return the root's sums,
-        row count and best split, over all shards (``samples``: as in ``grow``)."""
+    def _walk(self, nodes, k, j):
+        """What tree ``nodes`` (of output k) owes the rows left out of the round's
+        sample j (None: every row): a walk over their bins, added to their raw
+        scores."""
+        def pay(block, raw):
+            b = self._reading
+            rows = (np.arange(raw.shape[0], dtype=np.uint32) if j is None
+                    else self._left_out[(b, j)])
+            add_tree_binned_rows(block.Xb, self.n_bins, nodes, rows, raw, k, self.n_threads)
+        return pay
+
+    def _contributions(self, block, trees, outputs):
+        """The sum of ``trees`` (tree i of output ``outputs[i]``) on each row of
+        ``block``, shape (rows, K), added in the trees' order."""
+        return booster._BinnedRows(block.Xb, self.n_bins, self.n_threads).contributions(
+            trees, outputs, self.pairs.shape[0])
+
+    def _roots(self, trees, seeds, samples, drop=None):
+        """Compute the gradients of the raw scores (without the trees ``drop`` drops)
+        and, for each of the round's ``trees``, start its column sample from its
+        seed and return the root's sums, row count and best split, over all shards
+        (``samples``, ``drop``: as in ``grow``)."""
         E = int(self.bin_offsets[-1])
         K = self.pairs.shape[0]
         hists = np.zeros((trees, E, 2))
@@ -423,11 +455,11 @@ class RowShard:
             lo, hi = self.offsets[b], self.offsets[b + 1]
             if hi == lo:
                 continue
-            for nodes, k, j in self._pending:
-                rows = (np.arange(hi - lo, dtype=np.uint32) if j is None
-                        else self._left_out[(b, j)])
-                add_tree_binned_rows(block.Xb, self.n_bins, nodes, rows, self.raw[lo:hi], k,
-                                     self.n_threads)
+            self._reading = b
+            for pay in self._pending:
+                pay(block, self.raw[lo:hi])
+            if drop is not None:
+                self.raw[lo:hi] -= self._contributions(block, drop[0], drop[1])
             self._loss_of(b, block).gradient(block.y, self.raw[lo:hi], block.w,
                                              self.pairs[:, lo:hi, 0], self.pairs[:, lo:hi, 1],
                                              self.n_threads)
@@ -784,6 +816,7 @@ def boost(call, local, params, objective, base_score, n_features, n_rows, eval_s
     random state the local fit would draw its seed from next (default: a new one)."""
     ensemble = TreeEnsemble(n_features, base_score)
     K, P = objective.n_outputs, params.num_parallel_tree
+    dart = None if params.dart is None else booster._Dart(params.dart, 0)
     seed = int((local._rng() if rng is None else rng).randint(0, 2 ** 31 - 1))
     metrics = eval_metrics(local.eval_metric, objective, type(local).__name__)
     callbacks = training_callbacks(local.callbacks, local.early_stopping_rounds)
@@ -810,19 +843,41 @@ def boost(call, local, params, objective, base_score, n_features, n_rows, eval_s
                 samples[-1] = (params.subsample, [seed, it] if p == 0 else [seed, it, 2, p])
                 draws.bit_generator.advance(n_rows)
             seeds.append(draws.integers(0, 2 ** 63, size=K, dtype=np.uint64))
+        # DART's trees dropped this round (a generator of its own, as in a local fit)
+        dropped = (np.empty(0, dtype=np.intp) if dart is None
+                   else dart.drop(np.random.default_rng([seed, it, 1])))
+        drop = None
+        if dropped.size:
+            factor, weight = dart.factors(dropped.size, K * P, lr)
+            drop = ([ensemble.tree(t).copy() for t in dropped], ensemble.tree_class[dropped],
+                    factor, weight)
         answers = call("grow", K * P, np.concatenate(seeds), lr / P,
-                       samples if any(samples) else None)
+                       samples if any(samples) else None, drop)
         trees = answers[0]
         for other in answers[1:]:   # (every shard grows the same trees)
             if len(other) != K * P or not all(np.array_equal(a, b)
                                               for a, b in zip(other, trees)):
                 raise RuntimeError("gbtree: the shards of a fit grew different trees")
         outputs = [j % K for j in range(K * P)]
+        if dart is not None:
+            weight = 1.0
+            if drop is not None:
+                weight = drop[3]
+                for nodes in trees:
+                    nodes["value"] *= weight
+                ensemble.scale_trees(dropped, drop[2])
+                for t in dropped:
+                    dart.weights[t] *= drop[2]
+                for ev in eval_sets:
+                    gone = np.zeros_like(ev.raw)
+                    add_trees_to_raw(ev.X, drop[0], drop[1], gone, n_threads, absent=0.0)
+                    ev.raw += (drop[2] - 1.0) * gone
+            dart.weights += [weight] * len(trees)
         for nodes, k in zip(trees, outputs):
             ensemble.add_tree(nodes, k)
         n_rounds += 1
         if booster.evaluate_round(eval_sets, trees, outputs, objective, state, callbacks,
-                                  n_threads):
+                                  n_threads, absent=0.0):   # (a sparse eval set's: 0)
             break
     call("finish")
     for cb in callbacks:

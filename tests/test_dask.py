@@ -227,6 +227,15 @@ def test_forests_grow_the_local_trees(client):
     assert local._ensemble.n_trees == 9
 
 
+def test_dart_grows_the_local_trees(client):
+    X, y = integer_data(seed=10)
+    params = dict(n_estimators=6, max_depth=3, booster="dart", rate_drop=0.4, subsample=0.8)
+    dX = da.from_array(X, chunks=((500, 1300, 200, 1000), -1))
+    dist = DaskGBTRegressor(**params).fit(dX, da.from_array(y, chunks=dX.chunks[0]))
+    local = GBTRegressor(**params).fit(X, y)
+    assert_same_trees(dist.to_local(), local)
+
+
 def test_constraints_grow_the_local_trees(client):
     X, y = integer_data(seed=6)
     params = dict(n_estimators=8, max_depth=5, **CONSTRAINTS)

@@ -95,11 +95,14 @@ def test_sparse_chunks_are_written_as_sparse_blocks(tmp_path, p, values, extra):
         for i in range(0, 3000, 700):
             yield (X[i:i + 700] if i != 1400 else X[i:i + 700].toarray()), y[i:i + 700]
 
-    params = dict(n_estimators=6, max_depth=4, learning_rate=0.3, **extra)
+    params = dict(n_estimators=6, max_depth=4, learning_rate=0.3, eval_metric="rmse", **extra)
     data = ExternalData(source, cache_dir=tmp_path, keep_cache=True, block_rows=1000)
-    ext = GBTRegressor(**params).fit(data)
-    mem = GBTRegressor(**params).fit(X, y)
+    Xv, yv = _sparse_data(500, p, seed=2, values=values)   # (absent entries are 0 there too)
+    ext = GBTRegressor(**params).fit(data, eval_set=[(Xv, yv)])
+    mem = GBTRegressor(**params).fit(X, y, eval_set=[(Xv, yv)])
     assert_same_trees(ext, mem)
+    np.testing.assert_allclose(ext.evals_result_["validation_0"]["rmse"],
+                               mem.evals_result_["validation_0"]["rmse"], rtol=1e-9)
     files = [os.path.join(data.cache_paths_[0], f) for f in os.listdir(data.cache_paths_[0])]
     suffixes = {os.path.splitext(f)[1] for f in files}
     assert ".X" not in suffixes and ".i" in suffixes and ".e" in suffixes
@@ -206,6 +209,30 @@ def test_forests_grow_the_in_memory_trees(tmp_path, kind):
                                ext.predict_proba(X),
                                mem.predict(X) if kind == "regressor" else mem.predict_proba(X),
                                rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("dart", [
+    dict(rate_drop=0.3),
+    dict(rate_drop=0.5, skip_drop=0.3, normalize_type="forest", sample_type="weighted",
+         subsample=0.7),
+    dict(rate_drop=0.4, one_drop=True, num_parallel_tree=2, subsample=0.8),
+])
+def test_dart_grows_the_in_memory_trees(tmp_path, dart):
+    # the dropped trees leave the raw scores for the round's gradients and come back
+    # scaled, every row's score set anew when its block is next read; the eval set's
+    # scores follow
+    X, y = integer_data(N, seed=10)
+    Xv, yv = integer_data(400, seed=11)
+    params = dict(PARAMS, booster="dart", eval_metric="rmse", **dart)
+    ext = GBTRegressor(**params).fit(ExternalData(_chunked(X, y, sizes=(333, 900)),
+                                                  cache_dir=tmp_path, block_rows=256),
+                                     eval_set=[(Xv, yv)])
+    mem = GBTRegressor(**params).fit(X, y, eval_set=[(Xv, yv)])
+    assert_same_trees(ext, mem)
+    np.testing.assert_allclose(ext.evals_result_["validation_0"]["rmse"],
+                               mem.evals_result_["validation_0"]["rmse"], rtol=1e-9)
+    plain = GBTRegressor(**dict(params, booster="gbtree")).fit(X, y)
+    assert not np.allclose(plain.predict(X), mem.predict(X))   # (trees were dropped)
 
 
 def test_constraints_grow_the_in_memory_trees(tmp_path):
