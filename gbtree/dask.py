@@ -68,7 +68,7 @@ from .levelwise import (CATEGORICAL, MemoryBlock, RowShard, boost, check_params,
                         summary_cuts)
 from .queries import _check_group_weights
 from .sketch import Summary
-from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
+from .sklearn import GBTClassifier, GBTRanker, GBTRegressor, _class_factors
 
 __all__ = ["DaskGBTRegressor", "DaskGBTClassifier", "DaskGBTRanker"]
 
@@ -629,6 +629,11 @@ class DaskGBTClassifier(_DaskMixin, GBTClassifier):
             raise ValueError(f"y must contain at least two classes; got {classes.shape[0]}")
         codes = y.map_blocks(lambda b: np.searchsorted(classes, b).astype(np.float64),
                              dtype=np.float64)
+        if self.class_weight is not None:   # (multiplied into sample_weight, as locally)
+            counts = da.bincount(codes.astype(np.intp), minlength=classes.shape[0]).compute()
+            factors = _class_factors(self.class_weight, classes, counts)
+            cw = codes.map_blocks(lambda b: factors[b.astype(np.intp)], dtype=np.float64)
+            sample_weight = cw if sample_weight is None else _row_blocks(sample_weight) * cw
         self._fit_distributed(X, codes, sample_weight, (eval_set, sample_weight_eval_set),
                               classes)
         self.classes_ = classes

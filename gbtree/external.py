@@ -391,7 +391,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     ``local_class``) on ``data`` (an ``ExternalData``) out of core;
     ``eval_sets_of(objective)`` gives the eval sets (in memory, checked against the
     fitted width). Returns the estimator."""
-    from .sklearn import GBTClassifier, GBTRanker
+    from .sklearn import GBTClassifier, GBTRanker, _class_factors
     classifier = issubclass(local_class, GBTClassifier)
     ranker = issubclass(local_class, GBTRanker)
     what = f"{type(estimator).__name__}.fit on ExternalData"
@@ -407,15 +407,19 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     cuts, n_features, n_rows, weighted, sparse, labels = _sketch_pass(
         data, params.max_bin, objective, ranker, n_threads)
     mapper = BinMapper.from_cuts(*flat_cuts(cuts))
-    classes = None
+    classes = factors = None
     if classifier:
         classes = np.array(sorted(labels))
         if classes.shape[0] < 2:
             raise ValueError(f"y must contain at least two classes; got {classes.shape[0]}")
         objective = make_objective(estimator, classes.shape[0], what)
+        sums, counts = np.array([labels[c] for c in classes.tolist()]).T
+        # (class_weight: a factor per class, multiplied into each row's weight)
+        factors = _class_factors(estimator.class_weight, classes, counts)
+        if factors is not None:
+            sums = sums * factors
         # (the class codes, each weighted by its class's weight: the same sums)
-        labels = objective.start_sums(np.arange(classes.shape[0], dtype=np.float64),
-                                      np.array([labels[c] for c in classes.tolist()]))
+        labels = objective.start_sums(np.arange(classes.shape[0], dtype=np.float64), sums)
         estimator.classes_ = classes
     base = objective.start_from_sums(labels)
     prepare(estimator, n_features)
@@ -429,8 +433,8 @@ def fit_external(estimator, local_class, data, eval_sets_of):
             folders.append(_write_or_explain(
                 lambda: tempfile.mkdtemp(prefix="gbtree-blocks-", dir=d), d))
         data.cache_paths_ = list(folders)
-        blocks = _block_pass(data, folders, mapper, classes, n_features, weighted, sparse,
-                             n_rows, n_threads)
+        blocks = _block_pass(data, folders, mapper, classes, factors, n_features, weighted,
+                             sparse, n_rows, n_threads)
         t1 = time.perf_counter()
         # pass 3: boosting over the blocks
         shard.start(blocks, [b.n_rows for b in blocks], mapper, objective, base, n_threads,
@@ -455,7 +459,8 @@ def fit_external(estimator, local_class, data, eval_sets_of):
 def _sketch_pass(data, max_bin, objective, ranker, n_threads):
     """Pass 1: each column's bin edges (from its sketch), the number of features, of
     rows, whether the chunks are weighted, and what the starting value needs: a
-    classifier's (``objective`` None) weight of each label, or the regressor's or
+    classifier's (``objective`` None) weight and row count of each label, or the
+    regressor's or
     ranker's ``objective.start_sums`` over all rows (each chunk's labels checked; a
     ranker's query ids too)."""
     eps = 1.0 / (SKETCH_BINS * max_bin)
@@ -495,8 +500,9 @@ def _sketch_pass(data, max_bin, objective, ranker, n_threads):
         if objective is None:
             values, codes = np.unique(y, return_inverse=True)
             sums = np.bincount(codes, weights=w, minlength=values.shape[0])
-            for label, s in zip(values.tolist(), sums):
-                labels[label] = labels.get(label, 0.0) + float(s)
+            counts = np.bincount(codes, minlength=values.shape[0])
+            for label, s, c in zip(values.tolist(), sums, counts.tolist()):
+                labels[label] = labels.get(label, 0.0) + np.array([s, c])
         else:
             yf = _numeric_labels(y, i)
             try:
@@ -515,12 +521,14 @@ def _sketch_pass(data, max_bin, objective, ranker, n_threads):
     return cuts, n_features, n_rows, weighted, sparse, labels
 
 
-def _block_pass(data, folders, mapper, classes, n_features, weighted, sparse, n_rows,
+def _block_pass(data, folders, mapper, classes, factors, n_features, weighted, sparse, n_rows,
                 n_threads):
     """Pass 2: the chunks binned and written in blocks to ``folders`` (sparse blocks
     when ``sparse``); returns the blocks. ``classes``: a classifier's labels (None: a
-    regressor's numbers)."""
-    writer = _BlockWriter(folders, data.block_rows, n_features, weighted, n_threads)
+    regressor's numbers); ``factors``: each class's weight (class_weight), multiplied
+    into the rows' weights, or None."""
+    writer = _BlockWriter(folders, data.block_rows, n_features,
+                          weighted or factors is not None, n_threads)
     written = 0
     for i, (X, y, w, q) in enumerate(data.chunks()):
         if X.shape[1] != n_features or (w is not None) != weighted:
@@ -533,6 +541,9 @@ def _block_pass(data, folders, mapper, classes, n_features, weighted, sparse, n_
         if classes is not None and not np.array_equal(
                 classes[np.minimum(code.astype(np.intp), classes.shape[0] - 1)], y):
             raise ValueError(f"chunk {i} has labels the first pass did not see")
+        if factors is not None:   # (as a local fit: sample_weight * the class's weight)
+            cw = factors[code.astype(np.intp)]
+            w = cw if w is None else w * cw
         _write_or_explain(writer.add, folders, mapper.transform(_layout(X, sparse), n_threads),
                           code, w, q)
         written += X.shape[0]

@@ -63,7 +63,7 @@ SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_lea
              "colsample_bytree", "colsample_bylevel", "colsample_bynode", "feature_weights",
              "subsample", "interaction_constraints", "monotone_constraints", "num_parallel_tree",
              "booster", "rate_drop", "skip_drop", "one_drop", "normalize_type", "sample_type",
-             "n_jobs",
+             "class_weight", "n_jobs",
              "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
              "early_stopping_rounds", "callbacks", "tweedie_variance_power",
              "lambdarank_truncation_level", "lambdarank_num_pair_per_sample",

@@ -11,7 +11,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted,
                                       validate_data)
 
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
-from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
 
 from . import booster, explain, model_io
 from . import params as _params
@@ -781,16 +781,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         if n_classes < 2:
             raise ValueError(f"y must contain at least two classes; got 1 class: {self.classes_[0]!r}")
         if self.class_weight is not None:
-            if not (_is_str(self.class_weight, "balanced") or isinstance(self.class_weight, dict)):
-                raise ValueError(f"class_weight must be 'balanced', a dict or None, "
-                                 f"got {self.class_weight!r}")
-            if isinstance(self.class_weight, dict):
-                bad = {k: v for k, v in self.class_weight.items()
-                       if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)
-                       or not np.isfinite(v) or v < 0}
-                if bad:
-                    raise ValueError(f"class_weight values must be finite numbers >= 0, got "
-                                     f"{bad!r}")
+            _check_class_weight(self.class_weight)
             cw = compute_sample_weight(self.class_weight, y)
             sample_weight = cw if sample_weight is None else sample_weight * cw
             if not np.any(sample_weight > 0):
@@ -1138,6 +1129,38 @@ class GBTRanker(_GBTModel):
         scores = self.predict(X)
         return ndcg_at_k(y, scores, qid=qid, group=group, sample_weight=sample_weight, k=10,
                          exp_gain=self.ndcg_exp_gain)
+
+
+def _check_class_weight(class_weight):
+    """A ValueError unless ``class_weight`` is "balanced" or a dict of weights >= 0."""
+    if not (_is_str(class_weight, "balanced") or isinstance(class_weight, dict)):
+        raise ValueError(f"class_weight must be 'balanced', a dict or None, got "
+                         f"{class_weight!r}")
+    if isinstance(class_weight, dict):
+        bad = {k: v for k, v in class_weight.items()
+               if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)
+               or not np.isfinite(v) or v < 0}
+        if bad:
+            raise ValueError(f"class_weight values must be finite numbers >= 0, got {bad!r}")
+
+
+def _class_factors(class_weight, classes, counts):
+    """Each class's weight under ``class_weight`` (checked; None: None), as
+    ``compute_sample_weight`` gives it to the class's rows, from the classes' row
+    counts ``counts`` (a fit that does not hold its labels in one array): "balanced"
+    is ``n / (n_classes * count)``, a dict its value (1 for a class it leaves out).
+    A ValueError when every row would weigh 0."""
+    if class_weight is None:
+        return None
+    _check_class_weight(class_weight)
+    counts = np.asarray(counts, dtype=np.float64)
+    if _is_str(class_weight, "balanced"):
+        factors = np.sum(counts) / (classes.shape[0] * counts)
+    else:
+        factors = compute_class_weight(class_weight, classes=classes, y=classes)
+    if not np.any(factors[counts > 0] > 0):
+        raise ValueError("class_weight gives every row weight 0")
+    return factors
 
 
 def _check_eval_targets(eval_sets, objective):

@@ -227,6 +227,18 @@ def test_forests_grow_the_local_trees(client):
     assert local._ensemble.n_trees == 9
 
 
+def test_class_weight_grows_the_local_trees(client):
+    X, y = integer_data(seed=12)
+    labels = np.digitize(y, np.quantile(y, [0.6, 0.9]))
+    w = np.random.default_rng(3).uniform(0.5, 2.0, size=y.shape[0])
+    params = dict(n_estimators=5, max_depth=3, class_weight="balanced")
+    dist = DaskGBTClassifier(**params).fit(
+        da.from_array(X, chunks=(700, -1)), da.from_array(labels, chunks=700),
+        sample_weight=da.from_array(w, chunks=500))
+    local = GBTClassifier(**params).fit(X, labels, sample_weight=w)
+    assert_same_trees(dist.to_local(), local)
+
+
 def test_dart_grows_the_local_trees(client):
     X, y = integer_data(seed=10)
     params = dict(n_estimators=6, max_depth=3, booster="dart", rate_drop=0.4, subsample=0.8)

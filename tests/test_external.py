@@ -112,6 +112,25 @@ def test_sparse_chunks_are_written_as_sparse_blocks(tmp_path, p, values, extra):
     assert binned < 0.5 * 2 * X.shape[0] * X.shape[1]
 
 
+@pytest.mark.parametrize("class_weight", ["balanced", {"low": 2.0, "high": 0.5}])
+def test_class_weight_grows_the_in_memory_trees(tmp_path, class_weight):
+    # each class's weight (from the first pass's class counts for "balanced")
+    # multiplied into the rows' weights, as an in-memory fit multiplies them
+    X, y = integer_data(N, seed=12)
+    labels = np.array(["low", "mid", "high"])[np.digitize(y, np.quantile(y, [0.6, 0.9]))]
+    w = np.random.default_rng(3).uniform(0.5, 2.0, size=N)
+    params = dict(PARAMS, class_weight=class_weight)
+    ext = GBTClassifier(**params).fit(ExternalData(_chunked(X, labels, w, sizes=(700,)),
+                                                   cache_dir=tmp_path, block_rows=800))
+    mem = GBTClassifier(**params).fit(X, labels, sample_weight=w)
+    assert_same_trees(ext, mem)
+    plain = GBTClassifier(**PARAMS).fit(X, labels, sample_weight=w)
+    assert not np.allclose(plain.predict_proba(X), mem.predict_proba(X))
+    with pytest.raises(ValueError, match="every row weight 0"):
+        GBTClassifier(max_depth=2, class_weight={"low": 0, "mid": 0, "high": 0}).fit(
+            ExternalData(_chunked(X, labels)))
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_the_classifier_grows_the_in_memory_trees(tmp_path, n_classes):
     X, y = integer_data(N, seed=3)
