@@ -237,7 +237,10 @@ def _results(futures, deadline):
             continue
         except TimeoutError:
             if futures[i].done():
-                raise   # (the worker's own error)
+                # (it ended as the wait did: its result, or the worker's own error)
+                out[i] = futures[i].result()
+                left.pop(0)
+                continue
             if time.monotonic() >= deadline:
                 raise _Late() from None
         for j in left[1:]:

@@ -127,8 +127,9 @@ def make_objective(estimator, n_classes, what):
 class MemoryBlock:
     """A block of binned rows held in memory (row-major bins, their columns as one
     column-major array, labels, weights or None); ``columns`` are made from the bins
-    when not given. Sparse bins (a ``binning.SparseBinned``) are their own columns. A ranker's block holds whole queries: ``groups`` is (their row
-    offsets, their numbers among all queries), else None."""
+    when not given (sparse bins, a ``binning.SparseBinned``, are their own columns).
+    A ranker's block holds whole queries: ``groups`` is (their row offsets, their
+    numbers among all queries), else None."""
 
     def __init__(self, Xb, y, w, n_threads, columns=None, groups=None):
         self.Xb, self.y, self.w = Xb, y, w
@@ -184,7 +185,7 @@ class RowShard:
         self._losses = {}   # a ranker's loss over each block's queries
         # the rows of each block left out of each sample of the last round, and what
         # that round's trees still owe the raw scores, paid when the block is next read
-        # (functions of the block and its raw scores)
+        # (functions of the block's index, the loaded block and its raw scores)
         self._left_out, self._pending = {}, []
         self.connect(None, 0, [(0, self.n_bins.shape[0])], None)
         return self.n_rows
@@ -407,18 +408,22 @@ class RowShard:
             new = [nodes.copy() for nodes, _ in grown]
             for nodes in new:
                 nodes["value"] *= weight
-            self._pending = [lambda block, raw: raw.__setitem__(
-                slice(None), raw + factor * self._contributions(block, dropped, dropped_out)
-                + self._contributions(block, new, outputs))]
+
+            def restore(b, block, raw):
+                raw[:] = (raw + factor * self._contributions(block, dropped, dropped_out)
+                          + self._contributions(block, new, outputs))
+            self._pending = [restore]
         elif len(samples) > 1 and any(samples):
             # (a forest's samples overlap: every row gets the trees in their order, as
             # the local fit adds them, when its block is next read)
             self.rows, self.ranges = {}, {}
-            self._pending = [self._walk(nodes, t % K, None) for t, (nodes, _) in enumerate(grown)]
+            self._pending = [self._walk(nodes, t % K, None)
+                             for t, (nodes, _) in enumerate(grown)]
         else:
             self._add_leaves([(t % K, values) for t, (_, values) in enumerate(grown)])
             self._pending = [self._walk(nodes, t % K, t // K)
-                             for t, (nodes, _) in enumerate(grown) if samples[t // K] is not None]
+                             for t, (nodes, _) in enumerate(grown)
+                             if samples[t // K] is not None]
         sending, self._sending = self._sending, []
         self._sent(sending)
         return [nodes for nodes, _ in grown]
@@ -427,8 +432,7 @@ class RowShard:
         """What tree ``nodes`` (of output k) owes the rows left out of the round's
         sample j (None: every row): a walk over their bins, added to their raw
         scores."""
-        def pay(block, raw):
-            b = self._reading
+        def pay(b, block, raw):
             rows = (np.arange(raw.shape[0], dtype=np.uint32) if j is None
                     else self._left_out[(b, j)])
             add_tree_binned_rows(block.Xb, self.n_bins, nodes, rows, raw, k, self.n_threads)
@@ -455,9 +459,8 @@ class RowShard:
             lo, hi = self.offsets[b], self.offsets[b + 1]
             if hi == lo:
                 continue
-            self._reading = b
             for pay in self._pending:
-                pay(block, self.raw[lo:hi])
+                pay(b, block, self.raw[lo:hi])
             if drop is not None:
                 self.raw[lo:hi] -= self._contributions(block, drop[0], drop[1])
             self._loss_of(b, block).gradient(block.y, self.raw[lo:hi], block.w,

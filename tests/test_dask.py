@@ -403,6 +403,31 @@ def test_a_worker_killed_mid_fit_ends_the_fit_with_an_error():
         assert c.submit(sum, [1, 2]).result(timeout=30) == 3
 
 
+class _EndsAsTheWaitDoes:
+    """An actor's future whose first timed wait times out just as it finishes."""
+
+    def __init__(self, value):
+        self.value, self.waited = value, False
+
+    def result(self, timeout=None):
+        if timeout is not None and not self.waited:
+            self.waited = True
+            raise TimeoutError("timed out")
+        if isinstance(self.value, Exception):
+            raise self.value
+        return self.value
+
+    def done(self):
+        return self.waited
+
+
+def test_a_result_that_comes_as_a_wait_ends_is_taken():
+    from gbtree.dask import _wait_all
+    assert _wait_all([_EndsAsTheWaitDoes(1), _EndsAsTheWaitDoes(2)], 5, "a test") == [1, 2]
+    with pytest.raises(ValueError, match="a test failed on a worker: bad rows"):
+        _wait_all([_EndsAsTheWaitDoes(ValueError("bad rows"))], 5, "a test")
+
+
 def _fails_late(y, raw):
     # a loss that fails on the worker holding row 0 after the first round
     if np.any(y == _MARK) and np.ptp(raw) > 0:
