@@ -481,8 +481,9 @@ class _DaskMixin:
         # the starting value
         base = objective.start_from_sums(sum_in_order(_wait_all(
             [s.start_sums(objective) for s in shards], T, "the label sums")))
-        n_rows = sum(_wait_all([s.start(mapper, objective, base, grower) for s in shards], T,
-                               "binning the rows"))
+        sizes = _wait_all([s.start(mapper, objective, base, grower) for s in shards], T,
+                          "binning the rows")
+        n_rows = sum(sizes)
         if len(shards) > 1:
             ranges = feature_ranges(mapper.bin_offsets_, len(shards))
             _wait_all([s.connect(shards, i, ranges, T) for i, s in enumerate(shards)], T,
@@ -511,7 +512,8 @@ class _DaskMixin:
                {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1})
         trees = max(n_rounds * objective.n_outputs, 1)
         sent = _wait_all([s.traffic() for s in shards], T, "the traffic counts")
-        self.fit_stats_ = {"workers": len(shards), "trees": n_rounds * objective.n_outputs,
+        self.fit_stats_ = {"workers": len(shards), "rows_per_worker": sizes,
+                           "trees": n_rounds * objective.n_outputs,
                            "round_trips_per_tree": traffic["round_trips"] / trees,
                            "bytes_received_per_tree": traffic["bytes_received"] / trees,
                            "exchanges_per_tree": sent[0][0] / trees,
@@ -580,8 +582,9 @@ class DaskGBTRegressor(_DaskMixin, GBTRegressor):
     ``client`` (a ``distributed.Client``; default: the current one) and
     ``timeout`` (seconds any wait on a worker may take, 600 by default).
 
-    After ``fit``, ``fit_stats_`` holds the number of workers and trees, and per
-    tree: the client's round trips to the workers and the bytes of the arrays they
+    After ``fit``, ``fit_stats_`` holds the number of workers, the rows each holds
+    (the slowest sets the pace: Dask placed the partitions), the number of trees,
+    and per tree: the client's round trips to the workers and the bytes of the arrays they
     sent it, the exchanges between the workers (reduce-scatters and gathers), the
     messages the first worker sent in them and the bytes of the arrays all the
     workers sent each other.

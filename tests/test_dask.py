@@ -40,6 +40,8 @@ def test_the_regressor_grows_the_local_trees(client, chunks):
     # root and each level (histograms, then candidate splits)
     stats = dist.fit_stats_
     assert stats["trees"] == 15 and 1 <= stats["workers"] <= 2
+    assert sum(stats["rows_per_worker"]) == X.shape[0]
+    assert len(stats["rows_per_worker"]) == stats["workers"]
     assert stats["round_trips_per_tree"] == 1
     assert stats["bytes_received_per_tree"] > 0
     if stats["workers"] == 2:
