@@ -205,27 +205,29 @@ def test_row_sampling_and_feature_weights_grow_the_local_trees(client, kind):
     assert not np.any(nodes["feature"] == 1)                              # (weight 0)
 
 
+def _same_regressors(params, seed, rows=(500, 1300, 200, 1000)):
+    """(the local model of a DaskGBTRegressor, a GBTRegressor, X): both fitted with
+    ``params`` on ``integer_data(seed=seed)`` (the Dask fit's partitions of ``rows``
+    rows each), which grew the same trees."""
+    X, y = integer_data(seed=seed)
+    dist = DaskGBTRegressor(**params).fit(da.from_array(X, chunks=(rows, -1)),
+                                          da.from_array(y, chunks=(rows,)))
+    local = GBTRegressor(**params).fit(X, y)
+    assert_same_trees(dist.to_local(), local)
+    return dist.to_local(), local, X
+
+
 @pytest.mark.parametrize("tree", [dict(max_depth=6, max_leaves=11),
                                   dict(grow_policy="lossguide", max_depth=0, max_leaves=13)])
 def test_leaf_budgets_and_lossguide_trees_grow_the_local_trees(client, tree):
     # lossguide: one split of a tree at a time, the open node of the largest gain
-    X, y = integer_data(seed=7)
-    params = dict(n_estimators=6, learning_rate=0.3, **tree)
-    dist = DaskGBTRegressor(**params).fit(da.from_array(X, chunks=(700, -1)),
-                                          da.from_array(y, chunks=700))
-    local = GBTRegressor(**params).fit(X, y)
-    assert_same_trees(dist.to_local(), local)
+    _, local, _ = _same_regressors(dict(n_estimators=6, learning_rate=0.3, **tree), seed=7)
     assert (local._ensemble.nodes["is_leaf"] == 1).sum() == tree["max_leaves"] * 6
 
 
 def test_forests_grow_the_local_trees(client):
-    X, y = integer_data(seed=9)
-    params = dict(n_estimators=3, max_depth=4, num_parallel_tree=3, subsample=0.8,
-                  colsample_bynode=0.7)
-    dX = da.from_array(X, chunks=((500, 1300, 200, 1000), -1))
-    dist = DaskGBTRegressor(**params).fit(dX, da.from_array(y, chunks=dX.chunks[0]))
-    local = GBTRegressor(**params).fit(X, y)
-    assert_same_trees(dist.to_local(), local)
+    _, local, _ = _same_regressors(dict(n_estimators=3, max_depth=4, num_parallel_tree=3,
+                                        subsample=0.8, colsample_bynode=0.7), seed=9)
     assert local._ensemble.n_trees == 9
 
 
@@ -242,22 +244,13 @@ def test_class_weight_grows_the_local_trees(client):
 
 
 def test_dart_grows_the_local_trees(client):
-    X, y = integer_data(seed=10)
-    params = dict(n_estimators=6, max_depth=3, booster="dart", rate_drop=0.4, subsample=0.8)
-    dX = da.from_array(X, chunks=((500, 1300, 200, 1000), -1))
-    dist = DaskGBTRegressor(**params).fit(dX, da.from_array(y, chunks=dX.chunks[0]))
-    local = GBTRegressor(**params).fit(X, y)
-    assert_same_trees(dist.to_local(), local)
+    _same_regressors(dict(n_estimators=6, max_depth=3, booster="dart", rate_drop=0.4,
+                          subsample=0.8), seed=10)
 
 
 def test_constraints_grow_the_local_trees(client):
-    X, y = integer_data(seed=6)
-    params = dict(n_estimators=8, max_depth=5, **CONSTRAINTS)
-    dist = DaskGBTRegressor(**params).fit(da.from_array(X, chunks=(700, -1)),
-                                          da.from_array(y, chunks=700))
-    local = GBTRegressor(**params).fit(X, y)
-    assert_same_trees(dist.to_local(), local)
-    assert_constrained(dist.to_local(), X)
+    model, _, X = _same_regressors(dict(n_estimators=8, max_depth=5, **CONSTRAINTS), seed=6)
+    assert_constrained(model, X)
 
 
 def test_the_rankers_queries_are_checked(client):
