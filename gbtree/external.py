@@ -43,7 +43,7 @@ import scipy.sparse as sp
 
 from ._binned_matrix import columns_of
 from ._threads import effective_n_threads
-from .binning import BinMapper, SparseBinned, canonical_csr
+from .binning import BinMapper, SparseBinned, canonical_csr, check_sparse_structure
 from .grower_params import GrowerParams
 from .queries import _check_group_weights
 from .levelwise import (RowShard, boost, check_params, fitted, flat_cuts, make_objective,
@@ -178,7 +178,9 @@ def _checked_chunk(chunk, i):
     else:
         raise ValueError(f"chunk {i}: a chunk must be (X, y), (X, y, sample_weight) or a "
                          f"dict, got {type(chunk).__name__}")
-    if not sp.issparse(X):
+    if sp.issparse(X):
+        check_sparse_structure(X, f"chunk {i}: X")   # (the kernels trust its indices)
+    else:
         X = np.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"chunk {i}: X must be 2-D, got {X.ndim} dimensions")

@@ -512,6 +512,10 @@ def test_bad_sources_and_parameters():
         GBTRegressor(max_depth=2).fit(ExternalData(_chunked(X, y)), y)
     with pytest.raises(ValueError, match="does not support categorical_features=\\[0\\]"):
         GBTRegressor(max_depth=2, categorical_features=[0]).fit(ExternalData(_chunked(X, y)))
+    bad = sp.csr_matrix(X[:10])
+    bad.indices[0] = X.shape[1] + 5   # (a column index outside the matrix)
+    with pytest.raises(ValueError, match="chunk 0: X is a malformed CSR sparse matrix"):
+        GBTRegressor(max_depth=2).fit(ExternalData(lambda: iter([(bad, y[:10])])))
     with pytest.raises(ValueError, match="not grow_policy='symmetric'"):
         GBTRegressor(max_depth=2, grow_policy="symmetric").fit(ExternalData(_chunked(X, y)))
     with pytest.raises(ValueError, match="or 0 with max_leaves set"):
