@@ -79,7 +79,6 @@ cdef class InteractionConstraints:
                     self.membership[f * self.n_groups + g]
                     and (parent == 0 or self.node_groups[k]))
 
-
     def start(self):
         """Start a tree: its root may split on every feature (``mask``, ``split``: the
         same rules from Python, for a tree grown level by level)."""
