@@ -477,7 +477,8 @@ class _DaskMixin:
         summaries = _wait_all([s.summaries(SUMMARY_ENTRIES_PER_BIN * params.max_bin, fraction,
                                            [seed, i]) for i, s in enumerate(shards)], T,
                               "the column summaries")
-        mapper = BinMapper.from_cuts(*flat_cuts(_cuts(summaries, params.max_bin)))
+        mapper = BinMapper.from_cuts(*flat_cuts(_cuts(summaries, params.max_bin)),
+                                     absent_as_missing=bool(local.absent_as_missing))
         # the starting value
         base = objective.start_from_sums(sum_in_order(_wait_all(
             [s.start_sums(objective) for s in shards], T, "the label sums")))

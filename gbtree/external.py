@@ -407,9 +407,10 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         objective, rng = estimator._seeded_objective()
     else:
         objective = None if classifier else make_objective(estimator, 0, what)
+    absent_missing = bool(estimator.absent_as_missing)
     cuts, n_features, n_rows, weighted, sparse, labels = _sketch_pass(
-        data, params.max_bin, objective, ranker, n_threads)
-    mapper = BinMapper.from_cuts(*flat_cuts(cuts))
+        data, params.max_bin, objective, ranker, absent_missing, n_threads)
+    mapper = BinMapper.from_cuts(*flat_cuts(cuts), absent_as_missing=absent_missing)
     classes = factors = None
     if classifier:
         classes = np.array(sorted(labels))
@@ -459,13 +460,14 @@ def fit_external(estimator, local_class, data, eval_sets_of):
                    "blocks": len(blocks)})
 
 
-def _sketch_pass(data, max_bin, objective, ranker, n_threads):
+def _sketch_pass(data, max_bin, objective, ranker, absent_missing, n_threads):
     """Pass 1: each column's bin edges (from its sketch), the number of features, of
     rows, whether the chunks are weighted, and what the starting value needs: a
     classifier's (``objective`` None) weight and row count of each label, or the
     regressor's or
     ranker's ``objective.start_sums`` over all rows (each chunk's labels checked; a
-    ranker's query ids too)."""
+    ranker's query ids too). ``absent_missing``: the entries a sparse chunk does not
+    store are missing (else 0)."""
     eps = 1.0 / (SKETCH_BINS * max_bin)
     sketches, n_features, n_rows, weighted, sparse = None, None, 0, None, None
     labels = {} if objective is None else None
@@ -496,7 +498,8 @@ def _sketch_pass(data, max_bin, objective, ranker, n_threads):
         # (the columns on threads: sorting a column's chunk releases the GIL; this chunk
         # is read and transposed while the last one's columns are sketched)
         X = _layout(X, sparse)
-        columns = _sparse_columns(X, w) if sparse else [(c, w) for c in _by_columns(X)]
+        columns = (_sparse_columns(X, w, absent_missing) if sparse
+                   else [(c, w) for c in _by_columns(X)])
         for done in pushing:
             done.result()
         push = _push_sparse if sparse else _push
@@ -583,10 +586,11 @@ def _layout(X, sparse):
     return np.ascontiguousarray(X.toarray()) if sp.issparse(X) else X
 
 
-def _sparse_columns(X, w):
+def _sparse_columns(X, w, absent_missing):
     """Per column of a CSR chunk, what its sketch takes: (its stored values, their
-    weights or None, the weight of its absent entries, which are 0). The values are
-    views of one column-major copy of the chunk."""
+    weights or None, the weight of its absent entries, which are 0; none when
+    ``absent_missing``: they are missing). The values are views of one column-major
+    copy of the chunk."""
     Xc = X.tocsc()
     n = X.shape[0]
     total = float(n) if w is None else float(w.sum())
@@ -595,7 +599,7 @@ def _sparse_columns(X, w):
         part = slice(Xc.indptr[f], Xc.indptr[f + 1])
         values = Xc.data[part]
         weights = None if w is None else w[Xc.indices[part]]
-        absent = n - values.shape[0]
+        absent = 0 if absent_missing else n - values.shape[0]
         if w is not None and absent:
             absent = max(total - weights.sum(), 0.0)
         out.append((values, weights, absent))

@@ -63,7 +63,7 @@ SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_lea
              "colsample_bytree", "colsample_bylevel", "colsample_bynode", "feature_weights",
              "subsample", "interaction_constraints", "monotone_constraints", "num_parallel_tree",
              "booster", "rate_drop", "skip_drop", "one_drop", "normalize_type", "sample_type",
-             "class_weight", "n_jobs",
+             "class_weight", "absent_as_missing", "n_jobs",
              "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
              "early_stopping_rounds", "callbacks", "tweedie_variance_power",
              "lambdarank_truncation_level", "lambdarank_num_pair_per_sample",
@@ -824,8 +824,10 @@ def boost(call, local, params, objective, base_score, n_features, n_rows, eval_s
     metrics = eval_metrics(local.eval_metric, objective, type(local).__name__)
     callbacks = training_callbacks(local.callbacks, local.early_stopping_rounds)
     n_threads = effective_n_threads(local.n_jobs)   # (the client's own work: eval sets)
+    absent = np.nan if local.absent_as_missing else 0.0   # (of a sparse eval set)
     for ev in eval_sets:
-        ev.raw = ensemble.predict_raw(ev.X, n_threads, base_margin=ev.base_margin)
+        ev.raw = ensemble.predict_raw(ev.X, n_threads, absent=absent,
+                                      base_margin=ev.base_margin)
     state = TrainingState(params.n_estimators, params.learning_rate, metrics,
                           [ev.name for ev in eval_sets])
     for cb in callbacks:
@@ -873,14 +875,14 @@ def boost(call, local, params, objective, base_score, n_features, n_rows, eval_s
                     dart.weights[t] *= drop[2]
                 for ev in eval_sets:
                     gone = np.zeros_like(ev.raw)
-                    add_trees_to_raw(ev.X, drop[0], drop[1], gone, n_threads, absent=0.0)
+                    add_trees_to_raw(ev.X, drop[0], drop[1], gone, n_threads, absent=absent)
                     ev.raw += (drop[2] - 1.0) * gone
             dart.weights += [weight] * len(trees)
         for nodes, k in zip(trees, outputs):
             ensemble.add_tree(nodes, k)
         n_rounds += 1
         if booster.evaluate_round(eval_sets, trees, outputs, objective, state, callbacks,
-                                  n_threads, absent=0.0):   # (a sparse eval set's: 0)
+                                  n_threads, absent):
             break
     call("finish")
     for cb in callbacks:

@@ -84,6 +84,7 @@ def _sparse_data(n, p, seed, values):
 
 @pytest.mark.parametrize("p, values, extra", [
     (40, "integer", {}),
+    (40, "integer", dict(absent_as_missing=True)),   # (the absent entries are missing)
     # over 65,536 histogram entries: no column-wise copies (each row's entry is found
     # among its entries), and row sampling (the rows left out walk the sparse bins)
     (600, "continuous", dict(subsample=0.7)),
