@@ -622,7 +622,7 @@ def partition_ranges(columns, IDX_C[::1] rows, const int64_t[:, ::1] bounds,
     cdef vector[feature_ptr] entries = vector[feature_ptr](m, NULL)
     if dense:
         cols = columns
-        for i in range(m):
+        for i in range(m if n_rows > 0 else 0):   # (no rows: no range is split)
             column[i] = &cols[features[i], 0]
     else:
         for i in range(m):
