@@ -526,14 +526,29 @@ cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
     kernels widen that to ``g_int * 2**32 + h_int``, so that adding packed values
     adds both parts (``unpack_histogram`` recovers them while each sum stays
     within int32)."""
+    cdef double extent[2]
+    if not gradient_extent(pairs, n, extent, n_threads):
+        # no finite steps: the sums are NaN, which the grower reports; every row 0
+        scales[0] = NAN
+        scales[1] = NAN
+        memset(out, 0, n * sizeof(int32_t))
+        return
+    quant_steps(extent, levels, scales)
+    quantize_rows(pairs, n, levels, seed, 0, scales, out, n_threads)
+
+
+cdef bint gradient_extent(const G_H_C* pairs, Py_ssize_t n, double* extent,
+                          int n_threads) noexcept nogil:
+    """The largest |gradient| and |hessian| of the n (gradient, hessian) ``pairs`` into
+    ``extent``; False when one of them is NaN or inf."""
     cdef Py_ssize_t i
-    cdef double max_g = 0.0, max_h = 0.0, inv_g, inv_h, ug, uh
-    cdef uint64_t m
     cdef double chunk_g[64]
     cdef double chunk_h[64]
     cdef bint chunk_bad[64]
     cdef bint bad = False
     cdef Py_ssize_t c, lo, hi, per = (n + 63) // 64
+    extent[0] = 0.0
+    extent[1] = 0.0
     if n < 65536:
         n_threads = 1
     for c in prange(64, schedule='static', num_threads=n_threads, nogil=True):
@@ -553,23 +568,34 @@ cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
             if not (fabs(pairs[2 * i]) <= FLT_MAX and fabs(pairs[2 * i + 1]) <= FLT_MAX):
                 chunk_bad[c] = True
     for c in range(64):
-        if chunk_g[c] > max_g:
-            max_g = chunk_g[c]
-        if chunk_h[c] > max_h:
-            max_h = chunk_h[c]
+        if chunk_g[c] > extent[0]:
+            extent[0] = chunk_g[c]
+        if chunk_h[c] > extent[1]:
+            extent[1] = chunk_h[c]
         bad = bad or chunk_bad[c]
-    if bad:
-        # no finite steps: the sums are NaN, which the grower reports; every row 0
-        scales[0] = NAN
-        scales[1] = NAN
-        memset(out, 0, n * sizeof(int32_t))
-        return
-    scales[0] = max_g / (levels // 2) if max_g > 0.0 else 1.0
-    scales[1] = max_h / levels if max_h > 0.0 else 1.0
-    inv_g = 1.0 / scales[0]
-    inv_h = 1.0 / scales[1]
+    return not bad
+
+
+cdef void quant_steps(const double* extent, int levels, double* scales) noexcept nogil:
+    """The gradient and hessian steps of ``levels`` levels for the largest |gradient|
+    and |hessian| ``extent``."""
+    scales[0] = extent[0] / (levels // 2) if extent[0] > 0.0 else 1.0
+    scales[1] = extent[1] / levels if extent[1] > 0.0 else 1.0
+
+
+cdef void quantize_rows(const G_H_C* pairs, Py_ssize_t n, int levels, uint64_t seed,
+                        int64_t first, const double* scales, int32_t* out,
+                        int n_threads) noexcept nogil:
+    """``quantize_into``'s rounding of n rows with the steps ``scales``, row r drawing
+    as row ``first + r`` of the data."""
+    cdef Py_ssize_t i
+    cdef uint64_t m
+    cdef double ug, uh
+    cdef double inv_g = 1.0 / scales[0], inv_h = 1.0 / scales[1]
+    if n < 65536:
+        n_threads = 1
     for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
-        m = splitmix64(seed ^ <uint64_t>i)
+        m = splitmix64(seed ^ <uint64_t>(first + i))
         ug = <double>(m >> 32) * (1.0 / 4294967296.0)
         uh = <double>(<uint32_t>m) * (1.0 / 4294967296.0)
         out[i] = <int32_t>(_round(pairs[2 * i] * inv_g, ug) * 65536
@@ -654,21 +680,29 @@ def output_histograms(X_binned, const IDX_C[::1] rows, const G_H_C[:, :, ::1] pa
 
 
 def level_histograms(X_binned, const IDX_C[::1] rows, const int64_t[:, ::1] bounds,
-                     const G_H_C[:, ::1] pairs, const int[::1] bin_offsets,
-                     const X_BINNED_C[::1] default_bin, double[:, :, ::1] out,
+                     values, const int[::1] bin_offsets,
+                     const X_BINNED_C[::1] default_bin, out,
                      const int64_t[::1] targets, int n_threads=1, int max_chunks=16):
     """The histograms of several nodes at once (a level of a symmetric tree):
-    ``out[targets[i]]`` (n_entries, 2) gets the sums of the (gradient, hessian)
-    ``pairs`` (n_rows, 2) over ``rows[bounds[i, 0]:bounds[i, 1]]``, each the same sums as
-    ``output_histograms`` of those rows. With fewer nodes than twice the threads
-    each node is built by all the threads, else the nodes are shared out, each
-    built by one thread. ``default_bin``: as in ``output_histograms``."""
+    ``out[targets[i]]`` gets the sums of the rows' ``values`` over
+    ``rows[bounds[i, 0]:bounds[i, 1]]``, each the same sums as ``output_histograms``
+    of those rows; returns each node's totals. ``values`` are (n_rows, 2) float32
+    (gradient, hessian) pairs, ``out`` (m, n_entries, 2) float64, or (quantised
+    gradients) the packed int32 values of ``quantize_into`` and ``out`` (m,
+    n_entries) packed int64. With fewer nodes than twice the threads each node is
+    built by all the threads, else the nodes are shared out, each built by one
+    thread. ``default_bin``: as in ``output_histograms``."""
     cdef int n_features = bin_offsets.shape[0] - 1
-    cdef Py_ssize_t n_entries = bin_offsets[n_features], m = bounds.shape[0], i, lo, n
+    cdef Py_ssize_t n_entries = bin_offsets[n_features], m = bounds.shape[0], i
     cdef bint dense = isinstance(X_binned, np.ndarray)
-    if (targets.shape[0] != m or out.shape[1] != n_entries or out.shape[2] != 2
-            or pairs.shape[0] != X_binned.shape[0] or pairs.shape[1] != 2 or bounds.shape[1] != 2):
-        raise ValueError("out, targets, bounds, pairs and the binned matrix do not match")
+    cdef bint packed = out.dtype == np.int64
+    if ((out.shape[1] != n_entries if packed else
+         (out.dtype != np.float64 or out.shape[1] != n_entries or out.shape[2] != 2))
+            or targets.shape[0] != m or values.shape[0] != X_binned.shape[0]
+            or out.ndim != (2 if packed else 3)
+            or (values.shape != (values.shape[0],) if packed else values.shape[1:] != (2,))
+            or bounds.shape[1] != 2):
+        raise ValueError("out, targets, bounds, values and the binned matrix do not match")
     for i in range(m):
         if not 0 <= bounds[i, 0] <= bounds[i, 1] <= rows.shape[0]:
             raise ValueError(f"bounds[{i}] is not a range of rows")
@@ -676,10 +710,9 @@ def level_histograms(X_binned, const IDX_C[::1] rows, const int64_t[:, ::1] boun
             raise ValueError(f"targets[{i}] is not a histogram of out")
     if not dense and default_bin is None:
         raise ValueError("sparse input needs default_bin")
-    if m == 0:
-        return
-    if n_entries == 0:
-        return
+    totals = np.zeros([m] if packed else [m, 2], dtype=out.dtype)
+    if m == 0 or n_entries == 0:
+        return totals
     cdef sparse_binned S
     cdef const sparse_binned* S_ptr = NULL
     cdef const X_BINNED_C* X = _matrix_view(X_binned, &S)
@@ -688,49 +721,81 @@ def level_histograms(X_binned, const IDX_C[::1] rows, const int64_t[:, ::1] boun
     cdef const X_BINNED_C* default_ptr = &default_bin[0] if default_bin is not None else NULL
     cdef bint shared = m >= 2 * n_threads and n_threads > 1
     cdef int threads_each = 1 if shared else n_threads
-    cdef int buffers = n_threads if shared else 1, most = 1, t
+    cdef int buffers = n_threads if shared else 1, most = 1
     cdef hist_plan plan
     for i in range(m):
         plan = make_plan(bounds[i, 1] - bounds[i, 0], n_features, n_entries, max_chunks,
                          threads_each)
         most = max(most, plan.scratch_chunks)
-    scratch = np.empty((buffers, most * n_entries, 2))
-    totals = np.empty((m, 2))
-    cdef double[:, :, ::1] scratch_v = scratch
-    cdef double[:, ::1] totals_v = totals
     cdef const IDX_C* rows_ptr = &rows[0] if rows.shape[0] > 0 else NULL
-    if not shared:
+    cdef const G_H_C[:, ::1] pairs_v
+    cdef const int32_t[::1] packed_v
+    cdef int64_t[:, ::1] out_p, scratch_p
+    cdef int64_t[::1] totals_p
+    cdef double[:, :, ::1] out_f, scratch_f
+    cdef double[:, ::1] totals_f
+    if packed:
+        packed_v = values
+        out_p = out
+        scratch_p = np.empty((buffers, most * n_entries), dtype=np.int64)
+        totals_p = totals
         with nogil:
-            for i in range(m):
-                _node_histogram(X, S_ptr, rows_ptr, bounds[i, 0], bounds[i, 1], &pairs[0, 0],
-                                &bin_offsets[0], n_features, n_entries, max_chunks,
-                                threads_each, default_ptr, &out[targets[i], 0, 0],
-                                &scratch_v[0, 0, 0], &totals_v[i, 0])
+            _level(X, S_ptr, rows_ptr, bounds, targets, &packed_v[0] if packed_v.shape[0] > 0 else NULL,
+                   &bin_offsets[0], n_features, n_entries, max_chunks, n_threads, shared,
+                   default_ptr, &out_p[0, 0], &scratch_p[0, 0], most * n_entries,
+                   &totals_p[0])
+    else:
+        pairs_v = values
+        out_f = out
+        scratch_f = np.empty((buffers, most * n_entries, 2))
+        totals_f = totals
+        with nogil:
+            _level(X, S_ptr, rows_ptr, bounds, targets, &pairs_v[0, 0] if pairs_v.shape[0] > 0 else NULL,
+                   &bin_offsets[0], n_features, n_entries, max_chunks, n_threads, shared,
+                   default_ptr, <hist_entry*>&out_f[0, 0, 0], <hist_entry*>&scratch_f[0, 0, 0],
+                   most * n_entries, <hist_entry*>&totals_f[0, 0])
+    return totals
+
+
+cdef void _level(const X_BINNED_C* X, const sparse_binned* S, const IDX_C* rows,
+                 const int64_t[:, ::1] bounds, const int64_t[::1] targets, const void* values,
+                 const int* bin_offsets, int n_features, Py_ssize_t n_entries,
+                 int max_chunks, int n_threads, bint shared, const X_BINNED_C* default_bin,
+                 acc_t* out, acc_t* scratch, Py_ssize_t scratch_size,
+                 acc_t* totals) noexcept nogil:
+    """``level_histograms``' builds: node i's histogram into ``out + targets[i] *
+    n_entries``, its totals into ``totals + i``."""
+    cdef Py_ssize_t i, m = bounds.shape[0]
+    cdef int t
+    if not shared:
+        for i in range(m):
+            _node_histogram(X, S, rows, bounds[i, 0], bounds[i, 1], values, bin_offsets,
+                            n_features, n_entries, max_chunks, n_threads, default_bin,
+                            out + targets[i] * n_entries, scratch, totals + i)
         return
-    with nogil, parallel(num_threads=n_threads):
+    with parallel(num_threads=n_threads):
         t = threadid()
         for i in prange(m, schedule='dynamic'):
-            _node_histogram(X, S_ptr, rows_ptr, bounds[i, 0], bounds[i, 1], &pairs[0, 0],
-                            &bin_offsets[0], n_features, n_entries, max_chunks, 1, default_ptr,
-                            &out[targets[i], 0, 0], &scratch_v[t, 0, 0], &totals_v[i, 0])
+            _node_histogram(X, S, rows, bounds[i, 0], bounds[i, 1], values, bin_offsets,
+                            n_features, n_entries, max_chunks, 1, default_bin,
+                            out + targets[i] * n_entries, scratch + t * scratch_size,
+                            totals + i)
 
 
 cdef void _node_histogram(const X_BINNED_C* X, const sparse_binned* S, const IDX_C* rows,
-                          Py_ssize_t lo, Py_ssize_t hi, const G_H_C* pairs,
+                          Py_ssize_t lo, Py_ssize_t hi, const void* values,
                           const int* bin_offsets, int n_features, Py_ssize_t n_entries,
                           int max_chunks, int n_threads, const X_BINNED_C* default_bin,
-                          double* out, double* scratch, double* totals) noexcept nogil:
+                          acc_t* out, acc_t* scratch, acc_t* totals) noexcept nogil:
     """The histogram of ``rows[lo:hi]`` into ``out`` (zeros for no rows)."""
     cdef hist_plan plan
     if hi <= lo:
-        memset(out, 0, n_entries * 2 * sizeof(double))
-        totals[0] = 0.0
-        totals[1] = 0.0
+        memset(out, 0, n_entries * sizeof(acc_t))
+        memset(totals, 0, sizeof(acc_t))
         return
     plan = make_plan(hi - lo, n_features, n_entries, max_chunks, n_threads)
-    build_histogram(X, S, rows + lo, hi - lo, NULL, 0, pairs, bin_offsets, n_features,
-                    <hist_entry*>out, <hist_entry*>scratch, plan, n_threads, default_bin,
-                    <hist_entry*>totals)
+    build_histogram(X, S, rows + lo, hi - lo, NULL, 0, values, bin_offsets, n_features,
+                    out, scratch, plan, n_threads, default_bin, totals)
 
 
 def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,

@@ -233,6 +233,15 @@ def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learn
     raw[rows, k] = before + values[leaf_of_pos]
 
 
+def check_quant_bins(params, n_rows):
+    """A ValueError when ``params.grad_quant_bins`` levels are too many for ``n_rows``
+    rows: the integer sums of a histogram entry must stay below 2**31."""
+    if params.grad_quant_bins and n_rows * (params.grad_quant_bins + 1) >= 2 ** 31:
+        raise ValueError(f"grad_quant_bins={params.grad_quant_bins} is too large for "
+                         f"{n_rows} rows: the integer sums must stay below 2**31, so "
+                         f"grad_quant_bins must be <= {(2 ** 31 - 1) // n_rows - 1}")
+
+
 def _sample_rows(params, rng, n_rows, grad, hess):
     """Rows for this round's trees (None = all) and the GOSS-amplified ones.
 
@@ -424,10 +433,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     t1 = time.perf_counter()
 
     n_rows, K = X.shape[0], objective.n_outputs
-    if params.grad_quant_bins and n_rows * (params.grad_quant_bins + 1) >= 2 ** 31:
-        raise ValueError(f"grad_quant_bins={params.grad_quant_bins} is too large for "
-                         f"{n_rows} rows: the integer sums must stay below 2**31, so "
-                         f"grad_quant_bins must be <= {(2 ** 31 - 1) // n_rows - 1}")
+    check_quant_bins(params, n_rows)
     if init_model is None:
         ensemble = TreeEnsemble(X.shape[1], objective.init_raw(y, sample_weight))
     else:

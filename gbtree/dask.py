@@ -27,17 +27,16 @@ the number of workers, and the client is not in the loop. Every wait is
 bounded by ``timeout``: a worker that dies or a partition that cannot be
 computed ends the fit with an error, never a hang.
 
-What a fit supports: dense ``dask.array`` input (and ``dask.dataframe`` of
-numbers) with ``sample_weight``, depthwise trees (``max_depth``), the
-regularisation and column sampling parameters, the losses whose starting value
-adds up over the workers' rows (``levelwise.OBJECTIVES``: squared error,
-Poisson, gamma and Tweedie deviance, log loss, a callable), the ranking losses
+What a fit supports: dense ``dask.array`` input and
+``dask.dataframe`` with ``sample_weight``, the parameters of the level-wise
+trainer (``levelwise.SUPPORTED``), the losses whose starting value adds up over
+the workers' rows (``levelwise.OBJECTIVES``), the ranking losses
 (``DaskGBTRanker``: each query's rows gathered on one worker), the categorical
 columns of a ``dask.dataframe`` that a local fit gives codes and indicator
-columns (``_encoded``), eval sets with
-``eval_metric``, ``early_stopping_rounds`` and ``callbacks`` (the eval sets are
-gathered to the client, which evaluates them after every round). Other
-parameters of the local estimators are refused with a clear error.
+columns (``_encoded``), eval sets with ``eval_metric``,
+``early_stopping_rounds`` and ``callbacks`` (the eval sets are gathered to the
+client, which evaluates them after every round). Other parameters of the local
+estimators are refused with a clear error.
 ``to_local()`` returns the fitted local estimator, which saves, loads and
 explains like any other.
 """

@@ -46,8 +46,9 @@ from . import params as _params
 from ._binned_matrix import columns_of
 from ._column_sampler import ColumnSampler
 from ._constraints import InteractionConstraints, MonotoneConstraints
-from ._histogram import level_histograms, output_histograms
+from ._histogram import level_histograms, output_histograms, py_unpack_histogram
 from ._predictor import add_leaf_values
+from ._quantizer import gradient_extent_of, quantize_places, steps_of
 from ._splitting import partition_ranges, py_find_best_split, py_leaf_weight
 from ._threads import effective_n_threads
 from ._typedefs import G_H_DTYPE, NODE_DTYPE
@@ -63,7 +64,7 @@ SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_lea
              "colsample_bytree", "colsample_bylevel", "colsample_bynode", "feature_weights",
              "subsample", "interaction_constraints", "monotone_constraints", "num_parallel_tree",
              "booster", "rate_drop", "skip_drop", "one_drop", "normalize_type", "sample_type",
-             "class_weight", "absent_as_missing", "n_jobs",
+             "class_weight", "absent_as_missing", "grad_quant_bins", "n_jobs",
              "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
              "early_stopping_rounds", "callbacks", "tweedie_variance_power",
              "lambdarank_truncation_level", "lambdarank_num_pair_per_sample",
@@ -163,6 +164,10 @@ class RowShard:
         self.objective = objective
         self.n_threads = n_threads
         self.grower = grower
+        # quantised gradients: the levels, and per tree of the round its rows' packed
+        # values; the steps (gradient, hessian) of each output
+        self.levels = grower.quant_levels
+        self.values, self.steps = {}, None
         self.prefetch = prefetch and len(blocks) > 1
         self.bin_offsets = np.ascontiguousarray(mapper.bin_offsets_, dtype=np.intc)
         self.n_bins = np.ascontiguousarray(mapper.n_bins_, dtype=np.intc)
@@ -331,6 +336,8 @@ class RowShard:
         if (p.max_depth and depth >= p.max_depth) or count < 2 or hi == lo:
             return None
         mask = self.paths[t].mask(node, self.samplers[t].mask(node, depth))
+        if self.levels:
+            hist = py_unpack_histogram(hist, *self.steps[t % self.pairs.shape[0]])
         found = py_find_best_split(
             hist, self.own_n_bins, self.own_offsets, sums[0], sums[1], p.reg_lambda,
             p.reg_alpha, p.min_child_weight, p.max_delta_step, p.gamma, self.n_threads,
@@ -396,7 +403,8 @@ class RowShard:
         else None. Returns each tree's nodes (NODE_DTYPE), unweighted."""
         K = self.pairs.shape[0]
         samples = samples or [None] * (trees // K)
-        builder = TreeBuilder(self._level, self.thresholds, self.bin_offsets, self.grower)
+        builder = TreeBuilder(self._level, self.thresholds, self.bin_offsets, self.grower,
+                              self._renew if self.levels else None)
         roots = self._roots(trees, seeds, samples, drop)
         grown = [builder.grow(t, roots[t], learning_rate) for t in range(trees)]
         outputs = [t % K for t in range(trees)]
@@ -451,21 +459,23 @@ class RowShard:
         (``samples``, ``drop``: as in ``grow``)."""
         E = int(self.bin_offsets[-1])
         K = self.pairs.shape[0]
-        hists = np.zeros((trees, E, 2))
-        sums = np.zeros((trees, 2))
+        packed = self.levels > 0
+        if packed:
+            # (the steps need every row's gradients, over all shards: the gradients of
+            # every block first, then the histograms)
+            for b, block in self._each_block():
+                self._gradients(b, block, drop)
+            self._quantize(trees, seeds)
+        hists = np.zeros((trees, E), dtype=np.int64) if packed else np.zeros((trees, E, 2))
+        sums = np.zeros((trees, 2))   # (quantised: the sums of the integer values)
         counts = np.zeros(trees)
-        h, s = np.empty((1, E, 2)), np.empty((1, 2))
+        h, s = np.empty((1, E) if packed else (1, E, 2), dtype=hists.dtype), np.empty((1, 2))
         for b, block in self._each_block():
             lo, hi = self.offsets[b], self.offsets[b + 1]
             if hi == lo:
                 continue
-            for pay in self._pending:
-                pay(b, block, self.raw[lo:hi])
-            if drop is not None:
-                self.raw[lo:hi] -= self._contributions(block, drop[0], drop[1])
-            self._loss_of(b, block).gradient(block.y, self.raw[lo:hi], block.w,
-                                             self.pairs[:, lo:hi, 0], self.pairs[:, lo:hi, 1],
-                                             self.n_threads)
+            if not packed:
+                self._gradients(b, block, drop)
             default = _default_bins(block.Xb)
             for j, sample in enumerate(samples):
                 picked = None   # (None: every row, in order)
@@ -475,7 +485,7 @@ class RowShard:
                     self._left_out[(b, j)] = np.flatnonzero(~keep).astype(np.uint32)
                     if picked.shape[0] == 0:
                         continue
-                if picked is None and default is not None:   # (sparse rows are listed)
+                if picked is None and (default is not None or packed):   # (listed rows)
                     picked = np.arange(hi - lo, dtype=np.uint32)
                 for t in range(j * K, (j + 1) * K):
                     rows = (np.arange(hi - lo, dtype=np.uint32) if picked is None
@@ -483,13 +493,22 @@ class RowShard:
                     self.rows[(b, t)] = rows
                     self.ranges[(b, t, 0)] = (0, rows.shape[0])
                     counts[t] += rows.shape[0]
-                    output_histograms(block.Xb, picked, self.pairs[t % K:t % K + 1, lo:hi],
-                                      self.bin_offsets, default, h, s, self.n_threads)
+                    if packed:
+                        total = level_histograms(
+                            block.Xb, picked, np.array([[0, picked.shape[0]]]),
+                            self.values[t][lo:hi], self.bin_offsets, default, h,
+                            np.zeros(1, dtype=np.int64), self.n_threads)
+                        s[0] = integer_sums(total[0])
+                    else:
+                        output_histograms(block.Xb, picked, self.pairs[t % K:t % K + 1, lo:hi],
+                                          self.bin_offsets, default, h, s, self.n_threads)
                     hists[t] += h[0]
                     sums[t] += s[0]
         self._pending = []
         own, total = self._exchange(hists, np.r_[sums.ravel(), counts])
         sums, counts = total[:2 * trees].reshape(trees, 2), total[2 * trees:]
+        if packed:
+            sums = sums * np.array([self.steps[t % K] for t in range(trees)])
         found = []
         for t in range(trees):
             self.samplers[t] = ColumnSampler(self.n_bins.shape[0], self.grower)
@@ -501,6 +520,58 @@ class RowShard:
             found.append(self._scan(t, 0, own[t], sums[t], int(counts[t]), 0))
         return [(sums[t], int(counts[t]), split)
                 for t, split in enumerate(self._gather(found))]
+
+    def _gradients(self, b, block, drop):
+        """The gradients of block ``b``'s rows (loaded: ``block``), after what earlier
+        rounds owe its raw scores and without the trees ``drop`` drops."""
+        lo, hi = self.offsets[b], self.offsets[b + 1]
+        if hi == lo:
+            return
+        for pay in self._pending:
+            pay(b, block, self.raw[lo:hi])
+        if drop is not None:
+            self.raw[lo:hi] -= self._contributions(block, drop[0], drop[1])
+        self._loss_of(b, block).gradient(block.y, self.raw[lo:hi], block.w,
+                                         self.pairs[:, lo:hi, 0], self.pairs[:, lo:hi, 1],
+                                         self.n_threads)
+
+    def _quantize(self, trees, seeds):
+        """Quantised gradients: the steps of each output, from its largest |gradient|
+        and |hessian| over every shard's rows (NaN when one is not finite, as in a
+        local fit), then the packed values of each tree's rows, drawn at their places
+        in the data: the values a local fit's trees histogram."""
+        K = self.pairs.shape[0]
+        W = 1 if self.peers is None else len(self.peers)
+        mine = np.zeros((W, K, 2))
+        for k in range(K):
+            extent = gradient_extent_of(self.pairs[k], self.n_threads)
+            mine[self.index, k] = np.nan if extent is None else extent
+        # (each shard's maxima in its own slots: the summed slots hold them all)
+        extents = self._exchange(np.zeros((0, 0)), mine.ravel())[1].reshape(W, K, 2)
+        largest = extents.max(axis=0)
+        self.steps = [(np.nan, np.nan) if np.isnan(largest[k]).any()
+                      else steps_of(largest[k, 0], largest[k, 1], self.levels)
+                      for k in range(K)]
+        self.values = {}
+        for t in range(trees):
+            k = t % K
+            self.values[t] = np.zeros(self.n_rows, dtype=np.int32)
+            if not np.isnan(self.steps[k][0]):
+                quantize_places(self.pairs[k], self.levels, int(seeds[t]), *self.steps[k],
+                                self.places, self.values[t], self.n_threads)
+
+    def _renew(self, t, leaves):
+        """Quantised gradients chose tree ``t``'s splits: the exact (gradient, hessian)
+        sums of its ``leaves`` (node ids), over every shard's rows (LightGBM's
+        ``quant_train_renew_leaf``, as a local fit renews them)."""
+        k = t % self.pairs.shape[0]
+        at = {node: i for i, node in enumerate(leaves)}
+        sums = np.zeros((len(leaves), 2))
+        for (b, tree, node), (lo, hi) in sorted(self.ranges.items()):
+            if tree == t and hi > lo:
+                rows = self.rows[(b, t)][lo:hi].astype(np.int64) + self.offsets[b]
+                sums[at[node]] += self.pairs[k, rows].sum(axis=0, dtype=np.float64)
+        return self._exchange(np.zeros((0, 0)), sums.ravel())[1].reshape(-1, 2)
 
     def _draws(self, seed, lo, hi):
         """The uniform draws of the shard's rows lo..hi from the generator seeded with
@@ -533,8 +604,9 @@ class RowShard:
         counts = np.zeros(2 * len(splits), dtype=np.int64)
         n_built = sum(1 for s in splits if s[6] >= 0)
         E = int(self.bin_offsets[-1])
-        built = np.zeros((n_built, E, 2))
-        part = np.empty((n_built, E, 2))
+        shape, dtype = ((n_built, E), np.int64) if self.levels else ((n_built, E, 2), float)
+        built = np.zeros(shape, dtype=dtype)
+        part = np.empty(shape, dtype=dtype)
         first = True   # the first block's histograms go straight into ``built``
         features = np.array([s[1] for s in splits], dtype=np.intc)
         bins = np.array([s[2] for s in splits], dtype=np.intc)
@@ -574,8 +646,9 @@ class RowShard:
                 lo_b, hi_b = self.offsets[b], self.offsets[b + 1]
                 out, targets = ((built, np.array(which, dtype=np.int64)) if first else
                                 (part[:len(bounds)], np.arange(len(bounds), dtype=np.int64)))
-                level_histograms(block.Xb, rows, np.array(bounds, dtype=np.int64),
-                                 self.pairs[t % self.pairs.shape[0], lo_b:hi_b],
+                values = (self.values[t][lo_b:hi_b] if self.levels else
+                          self.pairs[t % self.pairs.shape[0], lo_b:hi_b])
+                level_histograms(block.Xb, rows, np.array(bounds, dtype=np.int64), values,
                                  self.bin_offsets,
                                  _default_bins(block.Xb), out, targets, self.n_threads)
                 if not first:
@@ -635,10 +708,13 @@ class TreeBuilder:
     (``RowShard._level``). Depthwise, a batch is a level (up to the ``max_leaves``
     budget: the local grower splits the nodes of a level oldest first); lossguide,
     it is the one open node of the largest gain (the oldest on a tie), as the local
-    grower picks them."""
+    grower picks them. With ``renew`` (quantised gradients), ``renew(t, leaves)``
+    gives the exact sums of the leaves of tree ``t`` once it is grown
+    (``RowShard._renew``): those of every node are made from them before its values."""
 
-    def __init__(self, level, thresholds, bin_offsets, params):
+    def __init__(self, level, thresholds, bin_offsets, params, renew=None):
         self.level = level
+        self.renew = renew
         self.thresholds, self.bin_offsets = thresholds, bin_offsets
         self.p = params
         self.monotone = (None if params.monotone_constraints is None
@@ -697,6 +773,13 @@ class TreeBuilder:
                     nodes[c]["split"] = found[2 * k + side]
                     if found[2 * k + side] is not None:
                         opened.append(c)
+        if self.renew is not None:
+            leaves = [i for i in range(len(nodes)) if i not in children]
+            for i, sums in zip(leaves, self.renew(t, leaves)):
+                nodes[i]["sums"] = sums
+            for i in sorted(children, reverse=True):   # (children after their parent)
+                left, right = children[i]
+                nodes[i]["sums"] = nodes[left]["sums"] + nodes[right]["sums"]
         return self._emit(nodes, children, learning_rate)
 
     def _weight(self, sums, bounds):
@@ -784,6 +867,13 @@ def runs(places):
     return np.stack([places[starts], ends - starts], axis=1)
 
 
+def integer_sums(packed):
+    """The (gradient, hessian) integer sums that a packed int64 histogram entry holds
+    (``_typedefs.unpack_entry``), as floats (exact)."""
+    low = np.int64(np.uint32(packed & 0xFFFFFFFF).view(np.int32))
+    return np.array([float((packed - low) >> 32), float(low)])
+
+
 def sum_in_order(arrays):
     """The sum of the shards' arrays, added in shard order (the model must not depend
     on which shard answers first)."""
@@ -817,6 +907,7 @@ def boost(call, local, params, objective, base_score, n_features, n_rows, eval_s
     boosting parameters), metrics and callbacks are used; ``eval_sets``
     (``booster.EvalSet``, in memory) are evaluated after every round. ``rng``: the
     random state the local fit would draw its seed from next (default: a new one)."""
+    booster.check_quant_bins(params, n_rows)
     ensemble = TreeEnsemble(n_features, base_score)
     K, P = objective.n_outputs, params.num_parallel_tree
     dart = None if params.dart is None else booster._Dart(params.dart, 0)

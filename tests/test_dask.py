@@ -205,6 +205,26 @@ def test_row_sampling_and_feature_weights_grow_the_local_trees(client, kind):
     assert not np.any(nodes["feature"] == 1)                              # (weight 0)
 
 
+@pytest.mark.parametrize("kind", ["regressor", "classifier"])
+def test_quantised_gradients_grow_the_local_trees(client, kind):
+    # the steps come from the largest gradients over both workers, each row rounds at
+    # its place in the data; the histograms sent are packed integers, half the bytes
+    X, y = integer_data(seed=13)
+    target = y if kind == "regressor" else np.digitize(y, np.quantile(y, [0.3, 0.7]))
+    dist_class, local_class = ((DaskGBTRegressor, GBTRegressor) if kind == "regressor"
+                               else (DaskGBTClassifier, GBTClassifier))
+    params = dict(n_estimators=6, max_depth=4, subsample=0.8)
+    dX = da.from_array(X, chunks=((500, 1300, 200, 1000), -1))
+    dy = da.from_array(target, chunks=dX.chunks[0])
+    dist = dist_class(grad_quant_bins=8, **params).fit(dX, dy)
+    assert_same_trees(dist.to_local(), local_class(grad_quant_bins=8, **params).fit(X, target))
+    if kind == "regressor":
+        floats = dist_class(**params).fit(dX, dy)
+        ratio = (dist.fit_stats_["bytes_between_workers_per_tree"]
+                 / floats.fit_stats_["bytes_between_workers_per_tree"])
+        assert 0.45 < ratio < 0.6
+
+
 def _same_regressors(params, seed, rows=(500, 1300, 200, 1000)):
     """(the local model of a DaskGBTRegressor, a GBTRegressor, X): both fitted with
     ``params`` on ``integer_data(seed=seed)`` (the Dask fit's partitions of ``rows``

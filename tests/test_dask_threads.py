@@ -32,6 +32,9 @@ def test_more_workers_reduce_scatter_the_histograms_and_grow_the_local_trees(n_w
         # (each worker scans its range of the features under the constraints)
         dist_m = DaskGBTRegressor(client=c, timeout=60, **params, **CONSTRAINTS).fit(
             dX, da.from_array(y, chunks=300))
+        # (packed integer histograms reduce-scattered, the steps and leaf sums summed)
+        dist_q = DaskGBTRegressor(client=c, timeout=60, grad_quant_bins=8, **params).fit(
+            dX, da.from_array(y, chunks=300))
     stats = dist.fit_stats_
     assert stats["workers"] == n_workers
     levels = dist.to_local()._ensemble.nodes["depth"].max()   # (the deepest tree's)
@@ -45,3 +48,4 @@ def test_more_workers_reduce_scatter_the_histograms_and_grow_the_local_trees(n_w
     assert_same_trees(dist_c.to_local(), GBTClassifier(**params).fit(X, labels))
     assert_same_trees(dist_m.to_local(), GBTRegressor(**params, **CONSTRAINTS).fit(X, y))
     assert_constrained(dist_m.to_local(), X)
+    assert_same_trees(dist_q.to_local(), GBTRegressor(grad_quant_bins=8, **params).fit(X, y))

@@ -194,6 +194,34 @@ def test_row_sampling_and_feature_weights_grow_the_in_memory_trees(tmp_path, kin
     assert not np.any(nodes["feature"] == 1)                     # (weight 0)
 
 
+@pytest.mark.parametrize("kind", ["regressor", "classifier", "ranker"])
+def test_quantised_gradients_grow_the_in_memory_trees(tmp_path, kind):
+    # the steps come from every row's gradients, each row rounds as it does in memory
+    # whatever block it is in, and the leaves get the exact gradients' sums
+    X, y = integer_data(N, seed=8)
+    params = dict(PARAMS, grad_quant_bins=6, subsample=0.7)
+    if kind == "ranker":
+        qid = np.repeat(np.arange(N // 20), 20)
+        rel = np.clip(np.round(y - y.min()), 0, 4)
+        ext = GBTRanker(**params).fit(ExternalData(
+            lambda: iter([dict(X=X[i:i + 300], y=rel[i:i + 300], qid=qid[i:i + 300])
+                          for i in range(0, N, 300)]), cache_dir=tmp_path, block_rows=256))
+        mem = GBTRanker(**params).fit(X, rel, qid=qid)
+        plain = GBTRanker(**PARAMS).fit(X, rel, qid=qid)
+    else:
+        target = y if kind == "regressor" else np.digitize(y, np.quantile(y, [0.3, 0.7]))
+        model = GBTRegressor if kind == "regressor" else GBTClassifier
+        ext = model(**params).fit(ExternalData(_chunked(X, target, sizes=(333, 1, 900)),
+                                               cache_dir=tmp_path, block_rows=256))
+        mem = model(**params).fit(X, target)
+        plain = model(**PARAMS).fit(X, target)
+    assert_same_trees(ext, mem)
+    np.testing.assert_allclose(ext.predict(X), mem.predict(X), rtol=0, atol=1e-9)
+    # (the rounded gradients chose other splits than the exact ones)
+    assert mem._ensemble.nodes.shape != plain._ensemble.nodes.shape or not np.array_equal(
+        mem._ensemble.nodes["bin_threshold"], plain._ensemble.nodes["bin_threshold"])
+
+
 @pytest.mark.parametrize("tree", [
     dict(max_depth=6, max_leaves=11),                                   # a leaf budget
     dict(grow_policy="lossguide", max_depth=0, max_leaves=13),          # best gain first

@@ -164,6 +164,39 @@ def test_quantize_matches_reference(seed, n, levels, n_threads, scale):
     assert (sums[:, 1] >= 0).all() and (sums[:, 1] / steps[1]).max() <= levels + 1
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 3000), levels=st.integers(2, 300),
+       n_threads=st.sampled_from([1, 2]))
+def test_rows_quantised_at_their_places_get_the_values_of_all_rows(seed, n, levels, n_threads):
+    # a shard of the level-wise trainer holds some rows of the data in its own order:
+    # with the steps of all rows, each of its rows gets the value it has among all rows
+    from gbtree._quantizer import gradient_extent_of, quantize_places, steps_of
+    from gbtree.levelwise import runs
+    rng = np.random.RandomState(seed)
+    pairs = np.column_stack([rng.normal(size=n), rng.uniform(0, 2, size=n)]).astype(np.float32)
+    tree_seed = int(rng.randint(0, 2**62))
+    want, want_steps = ref.quantize(pairs[:, 0], pairs[:, 1], levels,
+                                    ref.splitmix64(np.array([tree_seed ^ 0x71A27], np.uint64))[0])
+    assert gradient_extent_of(pairs, n_threads) == tuple(np.abs(pairs).max(axis=0))
+    steps = steps_of(*np.abs(pairs).max(axis=0), levels)
+    assert steps == want_steps
+    # runs of consecutive rows, in an order of their own; some rows on other shards
+    cut = np.sort(rng.choice(np.arange(1, n + 1), size=min(n, 5), replace=False))
+    pieces = [np.arange(a, b) for a, b in zip(np.r_[0, cut[:-1]], cut)]
+    mine = np.concatenate([pieces[i] for i in rng.permutation(len(pieces))
+                           if rng.rand() < 0.7] + [np.empty(0, dtype=np.int64)])
+    out = np.empty(mine.shape[0], dtype=np.int32)
+    quantize_places(np.ascontiguousarray(pairs[mine]), levels, tree_seed, *steps,
+                    runs(mine), out, n_threads)
+    np.testing.assert_array_equal(out, want[mine])
+    bad = pairs.copy()
+    bad[rng.randint(n), rng.randint(2)] = rng.choice([np.nan, np.inf])
+    assert gradient_extent_of(bad, n_threads) is None
+    with pytest.raises(ValueError, match="places do not cover"):
+        quantize_places(pairs, levels, tree_seed, *steps, np.array([[0, n + 1]]),
+                        np.empty(n, dtype=np.int32))
+
+
 def test_quantize_is_unbiased_and_keeps_grid_values(rng):
     n = 200_000
     grad = rng.normal(size=n).astype(np.float32)

@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 import _reference as ref
 import gbtree
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
+from gbtree._histogram import py_quantize
 from gbtree._predictor import predict_raw, simd_level
 from gbtree._symmetric_walk import predict_symmetric, symmetric_trees
 from gbtree.binning import BinMapper
@@ -283,16 +284,27 @@ def test_level_kernels_match_their_numpy_twins(seed, m, n_threads, sparse):
                                   dtype=np.int64)
     # histograms of each range, written where ``targets`` says
     targets = rng.permutation(m + 2)[:m].astype(np.int64)
+    default = None if isinstance(Xb, np.ndarray) else mapper.default_bins()
     out = np.full((m + 2, mapper.bin_offsets_[-1], 2), 7.0)
-    level_histograms(Xb, rows, bounds, pairs, mapper.bin_offsets_,
-                     None if isinstance(Xb, np.ndarray) else mapper.default_bins(), out, targets,
-                     n_threads)
+    totals = level_histograms(Xb, rows, bounds, pairs, mapper.bin_offsets_, default, out,
+                              targets, n_threads)
+    # and of packed quantised values (the level-wise trainer's grad_quant_bins)
+    values, _ = py_quantize(pairs[:, 0].copy(), pairs[:, 1].copy(), 64, seed)
+    packed = np.full((m + 2, mapper.bin_offsets_[-1]), 7, dtype=np.int64)
+    packed_totals = level_histograms(Xb, rows, bounds, values, mapper.bin_offsets_, default,
+                                     packed, targets, n_threads)
     for i, (a, b) in enumerate(bounds):
         want = ref.build_histogram(dense_b, rows[a:b], pairs[:, 0], pairs[:, 1],
                                    mapper.bin_offsets_)
         np.testing.assert_allclose(out[targets[i]], want, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(totals[i], pairs[rows[a:b]].sum(axis=0, dtype=np.float64),
+                                   rtol=1e-9, atol=1e-9)
+        np.testing.assert_array_equal(
+            packed[targets[i]],
+            ref.build_packed_histogram(dense_b, rows[a:b], values, mapper.bin_offsets_))
+        assert packed_totals[i] == ref.widen(values)[rows[a:b]].sum()
     untouched = np.setdiff1d(np.arange(m + 2), targets)
-    assert np.all(out[untouched] == 7.0)
+    assert np.all(out[untouched] == 7.0) and np.all(packed[untouched] == 7)
     if not sparse:
         f = rng.randint(0, 4)
         b = rng.randint(0, mapper.n_bins_[f])
