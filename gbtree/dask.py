@@ -61,7 +61,7 @@ from ._threads import effective_n_threads
 from .binning import SKETCH_SUBSAMPLE, BinMapper
 from .grower_params import GrowerParams
 from .categorical import resolve_columns
-from .levelwise import (CATEGORICAL, MemoryBlock, RowShard, boost, check_params,
+from .levelwise import (CATEGORICAL, MemoryBlock, RowShard, boost, check_params, continued,
                         feature_ranges, fitted, flat_cuts, local_params, make_objective,
                         message_bytes, per_feature, prepare, runs, sum_in_order,
                         summary_cuts)
@@ -157,8 +157,9 @@ class _Shard(RowShard):
         objective.check_eval_target(self.y)
         return objective.start_sums(self.y, self.w)
 
-    def start(self, mapper, objective, base_score, grower):
-        """Bin the rows (one block in memory); every raw score starts at ``base_score``."""
+    def start(self, mapper, objective, base_score, grower, init=None):
+        """Bin the rows (one block in memory); every raw score starts at ``base_score``
+        (or the scores of ``init``, the ensemble a warm start continues)."""
         n_rows = self.y.shape[0]
         Xb = mapper.transform(self.X, self.n_threads) if n_rows else np.empty(
             (0, self.X.shape[1]), dtype=np.uint8)
@@ -166,7 +167,7 @@ class _Shard(RowShard):
         places = runs(self.pos)
         self.X = self.y = self.w = self.pos = None   # (the block holds what a fit reads)
         return RowShard.start(self, [block], [n_rows], mapper, objective, base_score,
-                              self.n_threads, grower, places=places)
+                              self.n_threads, grower, places=places, init=init)
 
     def connect(self, peers, index, features, timeout):
         # (proxies of this shard's own: in a cluster of threads the actors share the
@@ -441,8 +442,15 @@ class _DaskMixin:
         self._check_supported()
         what = type(self).__name__
         client = self.client if self.client is not None else default_client()
-        local = self._local_class()(**local_params(self, self._local_class()))
+        local_class = self._local_class()
+        if self.warm_start and hasattr(self, "_local"):   # (the model to continue)
+            local = self._local.set_params(**local_params(self, local_class))
+        else:
+            local = local_class(**local_params(self, local_class))
         X, encoder, names = _encoded(client, X, local, self.timeout)
+        if encoder is not None and hasattr(local, "_ensemble") and self.warm_start:
+            raise ValueError(f"{what} cannot continue a model of categorical columns yet "
+                             f"(warm_start=True): set warm_start=False to refit")
         X = _row_blocks(X)   # (a dask array of known row chunks: its rows are counted)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
@@ -453,7 +461,14 @@ class _DaskMixin:
         else:
             objective = make_objective(local, 0 if classes is None else classes.shape[0], what)
         if classes is not None:
-            local.classes_ = classes
+            local._set_classes(classes)
+        init = continued(local, objective, X.shape[1], what)
+        done = 0
+        if init is not None:   # (warm start: the model's edges; its rounds go on)
+            init, mapper, done = init
+            if params.n_estimators == done:
+                return self
+            params.n_estimators -= done
         prepare(local, X.shape[1] if encoder is None else encoder.width, encoder, names)
         per_feature(local, params, encoder)
         grower = GrowerParams.from_boost(params)
@@ -469,20 +484,21 @@ class _DaskMixin:
         t0 = time.perf_counter()
         if qid is not None:
             _regroup(shards, T)
-        # bin edges from the merged summaries
-        # (as a local fit, the edges of at most SKETCH_SUBSAMPLE rows: each shard's share)
-        fraction = min(1.0, SKETCH_SUBSAMPLE / max(X.shape[0], 1))
-        seed = int(local._rng().randint(0, 2 ** 31 - 1)) if fraction < 1.0 else 0
-        summaries = _wait_all([s.summaries(SUMMARY_ENTRIES_PER_BIN * params.max_bin, fraction,
-                                           [seed, i]) for i, s in enumerate(shards)], T,
-                              "the column summaries")
-        mapper = BinMapper.from_cuts(*flat_cuts(_cuts(summaries, params.max_bin)),
-                                     absent_as_missing=bool(local.absent_as_missing))
+        if init is None:
+            # bin edges from the merged summaries (as a local fit, the edges of at most
+            # SKETCH_SUBSAMPLE rows: each shard's share)
+            fraction = min(1.0, SKETCH_SUBSAMPLE / max(X.shape[0], 1))
+            seed = int(local._rng().randint(0, 2 ** 31 - 1)) if fraction < 1.0 else 0
+            summaries = _wait_all([s.summaries(SUMMARY_ENTRIES_PER_BIN * params.max_bin,
+                                               fraction, [seed, i])
+                                   for i, s in enumerate(shards)], T, "the column summaries")
+            mapper = BinMapper.from_cuts(*flat_cuts(_cuts(summaries, params.max_bin)),
+                                         absent_as_missing=bool(local.absent_as_missing))
         # the starting value
         base = objective.start_from_sums(sum_in_order(_wait_all(
             [s.start_sums(objective) for s in shards], T, "the label sums")))
-        sizes = _wait_all([s.start(mapper, objective, base, grower) for s in shards], T,
-                          "binning the rows")
+        sizes = _wait_all([s.start(mapper, objective, base, grower, init) for s in shards],
+                          T, "binning the rows")
         n_rows = sum(sizes)
         if len(shards) > 1:
             ranges = feature_ranges(mapper.bin_offsets_, len(shards))
@@ -507,9 +523,9 @@ class _DaskMixin:
                 raise
 
         ensemble, n_rounds, state = boost(call, local, params, objective, base, X.shape[1],
-                                          n_rows, eval_sets, rng)
+                                          n_rows, eval_sets, rng, init)
         fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets,
-               {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1})
+               {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1}, done)
         trees = max(n_rounds * objective.n_outputs, 1)
         sent = _wait_all([s.traffic() for s in shards], T, "the traffic counts")
         self.fit_stats_ = {"workers": len(shards), "rows_per_worker": sizes,

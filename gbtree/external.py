@@ -46,8 +46,8 @@ from ._threads import effective_n_threads
 from .binning import BinMapper, SparseBinned, canonical_csr, check_sparse_structure
 from .grower_params import GrowerParams
 from .queries import _check_group_weights
-from .levelwise import (RowShard, boost, check_params, fitted, flat_cuts, make_objective,
-                        per_feature, prepare, summary_cuts)
+from .levelwise import (RowShard, boost, check_params, continued, fitted, flat_cuts,
+                        make_objective, per_feature, prepare, summary_cuts)
 from .sketch import Sketch
 
 __all__ = ["ExternalData"]
@@ -424,8 +424,15 @@ def fit_external(estimator, local_class, data, eval_sets_of):
             sums = sums * factors
         # (the class codes, each weighted by its class's weight: the same sums)
         labels = objective.start_sums(np.arange(classes.shape[0], dtype=np.float64), sums)
-        estimator.classes_ = classes
+        estimator._set_classes(classes)
     base = objective.start_from_sums(labels)
+    init = continued(estimator, objective, n_features, what)
+    done = 0
+    if init is not None:   # (warm start: the model's edges; its rounds go on)
+        init, mapper, done = init
+        if params.n_estimators == done:
+            return estimator
+        params.n_estimators -= done
     prepare(estimator, n_features)
     per_feature(estimator, params)
     grower = GrowerParams.from_boost(params)
@@ -442,13 +449,13 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         t1 = time.perf_counter()
         # pass 3: boosting over the blocks
         shard.start(blocks, [b.n_rows for b in blocks], mapper, objective, base, n_threads,
-                    grower, prefetch=True)
+                    grower, prefetch=True, init=init)
 
         def call(method, *args):
             return [getattr(shard, method)(*args)]
 
         ensemble, n_rounds, state = boost(call, estimator, params, objective, base,
-                                          n_features, n_rows, eval_sets, rng)
+                                          n_features, n_rows, eval_sets, rng, init)
     finally:
         if hasattr(shard, "blocks"):
             shard.close()   # (the thread reading ahead lets go of its block)
@@ -457,7 +464,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
                 shutil.rmtree(folder, ignore_errors=True)
     return fitted(estimator, ensemble, objective, mapper, n_rounds, state, eval_sets,
                   {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1,
-                   "blocks": len(blocks)})
+                   "blocks": len(blocks)}, done)
 
 
 def _sketch_pass(data, max_bin, objective, ranker, absent_missing, n_threads):

@@ -35,6 +35,7 @@ over shards and blocks. The other rows get the round's trees from a walk over
 their bins, when their block is next read.
 """
 import concurrent.futures
+import copy
 import inspect
 import threading
 
@@ -64,7 +65,7 @@ SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_lea
              "colsample_bytree", "colsample_bylevel", "colsample_bynode", "feature_weights",
              "subsample", "interaction_constraints", "monotone_constraints", "num_parallel_tree",
              "booster", "rate_drop", "skip_drop", "one_drop", "normalize_type", "sample_type",
-             "class_weight", "absent_as_missing", "grad_quant_bins", "n_jobs",
+             "class_weight", "absent_as_missing", "grad_quant_bins", "warm_start", "n_jobs",
              "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
              "early_stopping_rounds", "callbacks", "tweedie_variance_power",
              "lambdarank_truncation_level", "lambdarank_num_pair_per_sample",
@@ -149,9 +150,11 @@ class RowShard:
     ``w``, ``n_rows``) and each row's raw scores and gradients; see the module."""
 
     def start(self, blocks, block_rows, mapper, objective, base_score, n_threads, grower,
-              prefetch=False, places=None):
+              prefetch=False, places=None, init=None):
         """Take ``blocks`` of ``block_rows`` rows each; every raw score starts at
-        ``base_score``; ``grower`` (GrowerParams) scans the histograms. ``prefetch``:
+        ``base_score``, or (``init``: the ensemble a warm start continues, whose trees
+        split at ``mapper``'s edges) at its scores, computed when each block is first
+        read; ``grower`` (GrowerParams) scans the histograms. ``prefetch``:
         read the next block on a thread while the current one is worked on.
         ``places``: where the rows are in the data, as runs (first row, count) in the
         shard's order (None: its rows are the data's, in order). The shard is the only
@@ -192,6 +195,10 @@ class RowShard:
         # that round's trees still owe the raw scores, paid when the block is next read
         # (functions of the block's index, the loaded block and its raw scores)
         self._left_out, self._pending = {}, []
+        if init is not None:
+            def scores(b, block, raw):   # (as a local fit starts: the binned rows' scores)
+                raw[:] = init.predict_raw_binned(block.Xb, self.n_bins, self.n_threads)
+            self._pending = [scores]
         self.connect(None, 0, [(0, self.n_bins.shape[0])], None)
         return self.n_rows
 
@@ -900,17 +907,21 @@ def flat_cuts(cuts):
 
 
 def boost(call, local, params, objective, base_score, n_features, n_rows, eval_sets=(),
-          rng=None):
+          rng=None, init=None):
     """The rounds of a fit over the shards behind ``call`` (``n_rows`` rows in all):
     (the fitted ensemble, the rounds built, the ``TrainingState`` of its metrics and
     callbacks). ``local`` is the local estimator whose parameters (``params``: its
     boosting parameters), metrics and callbacks are used; ``eval_sets``
     (``booster.EvalSet``, in memory) are evaluated after every round. ``rng``: the
-    random state the local fit would draw its seed from next (default: a new one)."""
+    random state the local fit would draw its seed from next (default: a new one).
+    ``init``: the ensemble a warm start continues (the shards start from its
+    scores), whose round numbers go on."""
     booster.check_quant_bins(params, n_rows)
-    ensemble = TreeEnsemble(n_features, base_score)
     K, P = objective.n_outputs, params.num_parallel_tree
-    dart = None if params.dart is None else booster._Dart(params.dart, 0)
+    ensemble = (TreeEnsemble(n_features, base_score) if init is None
+                else copy.deepcopy(init))
+    before = ensemble.n_trees // (K * P)   # (a warm start's rounds)
+    dart = None if params.dart is None else booster._Dart(params.dart, ensemble.n_trees)
     seed = int((local._rng() if rng is None else rng).randint(0, 2 ** 31 - 1))
     metrics = eval_metrics(local.eval_metric, objective, type(local).__name__)
     callbacks = training_callbacks(local.callbacks, local.early_stopping_rounds)
@@ -928,20 +939,21 @@ def boost(call, local, params, objective, base_score, n_features, n_rows, eval_s
         state.iteration = it
         if booster.stop_asked(callbacks, "before_iteration", state):
             break
-        lr = booster.round_learning_rate(state, it)
+        r = before + it   # (the round's number)
+        lr = booster.round_learning_rate(state, r)
         # the round's draws, as a local fit's, for each of its P sets of K trees (a
         # forest's): the rows' (each shard draws its own), then the trees' seeds
         samples, seeds = [], []
         for p in range(P):
-            draws = np.random.default_rng([seed, it] if p == 0 else [seed, it, 2, p])
+            draws = np.random.default_rng([seed, r] if p == 0 else [seed, r, 2, p])
             samples.append(None)
             if params.subsample < 1.0:
-                samples[-1] = (params.subsample, [seed, it] if p == 0 else [seed, it, 2, p])
+                samples[-1] = (params.subsample, [seed, r] if p == 0 else [seed, r, 2, p])
                 draws.bit_generator.advance(n_rows)
             seeds.append(draws.integers(0, 2 ** 63, size=K, dtype=np.uint64))
         # DART's trees dropped this round (a generator of its own, as in a local fit)
         dropped = (np.empty(0, dtype=np.intp) if dart is None
-                   else dart.drop(np.random.default_rng([seed, it, 1])))
+                   else dart.drop(np.random.default_rng([seed, r, 1])))
         drop = None
         if dropped.size:
             factor, weight = dart.factors(dropped.size, K * P, lr)
@@ -1008,23 +1020,49 @@ def prepare(local, n_features, encoder=None, names=None):
         del local.feature_names_in_
 
 
-def fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets, fit_info):
+def continued(local, objective, n_features, what):
+    """What a warm start of ``local`` (a fitted local estimator, its parameters set;
+    ``objective``: this fit's loss, which takes over the fitted one's state)
+    continues: (its ensemble, its bin mapper, its rounds), or None when the fit
+    starts anew. A ValueError when the model cannot be continued by a level-wise
+    fit (``what`` names it) on ``n_features`` columns."""
+    init, done = local._warm_start_model(None, objective)
+    if init is None:
+        return None
+    ensemble, mapper = init
+    if ensemble.n_features != n_features:
+        raise ValueError(f"X has {n_features} features, but the model to continue has "
+                         f"{ensemble.n_features}")
+    if not booster._on_bin_edges(ensemble, mapper):
+        raise ValueError(f"{what} continues models whose trees split at their bin edges; "
+                         f"this one's do not (tree_method='exact' or 'approx'): set "
+                         f"warm_start=False to refit")
+    return ensemble, mapper, done
+
+
+def fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets, fit_info, done=0):
     """``local`` (a local estimator, ``prepare``d) made the fitted model of
-    ``ensemble``, built in ``n_rounds`` rounds; ``state``: the fit's
-    ``TrainingState``."""
+    ``ensemble``, built in ``n_rounds`` rounds after the ``done`` rounds of the
+    model a warm start continued; ``state``: the fit's ``TrainingState``."""
     if isinstance(objective, _obj.Ranking):
-        objective._round = n_rounds   # (the shards' losses drew that many rounds of pairs)
+        # (the shards' losses drew that many rounds of pairs)
+        objective._round = done + n_rounds
+    previous = {}
+    for name in ("evals_result_", "best_score_", "best_iteration_", "oob_improvement_",
+                 "oob_scores_", "oob_score_"):
+        if hasattr(local, name):
+            previous[name] = getattr(local, name)
+            delattr(local, name)
     local._ensemble = ensemble
     local._objective = objective
     local._bin_mapper = mapper
-    local.n_estimators_ = n_rounds
-    local.best_iteration_ = state.best_iteration
-    for name in ("evals_result_", "best_score_", "oob_improvement_", "oob_scores_",
-                 "oob_score_"):
-        if hasattr(local, name):
-            delattr(local, name)
+    local.n_estimators_ = done + n_rounds
+    local.best_iteration_ = done + state.best_iteration
     if eval_sets:
         local.evals_result_ = state.evals_result
         local.best_score_ = state.best_score
+    if done:   # (the histories cover every round; early stopping keeps the best of all)
+        local._continue_histories(previous, eval_metrics(local.eval_metric, objective,
+                                                         type(local).__name__), n_rounds)
     local.fit_info_ = dict(fit_info)
     return local

@@ -772,11 +772,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         # argsorts y, 60 ms against 15 ms for a million labels)
         classes = np.unique(y)
         y_enc = _obj.class_codes(y, classes, effective_n_threads(self.n_jobs))
-        if (self.warm_start and hasattr(self, "_ensemble")
-                and not np.array_equal(classes, self.classes_)):
-            raise ValueError(f"warm_start=True continues the fitted model, whose classes are "
-                             f"{self.classes_!r}; y has {classes!r}")
-        self.classes_ = classes
+        self._set_classes(classes)
         n_classes = self.classes_.shape[0]
         if n_classes < 2:
             raise ValueError(f"y must contain at least two classes; got 1 class: {self.classes_[0]!r}")
@@ -792,6 +788,14 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         return self._fit(X, y_enc, sample_weight, objective, eval_set,
                          sample_weight_eval_set, self._eval_labels, stratify=True,
                          base_margin=base_margin, base_margin_eval_set=base_margin_eval_set)
+
+    def _set_classes(self, classes):
+        """Take the classes of y (sorted); a warm start's must be the fitted model's."""
+        if (self.warm_start and hasattr(self, "_ensemble")
+                and not np.array_equal(classes, self.classes_)):
+            raise ValueError(f"warm_start=True continues the fitted model, whose classes are "
+                             f"{self.classes_!r}; y has {classes!r}")
+        self.classes_ = classes
 
     def _eval_labels(self, y_val, name):
         """An eval set's labels as the class codes (every label must be a class)."""

@@ -225,6 +225,33 @@ def test_quantised_gradients_grow_the_local_trees(client, kind):
         assert 0.45 < ratio < 0.6
 
 
+@pytest.mark.parametrize("kind", ["regressor", "classifier"])
+def test_warm_start_continues_the_model(client, kind):
+    # the workers start from the fitted model's scores with its edges, and its rounds
+    # go on: the local warm start's trees and histories
+    X, y = integer_data(seed=14)
+    target = y if kind == "regressor" else (y > np.median(y)).astype(int)
+    dist_class, local_class = ((DaskGBTRegressor, GBTRegressor) if kind == "regressor"
+                               else (DaskGBTClassifier, GBTClassifier))
+    params = dict(n_estimators=3, max_depth=4, subsample=0.8, warm_start=True)
+    dX = da.from_array(X, chunks=((500, 1300, 200, 1000), -1))
+    dy = da.from_array(target, chunks=dX.chunks[0])
+    dist, local = dist_class(**params), local_class(**params)
+    dist.fit(dX, dy, eval_set=[(X[:300], target[:300])])
+    local.fit(X, target, eval_set=[(X[:300], target[:300])])
+    mapper = dist.to_local()._bin_mapper
+    dist.set_params(n_estimators=7).fit(dX, dy, eval_set=[(X[:300], target[:300])])
+    local.set_params(n_estimators=7).fit(X, target, eval_set=[(X[:300], target[:300])])
+    assert dist.n_estimators_ == 7 and dist.to_local()._bin_mapper is mapper
+    assert_same_trees(dist.to_local(), local)
+    metric = local._objective.default_metric
+    np.testing.assert_allclose(dist.evals_result_["validation_0"][metric],
+                               local.evals_result_["validation_0"][metric], rtol=1e-9)
+    assert len(dist.evals_result_["validation_0"][metric]) == 7
+    with pytest.raises(ValueError, match="X has 4 features, but the model to continue has 5"):
+        dist.set_params(n_estimators=9).fit(dX[:, :4], dy)
+
+
 def _same_regressors(params, seed, rows=(500, 1300, 200, 1000)):
     """(the local model of a DaskGBTRegressor, a GBTRegressor, X): both fitted with
     ``params`` on ``integer_data(seed=seed)`` (the Dask fit's partitions of ``rows``

@@ -222,6 +222,47 @@ def test_quantised_gradients_grow_the_in_memory_trees(tmp_path, kind):
         mem._ensemble.nodes["bin_threshold"], plain._ensemble.nodes["bin_threshold"])
 
 
+@pytest.mark.parametrize("kind", ["classifier", "ranker"])
+def test_warm_start_continues_the_model(tmp_path, kind):
+    # the rows start from the fitted model's scores, its edges are kept and its
+    # rounds go on: the trees and histories of the in-memory warm start, which
+    # are those of one long fit
+    X, y = integer_data(N, seed=9)
+    params = dict(PARAMS, n_estimators=4, subsample=0.8, warm_start=True)
+    Xv = X[:300]
+    if kind == "ranker":
+        qid = np.repeat(np.arange(N // 20), 20)
+        target = np.clip(np.round(y - y.min()), 0, 4)
+        model, fit = GBTRanker, dict(qid=qid)
+        eval_kw = dict(eval_set=[(Xv, target[:300])], eval_qid=[qid[:300]])
+        data = ExternalData(lambda: iter([dict(X=X[i:i + 300], y=target[i:i + 300],
+                                               qid=qid[i:i + 300]) for i in range(0, N, 300)]),
+                            cache_dir=tmp_path, block_rows=256)
+    else:
+        target = np.digitize(y, np.quantile(y, [0.3, 0.7]))
+        model, fit = GBTClassifier, {}
+        eval_kw = dict(eval_set=[(Xv, target[:300])])
+        data = ExternalData(_chunked(X, target, sizes=(333, 900)), cache_dir=tmp_path,
+                            block_rows=256)
+    ext, mem = model(**params), model(**params)
+    ext.fit(data, **eval_kw)
+    mem.fit(X, target, **fit, **eval_kw)
+    ext.set_params(n_estimators=9).fit(data, **eval_kw)
+    mem.set_params(n_estimators=9).fit(X, target, **fit, **eval_kw)
+    assert ext.n_estimators_ == 9
+    assert_same_trees(ext, mem)
+    assert_same_trees(ext, model(**dict(params, n_estimators=9, warm_start=False)).fit(
+        X, target, **fit, **eval_kw))
+    np.testing.assert_allclose(ext.evals_result_["validation_0"][ext._objective.default_metric],
+                               mem.evals_result_["validation_0"][mem._objective.default_metric],
+                               rtol=1e-9)
+    assert len(ext.evals_result_["validation_0"][ext._objective.default_metric]) == 9
+    if kind == "classifier":
+        bad = ExternalData(_chunked(X, np.minimum(target, 1)))
+        with pytest.raises(ValueError, match="continues the fitted model, whose classes"):
+            ext.set_params(n_estimators=12).fit(bad)
+
+
 @pytest.mark.parametrize("tree", [
     dict(max_depth=6, max_leaves=11),                                   # a leaf budget
     dict(grow_policy="lossguide", max_depth=0, max_leaves=13),          # best gain first
