@@ -61,10 +61,10 @@ from ._threads import effective_n_threads
 from .binning import SKETCH_SUBSAMPLE, BinMapper
 from .grower_params import GrowerParams
 from .categorical import resolve_columns
-from .levelwise import (CATEGORICAL, MemoryBlock, RowShard, boost, check_params, continued,
-                        feature_ranges, fitted, flat_cuts, local_params, make_objective,
-                        message_bytes, per_feature, prepare, runs, sum_in_order,
-                        summary_cuts)
+from .levelwise import (CATEGORICAL, SELECTED, MemoryBlock, RowShard, boost, check_params,
+                        continued, feature_ranges, fitted, flat_cuts, local_params,
+                        make_objective, message_bytes, per_feature, prepare, runs,
+                        sum_in_order, summary_cuts)
 from .queries import _check_group_weights
 from .sketch import Summary
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor, _class_factors
@@ -153,9 +153,10 @@ class _Shard(RowShard):
         return out
 
     def start_sums(self, objective):
-        """``objective.start_sums`` of this worker's rows (their labels checked)."""
+        """``objective.start_sums`` of this worker's rows (their labels checked), None
+        for a loss whose starting value the shards select together (``start_value``)."""
         objective.check_eval_target(self.y)
-        return objective.start_sums(self.y, self.w)
+        return objective.start_sums(self.y, self.w) if objective.summable_start else None
 
     def start(self, mapper, objective, base_score, grower, init=None):
         """Bin the rows (one block in memory); every raw score starts at ``base_score``
@@ -494,9 +495,11 @@ class _DaskMixin:
                                    for i, s in enumerate(shards)], T, "the column summaries")
             mapper = BinMapper.from_cuts(*flat_cuts(_cuts(summaries, params.max_bin)),
                                          absent_as_missing=bool(local.absent_as_missing))
-        # the starting value
-        base = objective.start_from_sums(sum_in_order(_wait_all(
-            [s.start_sums(objective) for s in shards], T, "the label sums")))
+        # the starting value (a quantile of y: selected by the shards once connected)
+        sums = _wait_all([s.start_sums(objective) for s in shards], T, "the label sums")
+        selected = isinstance(objective, SELECTED) and init is None
+        base = (np.zeros(objective.n_outputs) if not objective.summable_start
+                else objective.start_from_sums(sum_in_order(sums)))
         sizes = _wait_all([s.start(mapper, objective, base, grower, init) for s in shards],
                           T, "binning the rows")
         n_rows = sum(sizes)
@@ -507,6 +510,8 @@ class _DaskMixin:
         del data   # (the shards hold their rows: the partitions' results may go)
         if n_rows == 0:
             raise ValueError("X has no rows")
+        if selected:
+            base = _wait_all([s.start_value() for s in shards], T, "the starting value")[0]
         t1 = time.perf_counter()
         traffic = {"round_trips": 0, "bytes_received": 0}
 

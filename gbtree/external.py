@@ -46,8 +46,8 @@ from ._threads import effective_n_threads
 from .binning import BinMapper, SparseBinned, canonical_csr, check_sparse_structure
 from .grower_params import GrowerParams
 from .queries import _check_group_weights
-from .levelwise import (RowShard, boost, check_params, continued, fitted, flat_cuts,
-                        make_objective, per_feature, prepare, summary_cuts)
+from .levelwise import (SELECTED, RowShard, boost, check_params, continued, fitted,
+                        flat_cuts, make_objective, per_feature, prepare, summary_cuts)
 from .sketch import Sketch
 
 __all__ = ["ExternalData"]
@@ -425,7 +425,8 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         # (the class codes, each weighted by its class's weight: the same sums)
         labels = objective.start_sums(np.arange(classes.shape[0], dtype=np.float64), sums)
         estimator._set_classes(classes)
-    base = objective.start_from_sums(labels)
+    base = (objective.start_from_sums(labels) if objective.summable_start
+            else np.zeros(objective.n_outputs))
     init = continued(estimator, objective, n_features, what)
     done = 0
     if init is not None:   # (warm start: the model's edges; its rounds go on)
@@ -450,6 +451,8 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         # pass 3: boosting over the blocks
         shard.start(blocks, [b.n_rows for b in blocks], mapper, objective, base, n_threads,
                     grower, prefetch=True, init=init)
+        if isinstance(objective, SELECTED) and init is None:
+            base = shard.start_value()
 
         def call(method, *args):
             return [getattr(shard, method)(*args)]
@@ -523,8 +526,9 @@ def _sketch_pass(data, max_bin, objective, ranker, absent_missing, n_threads):
                 objective.check_eval_target(yf)
             except ValueError as exc:
                 raise ValueError(f"chunk {i}: {exc}") from None
-            sums = objective.start_sums(yf, w)
-            labels = sums if labels is None else labels + sums
+            if objective.summable_start:   # (else a quantile: RowShard.start_value)
+                sums = objective.start_sums(yf, w)
+                labels = sums if labels is None else labels + sums
         n_rows += X.shape[0]
     for done in pushing:
         done.result()

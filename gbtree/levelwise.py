@@ -40,6 +40,7 @@ import inspect
 import threading
 
 import numpy as np
+from scipy.optimize import brentq
 
 from . import booster
 from . import objectives as _obj
@@ -67,12 +68,19 @@ SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_lea
              "booster", "rate_drop", "skip_drop", "one_drop", "normalize_type", "sample_type",
              "class_weight", "absent_as_missing", "grad_quant_bins", "warm_start", "n_jobs",
              "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
-             "early_stopping_rounds", "callbacks", "tweedie_variance_power",
+             "early_stopping_rounds", "callbacks", "tweedie_variance_power", "quantile_alpha",
+             "huber_delta",
              "lambdarank_truncation_level", "lambdarank_num_pair_per_sample",
              "lambdarank_norm", "ndcg_exp_gain"}
 
 # the losses whose starting value and gradients a level-wise fit computes part by part
-OBJECTIVES = ("squared_error", "poisson", "gamma", "tweedie", "log_loss", "a callable")
+OBJECTIVES = ("squared_error", "poisson", "gamma", "tweedie", "log_loss", "a callable",
+              "absolute_error", "quantile", "huber")
+
+# the losses whose starting value is a weighted quantile of y (or Huber's location) and
+# whose leaf values are quantiles of their rows' residuals: the shards select them
+# together (``RowShard._select``)
+SELECTED = (_obj.AbsoluteError, _obj.MultiQuantile, _obj.Huber)
 
 
 def local_params(estimator, local_class):
@@ -119,7 +127,8 @@ def make_objective(estimator, n_classes, what):
         objective = _obj.classification_objective(estimator.objective, n_classes)
     else:
         objective = estimator._make_objective()
-    if not objective.summable_start or objective.needs_refit:
+    if not (isinstance(objective, SELECTED)
+            or (objective.summable_start and not objective.needs_refit)):
         raise ValueError(f"{what} does not support objective={estimator.objective!r} yet (its "
                          f"starting value or leaf values need all rows at once): use one of "
                          f"{', '.join(OBJECTIVES)}, or fit in memory")
@@ -195,6 +204,7 @@ class RowShard:
         # that round's trees still owe the raw scores, paid when the block is next read
         # (functions of the block's index, the loaded block and its raw scores)
         self._left_out, self._pending = {}, []
+        self._y = self._w = None   # (every row's label and weight, when a loss reads them)
         if init is not None:
             def scores(b, block, raw):   # (as a local fit starts: the binned rows' scores)
                 raw[:] = init.predict_raw_binned(block.Xb, self.n_bins, self.n_threads)
@@ -411,7 +421,8 @@ class RowShard:
         K = self.pairs.shape[0]
         samples = samples or [None] * (trees // K)
         builder = TreeBuilder(self._level, self.thresholds, self.bin_offsets, self.grower,
-                              self._renew if self.levels else None)
+                              self._renew if self.levels else None,
+                              self._refit if isinstance(self.objective, SELECTED) else None)
         roots = self._roots(trees, seeds, samples, drop)
         grown = [builder.grow(t, roots[t], learning_rate) for t in range(trees)]
         outputs = [t % K for t in range(trees)]
@@ -548,14 +559,11 @@ class RowShard:
         local fit), then the packed values of each tree's rows, drawn at their places
         in the data: the values a local fit's trees histogram."""
         K = self.pairs.shape[0]
-        W = 1 if self.peers is None else len(self.peers)
-        mine = np.zeros((W, K, 2))
+        mine = np.zeros((K, 2))
         for k in range(K):
             extent = gradient_extent_of(self.pairs[k], self.n_threads)
-            mine[self.index, k] = np.nan if extent is None else extent
-        # (each shard's maxima in its own slots: the summed slots hold them all)
-        extents = self._exchange(np.zeros((0, 0)), mine.ravel())[1].reshape(W, K, 2)
-        largest = extents.max(axis=0)
+            mine[k] = np.nan if extent is None else extent
+        largest = self._largest(mine)
         self.steps = [(np.nan, np.nan) if np.isnan(largest[k]).any()
                       else steps_of(largest[k, 0], largest[k, 1], self.levels)
                       for k in range(K)]
@@ -566,6 +574,141 @@ class RowShard:
             if not np.isnan(self.steps[k][0]):
                 quantize_places(self.pairs[k], self.levels, int(seeds[t]), *self.steps[k],
                                 self.places, self.values[t], self.n_threads)
+
+    def _sum(self, a):
+        """The sum of the array ``a`` over every shard (the same on each)."""
+        a = np.asarray(a, dtype=np.float64)
+        return self._exchange(np.zeros((0, 0)), a.ravel())[1].reshape(a.shape)
+
+    def _largest(self, a):
+        """The largest of the arrays ``a`` of every shard, element by element (NaN
+        where one is NaN)."""
+        a = np.asarray(a, dtype=np.float64)
+        W = 1 if self.peers is None else len(self.peers)
+        slots = np.zeros((W,) + a.shape)
+        slots[self.index] = a   # (each shard's in its slot: the summed slots hold them all)
+        return self._sum(slots).max(axis=0)
+
+    def _labels(self):
+        """Every row's label and weight (None: unweighted), read from the blocks once."""
+        if self._y is None:
+            y, w = np.empty(self.n_rows), None
+            for b, block in self._each_block():
+                lo, hi = self.offsets[b], self.offsets[b + 1]
+                y[lo:hi] = block.y
+                if block.w is not None:
+                    w = np.ones(self.n_rows) if w is None else w
+                    w[lo:hi] = block.w
+            self._y, self._w = y, w
+        return self._y, self._w
+
+    def _select(self, values, weights, groups, n_groups, alpha):
+        """Per group, the smallest value whose cumulative weight reaches ``alpha`` of
+        the group's, over every shard's rows (``objectives.grouped_weighted_quantile``
+        of all of them; NaN for a group without weight). A radix selection: each of
+        eight steps takes the next 8 bits of the values' order-preserving keys, from
+        the weights of the group's rows in each of 256 buckets, summed over the
+        shards (one exchange)."""
+        if weights is None:
+            weights = np.ones(values.shape[0])
+        keep = weights > 0   # (a row of weight 0 is never the answer)
+        values, weights, groups = values[keep], weights[keep], groups[keep]
+        bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
+        negative = (bits >> np.uint64(63)).astype(bool)
+        keys = np.where(negative, ~bits, bits | np.uint64(1 << 63))
+        key = np.zeros(n_groups, dtype=np.uint64)
+        below = np.zeros(n_groups)
+        target = None
+        for step in range(8):
+            shift = np.uint64(56 - 8 * step)
+            bucket = ((keys >> shift) & np.uint64(255)).astype(np.intp)
+            hist = self._sum(np.bincount(groups * 256 + bucket, weights=weights,
+                                         minlength=n_groups * 256).reshape(n_groups, 256))
+            if target is None:
+                total = hist.sum(axis=1)
+                target = alpha * total * (1 - 1e-12)
+            cum = below[:, None] + np.cumsum(hist, axis=1)
+            # the first bucket with rows where the cumulative weight reaches the target
+            reached = (cum >= target[:, None]) & (hist > 0)
+            # (or the last bucket with rows, should the sums in another order fall an
+            # ulp short of the target that an earlier step's reached)
+            last = 255 - (hist[:, ::-1] > 0).argmax(axis=1)
+            chosen = np.where(reached.any(axis=1), reached.argmax(axis=1), last)
+            at = np.arange(n_groups)
+            below = cum[at, chosen] - hist[at, chosen]
+            key |= chosen.astype(np.uint64) << shift
+            stay = bucket == chosen[groups]
+            keys, weights, groups = keys[stay], weights[stay], groups[stay]
+        negative = ~(key >> np.uint64(63)).astype(bool)
+        out = np.where(negative, ~key, key & np.uint64((1 << 63) - 1)).view(np.float64)
+        return np.where(total > 0, out, np.nan)
+
+    def start_value(self):
+        """The starting raw score of a loss whose starting value is a weighted quantile
+        of y (``objective.init_raw`` over every shard's rows; Huber's location by the
+        same root search over the summed psi): every raw score starts there, the same
+        on every shard."""
+        y, w = self._labels()
+        obj = self.objective
+        if isinstance(obj, _obj.Huber):
+            base = np.array([self._huber_location(y, w, obj.delta)])
+        else:
+            groups = np.zeros(y.shape[0], dtype=np.intp)
+            alphas = obj.alphas if isinstance(obj, _obj.MultiQuantile) else (obj.alpha,)
+            base = np.array([self._select(y, w, groups, 1, a)[0] for a in alphas])
+        if np.isnan(base).any():
+            raise ValueError("every row has sample_weight 0")
+        self.raw[:] = base
+        return base
+
+    def _huber_location(self, y, w, delta):
+        """``Huber.init_raw`` over every shard's rows: the root of the summed
+        psi(c) = sum w clip(y - c, +-delta) between the smallest and largest y of
+        weight > 0 (every shard searches alike: the sums are the same on each)."""
+        w = np.ones_like(y) if w is None else w
+        keep = w > 0
+        y, w = y[keep], w[keep]
+        ends = self._largest([-y.min() if y.size else -np.inf,
+                              y.max() if y.size else -np.inf])
+        lo, hi = float(-ends[0]), float(ends[1])
+
+        def psi(c):
+            return float(self._sum([np.sum(w * np.clip(y - c, -delta, delta))])[0])
+
+        if lo == hi or psi(lo) <= 0.0:
+            return lo
+        if psi(hi) >= 0.0:
+            return hi
+        return brentq(psi, lo, hi, xtol=1e-12, rtol=1e-15)
+
+    def _refit(self, t, leaves):
+        """The loss's value of each of tree ``t``'s ``leaves`` (node ids) over every
+        shard's rows (``objective.refit_leaves`` of their residuals from the round's
+        raw scores; NaN for a leaf without weight, which keeps its value)."""
+        y, w = self._labels()
+        K = self.pairs.shape[0]
+        k = t % K
+        at = {node: i for i, node in enumerate(leaves)}
+        rows, groups = [], []
+        for (b, tree, node), (lo, hi) in sorted(self.ranges.items()):
+            if tree == t and hi > lo:
+                rows.append(self.rows[(b, t)][lo:hi].astype(np.int64) + self.offsets[b])
+                groups.append(np.full(hi - lo, at[node], dtype=np.intp))
+        rows = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
+        groups = np.concatenate(groups) if groups else np.empty(0, dtype=np.intp)
+        r = y[rows] - self.raw[rows, k]
+        wr = None if w is None else w[rows]
+        obj = self.objective
+        if isinstance(obj, _obj.Huber):   # (Friedman's M-step: the median, then the mean)
+            med = self._select(r, wr, groups, len(leaves), 0.5)
+            ww = np.ones_like(r) if wr is None else wr
+            dev = np.clip(r - med[groups], -obj.delta, obj.delta)
+            sums = self._sum([np.bincount(groups, weights=ww * dev, minlength=len(leaves)),
+                              np.bincount(groups, weights=ww, minlength=len(leaves))])
+            return med + np.divide(sums[0], sums[1], out=np.zeros(len(leaves)),
+                                   where=sums[1] > 0)
+        alpha = obj.alphas[k] if isinstance(obj, _obj.MultiQuantile) else obj.alpha
+        return self._select(r, wr, groups, len(leaves), alpha)
 
     def _renew(self, t, leaves):
         """Quantised gradients chose tree ``t``'s splits: the exact (gradient, hessian)
@@ -578,7 +721,7 @@ class RowShard:
             if tree == t and hi > lo:
                 rows = self.rows[(b, t)][lo:hi].astype(np.int64) + self.offsets[b]
                 sums[at[node]] += self.pairs[k, rows].sum(axis=0, dtype=np.float64)
-        return self._exchange(np.zeros((0, 0)), sums.ravel())[1].reshape(-1, 2)
+        return self._sum(sums)
 
     def _draws(self, seed, lo, hi):
         """The uniform draws of the shard's rows lo..hi from the generator seeded with
@@ -717,11 +860,14 @@ class TreeBuilder:
     it is the one open node of the largest gain (the oldest on a tie), as the local
     grower picks them. With ``renew`` (quantised gradients), ``renew(t, leaves)``
     gives the exact sums of the leaves of tree ``t`` once it is grown
-    (``RowShard._renew``): those of every node are made from them before its values."""
+    (``RowShard._renew``): those of every node are made from them before its values.
+    With ``refit``, ``refit(t, leaves)`` gives the loss's own value of each leaf
+    (``RowShard._refit``; NaN: keep the Newton value), as a local fit refits them."""
 
-    def __init__(self, level, thresholds, bin_offsets, params, renew=None):
+    def __init__(self, level, thresholds, bin_offsets, params, renew=None, refit=None):
         self.level = level
         self.renew = renew
+        self.refit = refit
         self.thresholds, self.bin_offsets = thresholds, bin_offsets
         self.p = params
         self.monotone = (None if params.monotone_constraints is None
@@ -787,7 +933,15 @@ class TreeBuilder:
             for i in sorted(children, reverse=True):   # (children after their parent)
                 left, right = children[i]
                 nodes[i]["sums"] = nodes[left]["sums"] + nodes[right]["sums"]
-        return self._emit(nodes, children, learning_rate)
+        out, values = self._emit(nodes, children, learning_rate)
+        if self.refit is not None:
+            leaves = list(values)
+            best = self.refit(t, leaves)
+            for i, v in zip(leaves, best):
+                if not np.isnan(v):   # (within the bounds of monotone constraints)
+                    lo, up = nodes[i]["clip"]
+                    values[i] = out["value"][i] = learning_rate * min(max(v, lo), up)
+        return out, values
 
     def _weight(self, sums, bounds):
         """The weight of a node of ``sums``, within ``bounds``."""

@@ -167,6 +167,28 @@ def test_other_losses_grow_the_in_memory_trees(tmp_path, objective):
     np.testing.assert_allclose(ext.predict(X), mem.predict(X), rtol=1e-9)
 
 
+@pytest.mark.parametrize("params", [
+    dict(objective="absolute_error"),
+    dict(objective="quantile", quantile_alpha=0.8, subsample=0.6),
+    dict(objective="quantile", quantile_alpha=[0.2, 0.5, 0.9]),
+    dict(objective="huber", huber_delta=0.7, num_parallel_tree=2, subsample=0.7),
+])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_losses_of_quantiles_grow_the_in_memory_trees(tmp_path, params, weighted):
+    # the starting value (a weighted quantile of y, or Huber's location) and each
+    # leaf's value (a quantile of its rows' residuals) are selected over all blocks
+    X, y = integer_data(N, seed=10)
+    w = np.random.default_rng(3).uniform(0.2, 3.0, size=N) if weighted else None
+    params = dict(PARAMS, **params)
+    ext = GBTRegressor(**params).fit(ExternalData(_chunked(X, y, w, sizes=(333, 1, 900)),
+                                                  cache_dir=tmp_path, block_rows=256))
+    mem = GBTRegressor(**params).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(ext._ensemble.base_score, mem._ensemble.base_score,
+                               rtol=1e-12)
+    assert_same_trees(ext, mem)
+    np.testing.assert_allclose(ext.predict(X), mem.predict(X), rtol=0, atol=1e-9)
+
+
 @pytest.mark.parametrize("kind", ["regressor", "classifier", "ranker"])
 def test_row_sampling_and_feature_weights_grow_the_in_memory_trees(tmp_path, kind):
     # each row draws its number of the round as in memory, whatever block it is in;
@@ -590,8 +612,8 @@ def test_bad_sources_and_parameters():
         GBTRegressor(max_depth=2, grow_policy="symmetric").fit(ExternalData(_chunked(X, y)))
     with pytest.raises(ValueError, match="or 0 with max_leaves set"):
         GBTRegressor(max_depth=0).fit(ExternalData(_chunked(X, y)))
-    with pytest.raises(ValueError, match="does not support objective='huber' yet"):
-        GBTRegressor(max_depth=2, objective="huber").fit(ExternalData(_chunked(X, y)))
+    with pytest.raises(ValueError, match="does not support objective='cox' yet"):
+        GBTRegressor(max_depth=2, objective="cox").fit(ExternalData(_chunked(X, y)))
     # a source whose second pass differs from its first
     passes = []
 
