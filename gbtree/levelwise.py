@@ -1,8 +1,8 @@
 """Trees grown a batch of splits at a time over rows held elsewhere: the trainer of
 ``gbtree.dask`` (one shard of rows per worker) and of out-of-core fits
 (``gbtree.ExternalData``: one shard whose blocks of rows are files). Depthwise
-trees are grown a level at a time, lossguide trees a split at a time
-(``TreeBuilder``); the words "level" below mean either batch.
+and symmetric trees are grown a level at a time, lossguide trees a split at a
+time (``TreeBuilder``); the words "level" below mean either batch.
 
 A ``RowShard`` holds rows in blocks (in memory, or loaded one at a time from
 disk while the next one is read) and, in memory, what a fit keeps per row: raw
@@ -51,12 +51,14 @@ from ._constraints import InteractionConstraints, MonotoneConstraints
 from ._histogram import level_histograms, output_histograms, py_unpack_histogram
 from ._predictor import add_leaf_values
 from ._quantizer import gradient_extent_of, quantize_places, steps_of
-from ._splitting import partition_ranges, py_find_best_split, py_leaf_weight
+from ._splitting import (find_best_split_outputs, partition_ranges, py_find_best_split,
+                         py_leaf_weight)
 from ._threads import effective_n_threads
 from ._typedefs import G_H_DTYPE, NODE_DTYPE
 from .binning import _weighted_cuts
 from .callback import TrainingState, training_callbacks
 from .metrics import eval_metrics
+from .symmetric_grower import allowed_features, build_children
 from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 
 # the parameters a level-wise fit takes (the others must stay at their defaults)
@@ -110,8 +112,8 @@ def check_params(estimator, local_class, what, more=()):
     from .sklearn import GBTRegressor
     if issubclass(local_class, GBTRegressor):
         make_objective(estimator, 0, what)   # (a classifier's loss needs its classes)
-    if estimator.grow_policy not in ("depthwise", "lossguide"):
-        raise ValueError(f"{what} grows depthwise or lossguide trees, not "
+    if estimator.grow_policy not in ("depthwise", "lossguide", "symmetric"):
+        raise ValueError(f"{what} grows depthwise, lossguide or symmetric trees, not "
                          f"grow_policy={estimator.grow_policy!r}")
     if not (estimator.max_depth in range(1, 33)
             or (estimator.max_depth == 0 and estimator.max_leaves)):
@@ -194,10 +196,10 @@ class RowShard:
         # partitioned so that each node's rows are one range of them, and
         # (block, tree, node) -> that range
         self.rows, self.ranges = {}, {}
-        # per tree of the round: its column sample, interaction constraints, and the
-        # summed histograms (of the features this shard scans) of the nodes the next
-        # level may split
-        self.samplers, self.paths, self.hists = {}, {}, {}
+        # per tree of the round: its column sample, interaction constraints (a symmetric
+        # tree's: the features of its levels), and the summed histograms (of the
+        # features this shard scans) of the nodes the next level may split
+        self.samplers, self.paths, self.used, self.hists = {}, {}, {}, {}
         self._pool = self._ahead = None
         self._losses = {}   # a ranker's loss over each block's queries
         # the rows of each block left out of each sample of the last round, and what
@@ -364,6 +366,34 @@ class RowShard:
             return None
         return (found["gain"], found["feature"] + lo, found["bin"], found["default_left"],
                 np.array([found["sum_g_left"], found["sum_h_left"]]))
+
+    def _scan_level(self, t, hists, sums, depth):
+        """The best split of a level of symmetric tree ``t`` among this shard's
+        features, the same for every node of the level (their histograms ``hists``
+        and sums, in order): the one of the largest summed gain
+        (``_splitting.find_best_split_outputs``, as a local fit's symmetric grower
+        scans), or None: (gain, feature, bin, default_left, each node's left sums,
+        each node's gain)."""
+        p = self.grower
+        lo, hi = self.own
+        if depth >= p.max_depth or hi == lo:
+            return None
+        mask = allowed_features(p.interaction_groups, self.n_bins.shape[0],
+                                self.samplers[t].mask(depth, depth), self.used[t])
+        if mask is not None and not mask[lo:hi].any():
+            return None
+        if self.levels:
+            hists = np.stack([py_unpack_histogram(h, *self.steps[t % self.pairs.shape[0]])
+                              for h in hists])
+        found = find_best_split_outputs(
+            np.ascontiguousarray(hists), self.own_n_bins, self.own_offsets,
+            np.ascontiguousarray(sums, dtype=np.float64), p.reg_lambda, p.reg_alpha,
+            p.min_child_weight, p.max_delta_step, p.gamma * len(sums),
+            None if mask is None else np.ascontiguousarray(mask[lo:hi]), self.n_threads)
+        if found is None:
+            return None
+        gain, f, b, default_left, left_sums, gains = found
+        return gain, f + lo, b, default_left, left_sums, gains
 
     def _loss_of(self, b, block):
         """The loss over block ``b``'s rows: the shard's, or for a ranker, its loss over
@@ -534,8 +564,11 @@ class RowShard:
             self.paths[t] = InteractionConstraints(self.n_bins.shape[0],
                                                    self.grower.interaction_groups)
             self.paths[t].start()
+            self.used[t] = []
             self.hists[t] = {0: own[t]}
-            found.append(self._scan(t, 0, own[t], sums[t], int(counts[t]), 0))
+            found.append(self._scan_level(t, own[t][None], sums[t][None], 0)
+                         if self.grower.symmetric
+                         else self._scan(t, 0, own[t], sums[t], int(counts[t]), 0))
         return [(sums[t], int(counts[t]), split)
                 for t, split in enumerate(self._gather(found))]
 
@@ -809,6 +842,7 @@ class RowShard:
                 first = False
         own, counts = self._exchange(built, counts)
         hists = self.hists[t]   # (of the open nodes: a split's replaced by its children's)
+        symmetric = self.grower.symmetric
         found, made = [], []
         j = 0
         for k, (node, _, _, _, left, right, build, sums_l, sums_r, depth, bounds_l,
@@ -826,9 +860,18 @@ class RowShard:
                                        (right, sums_r, counts[2 * k + 1], bounds_r)):
                 hist = small if c == build else other
                 made.append((c, hist))
-                found.append(self._scan(t, c, hist, np.asarray(sums), int(n), depth,
-                                        bounds))
+                if not symmetric:
+                    found.append(self._scan(t, c, hist, np.asarray(sums), int(n), depth,
+                                            bounds))
         if n_built == 0:   # (the last level: its children are leaves, whatever any shard says)
+            return counts, [None] if symmetric else found
+        if symmetric:   # (one split for every child: the level's best)
+            self.used[t].append(splits[0][1])
+            sums = np.concatenate([[s[7], s[8]] for s in splits])
+            found = self._gather([self._scan_level(t, [h for _, h in made], sums,
+                                                   splits[0][9])])
+            for c, hist in made:
+                hists[c] = hist
             return counts, found
         found = self._gather(found)
         for (c, hist), split in zip(made, found):   # (those of the children that may split)
@@ -879,6 +922,9 @@ class TreeBuilder:
         """Tree ``t`` of the round from its root's (sums, row count, best split);
         returns its nodes (NODE_DTYPE) and its leaves' values by node id."""
         p = self.p
+        if p.symmetric:
+            nodes, children = self._grow_symmetric(t, root)
+            return self._finish(t, nodes, children, learning_rate)
         sums, count, split = root
         unbounded = (-np.inf, np.inf)
         # (``bounds``: those of a node's weight; ``clip``: those its value is clipped
@@ -926,6 +972,46 @@ class TreeBuilder:
                     nodes[c]["split"] = found[2 * k + side]
                     if found[2 * k + side] is not None:
                         opened.append(c)
+        return self._finish(t, nodes, children, learning_rate)
+
+    def _grow_symmetric(self, t, root):
+        """A symmetric tree (``grow_policy="symmetric"``): every node of a level split
+        alike, by the level's best split, complete to its depth (node i's children
+        are 2i + 1 and 2i + 2), as a local fit's ``SymmetricGrower`` grows it: its
+        nodes and children, as ``grow`` makes them."""
+        p = self.p
+        sums, count, split = root
+        unbounded = (-np.inf, np.inf)
+        nodes = [dict(sums=sums, count=int(count), depth=0, split=None, clip=unbounded)]
+        children = {}
+        level = [0]
+        depth = 0
+        while split is not None and depth < p.max_depth:
+            _, f, b, default_left, left_sums, gains = split
+            depth += 1
+            child_sums = np.empty((2 * len(level), 2))
+            child_sums[0::2] = left_sums
+            child_sums[1::2] = [nodes[i]["sums"] for i in level] - left_sums
+            built = set(build_children(child_sums).tolist()) if depth < p.max_depth else ()
+            splits = []
+            for j, i in enumerate(level):
+                left, right = 2 * i + 1, 2 * i + 2
+                nodes[i]["split"] = (gains[j], f, b, default_left)
+                nodes += [dict(sums=child_sums[2 * j], depth=depth, clip=unbounded),
+                          dict(sums=child_sums[2 * j + 1], depth=depth, clip=unbounded)]
+                children[i] = (left, right)
+                build = left if 2 * j in built else right if 2 * j + 1 in built else -1
+                splits.append((i, f, b, default_left, left, right, build, child_sums[2 * j],
+                               child_sums[2 * j + 1], depth, unbounded, unbounded))
+            counts, (split,) = self.level(t, splits)
+            level = [c for i in level for c in children[i]]
+            for c, n in zip(level, counts):
+                nodes[c]["count"] = int(n)
+        return nodes, children
+
+    def _finish(self, t, nodes, children, learning_rate):
+        """The grown tree's nodes (NODE_DTYPE) and its leaves' values by node id, after
+        the renewal of its sums and its leaves' refit."""
         if self.renew is not None:
             leaves = [i for i in range(len(nodes)) if i not in children]
             for i, sums in zip(leaves, self.renew(t, leaves)):

@@ -28,6 +28,30 @@ from .binned_grower import BinnedGrower
 MAX_SYMMETRIC_DEPTH = 16
 
 
+def allowed_features(groups, n_features, sampled, used):
+    """The uint8 mask of the features a level may split on: the column sample's
+    ``sampled`` (None: all) within the interaction constraints ``groups`` given the
+    features ``used`` by the levels above (None: every feature)."""
+    if not groups or not used:
+        return sampled
+    used = set(used)
+    mask = np.zeros(n_features, dtype=np.uint8)
+    for group in groups:
+        if used <= set(group):
+            mask[group] = 1
+    if len(used) == 1 and not any(used <= set(group) for group in groups):
+        mask[next(iter(used))] = 1      # a feature in no group: with itself
+    return mask if sampled is None else mask & sampled
+
+
+def build_children(child_sums):
+    """Of each node's two children (``child_sums``: (G, H) of left, right, left, ...),
+    the index of the one whose histogram is built, the other's being its parent's
+    minus it: the one of the smaller hessian sum (the left on a tie)."""
+    m = child_sums.shape[0] // 2
+    return 2 * np.arange(m) + (child_sums[0::2, 1] > child_sums[1::2, 1])
+
+
 class SymmetricGrower(BinnedGrower):
     """Grows symmetric trees on a binned matrix, depth ``max_depth``.
 
@@ -62,22 +86,6 @@ class SymmetricGrower(BinnedGrower):
         output_histograms(self.X, None if all_rows else rows, pairs, self.bin_offsets,
                           self.default_bin, out, totals, self.n_threads)
         return totals[0]
-
-    def _allowed(self, sampled, used):
-        """The uint8 mask of the features the next level may split on: the column
-        sample's (None: all) within the interaction constraints given the features
-        ``used`` above (None: every feature)."""
-        groups = self.p.interaction_groups
-        if not groups or not used:
-            return sampled
-        used = set(used)
-        mask = np.zeros(self.n_features, dtype=np.uint8)
-        for group in groups:
-            if used <= set(group):
-                mask[group] = 1
-        if len(used) == 1 and not any(used <= set(group) for group in groups):
-            mask[next(iter(used))] = 1      # a feature in no group: with itself
-        return mask if sampled is None else mask & sampled
 
     def _split_rows(self, rows, bounds, feature, bin, default_left):
         """Each node's rows ``rows[start:end]`` (``bounds``) partitioned in place
@@ -122,7 +130,8 @@ class SymmetricGrower(BinnedGrower):
         for depth in range(p.max_depth):
             m = sums.shape[0]
             # (a level has one split: its node-level draw is keyed by the depth)
-            mask = self._allowed(columns.mask(depth, depth), [split[0] for split in splits])
+            mask = allowed_features(p.interaction_groups, self.n_features,
+                                    columns.mask(depth, depth), [split[0] for split in splits])
             if mask is not None and not mask.any():
                 break
             found = find_best_split_outputs(hist, self.n_bins, self.bin_offsets, sums,
@@ -144,9 +153,10 @@ class SymmetricGrower(BinnedGrower):
             child_sums[0::2] = left_sums
             child_sums[1::2] = sums - left_sums
             if depth + 1 < p.max_depth:
-                # the smaller child's histogram built, the larger's by subtraction
-                sizes = child_bounds[:, 1] - child_bounds[:, 0]
-                small = 2 * np.arange(m) + (sizes[0::2] > sizes[1::2])
+                # the histogram of the child of the smaller hessian sum built, the
+                # other's by subtraction (the level-wise trainer's choice, made before
+                # the rows are partitioned)
+                small = build_children(child_sums)
                 child_hist = self._buffers[(depth + 1) % 2][:2 * m]
                 level_histograms(self.X, rows, np.ascontiguousarray(child_bounds[small]),
                                  pairs[0], self.bin_offsets, self.default_bin, child_hist,

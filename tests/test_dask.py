@@ -292,6 +292,17 @@ def test_leaf_budgets_and_lossguide_trees_grow_the_local_trees(client, tree):
     assert (local._ensemble.nodes["is_leaf"] == 1).sum() == tree["max_leaves"] * 6
 
 
+def test_symmetric_trees_grow_the_local_trees(client):
+    # one split a level for every node, the best summed gain over the level's nodes
+    _, local, _ = _same_regressors(dict(n_estimators=6, max_depth=5, grow_policy="symmetric",
+                                        subsample=0.8, colsample_bylevel=0.7), seed=8)
+    tree = local._ensemble.tree(0)
+    assert len(tree) == 2 ** (tree["depth"].max() + 1) - 1
+    inner = tree[tree["is_leaf"] == 0]
+    assert all(len(set(inner["feature"][inner["depth"] == d])) == 1
+               for d in np.unique(inner["depth"]))
+
+
 def test_forests_grow_the_local_trees(client):
     _, local, _ = _same_regressors(dict(n_estimators=3, max_depth=4, num_parallel_tree=3,
                                         subsample=0.8, colsample_bynode=0.7), seed=9)
@@ -414,7 +425,7 @@ def test_parameters_are_scikit_learns(client):
 
 @pytest.mark.parametrize("bad, match", [
     (dict(sampling_method="goss"), "does not support sampling_method='goss'"),
-    (dict(grow_policy="symmetric"), "not grow_policy='symmetric'"),
+    (dict(tree_method="approx"), "does not support tree_method='approx'"),
     (dict(max_depth=0), "max_depth must be in 1..32, or 0 with max_leaves set"),
     (dict(objective="cox"), "does not support objective='cox' yet"),
     (dict(timeout=0), "timeout must be"),

@@ -302,6 +302,36 @@ def test_leaf_budgets_and_lossguide_trees_grow_the_in_memory_trees(tmp_path, tre
     assert leaves.sum() == tree["max_leaves"] * mem._ensemble.n_trees
 
 
+@pytest.mark.parametrize("kind, params", [
+    ("regressor", dict(max_depth=5, subsample=0.7, colsample_bylevel=0.6)),
+    ("classifier", dict(max_depth=5, subsample=0.7, colsample_bylevel=0.6)),
+    ("regressor", dict(interaction_constraints=[[0, 2], [1, 3, 4]],
+                       objective="absolute_error")),
+])
+def test_symmetric_trees_grow_the_in_memory_trees(tmp_path, kind, params):
+    # every node of a level split alike, by the best summed gain over the level's
+    # nodes, whose histograms are built or derived as the in-memory fit does
+    X, y = integer_data(N, seed=11)
+    params = dict(PARAMS, grow_policy="symmetric", **params)
+    target = y if kind == "regressor" else np.digitize(y, np.quantile(y, [0.3, 0.7]))
+    model = GBTRegressor if kind == "regressor" else GBTClassifier
+    ext = model(**params).fit(ExternalData(_chunked(X, target, sizes=(333, 1, 900)),
+                                           cache_dir=tmp_path, block_rows=256))
+    mem = model(**params).fit(X, target)
+    assert_same_trees(ext, mem)
+    for tree in _trees_of(mem):   # (complete to its depth, one split per level)
+        assert len(tree) == 2 ** (tree["depth"].max() + 1) - 1
+        inner = tree[tree["is_leaf"] == 0]
+        for d in np.unique(inner["depth"]):
+            assert len(set(inner["feature"][inner["depth"] == d])) == 1
+    assert max(t["depth"].max() for t in _trees_of(mem)) == params.get("max_depth", 4)
+
+
+def _trees_of(model):
+    ens = model._ensemble
+    return [ens.tree(t) for t in range(ens.n_trees)]
+
+
 @pytest.mark.parametrize("kind", ["regressor", "classifier"])
 def test_forests_grow_the_in_memory_trees(tmp_path, kind):
     # num_parallel_tree: each of a round's sets of trees on rows and columns of its own;
@@ -608,8 +638,8 @@ def test_bad_sources_and_parameters():
     bad.indices[0] = X.shape[1] + 5   # (a column index outside the matrix)
     with pytest.raises(ValueError, match="chunk 0: X is a malformed CSR sparse matrix"):
         GBTRegressor(max_depth=2).fit(ExternalData(lambda: iter([(bad, y[:10])])))
-    with pytest.raises(ValueError, match="not grow_policy='symmetric'"):
-        GBTRegressor(max_depth=2, grow_policy="symmetric").fit(ExternalData(_chunked(X, y)))
+    with pytest.raises(ValueError, match="does not support tree_method='exact'"):
+        GBTRegressor(max_depth=2, tree_method="exact").fit(ExternalData(_chunked(X, y)))
     with pytest.raises(ValueError, match="or 0 with max_leaves set"):
         GBTRegressor(max_depth=0).fit(ExternalData(_chunked(X, y)))
     with pytest.raises(ValueError, match="does not support objective='cox' yet"):
