@@ -275,7 +275,8 @@ def _shards(client, X, y, w, n_jobs, timeout, qid=None):
         raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
     y = _row_blocks(y)
     w = None if w is None else _row_blocks(w)
-    if y.ndim != 1 or y.shape[0] != X.shape[0] or (w is not None and w.shape != y.shape):
+    if (y.ndim not in (1, 2) or y.shape[0] != X.shape[0]
+            or (w is not None and w.shape != y.shape[:1])):
         raise ValueError(f"y (and sample_weight) must have one value per row of X: X has "
                          f"{X.shape[0]} rows, y shape {y.shape}"
                          + ("" if w is None else f", sample_weight shape {w.shape}"))
@@ -459,8 +460,11 @@ class _DaskMixin:
         rng = None
         if qid is not None:
             objective, rng = local._seeded_objective()
-        else:
-            objective = make_objective(local, 0 if classes is None else classes.shape[0], what)
+        else:   # (a regressor's y of several columns: its targets, or aft's bounds)
+            if y.ndim == 2 and y.shape[1] == 1:   # (a column vector: one target)
+                y = _row_blocks(y)[:, 0]
+            objective = make_objective(local, 0 if classes is None else classes.shape[0], what,
+                                       y.shape[1] if y.ndim == 2 else 0)
         if classes is not None:
             local._set_classes(classes)
         init = continued(local, objective, X.shape[1], what)
@@ -631,7 +635,10 @@ class DaskGBTRegressor(_DaskMixin, GBTRegressor):
 
     def predict(self, X):
         """Predictions as a dask array, computed where the partitions of X live."""
-        return self._map_rows(X, "predict", np.float64, 0)
+        model = self.to_local()
+        outputs = model._ensemble.n_outputs
+        return self._map_rows(X, "predict", np.float64,
+                              outputs if model._objective.task == "multi-output" else 0)
 
 
 class DaskGBTClassifier(_DaskMixin, GBTClassifier):

@@ -68,7 +68,9 @@ class ExternalData:
         ``"sample_weight"`` and ``"qid"`` (a ranker's query ids: sorted over the
         whole data, as XGBoost asks, so that each query's rows come together); X a
         2-D array (NumPy, SciPy sparse: absent entries are 0, or a DataFrame of
-        numbers), the others 1-D. Or a list of files: ``.npy`` tuples ``(X_path,
+        numbers), the others 1-D but a regressor's y, which may be 2-D: several
+        targets (squared error) or ``objective="aft"``'s bounds, the same columns
+        in every chunk. Or a list of files: ``.npy`` tuples ``(X_path,
         y_path)`` or ``(X_path, y_path, weight_path)`` or dicts of paths with the
         keys above, or Parquet files (``label`` names the label column, ``weight``
         the weight column if any, ``qid`` the query ids; the others are the
@@ -190,7 +192,12 @@ def _checked_chunk(chunk, i):
         except (TypeError, ValueError):
             raise ValueError(f"chunk {i}: X must hold numbers, got dtype {X.dtype}") from None
     X = canonical_csr(X) if sp.issparse(X) else np.ascontiguousarray(X)
-    y = np.asarray(y).ravel()
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:   # (a column vector: one target)
+        y = y[:, 0]
+    if y.ndim not in (1, 2):
+        raise ValueError(f"chunk {i}: y must be 1-D, or 2-D for several targets; got "
+                         f"{y.ndim} dimensions")
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"chunk {i}: y has {y.shape[0]} values for {X.shape[0]} rows")
     if w is not None:
@@ -220,10 +227,11 @@ class _DiskBlock:
     Loading maps the bins (the operating system reads them, or finds them in its
     page cache: no copy); the maps go when the block is dropped."""
 
-    def __init__(self, prefix, n_rows, n_features, weighted, n_groups=None, sparse=None):
+    def __init__(self, prefix, n_rows, n_features, weighted, n_groups=None, sparse=None,
+                 y_width=0):
         self.prefix, self.n_rows, self.n_features = prefix, n_rows, n_features
         self.weighted, self.n_groups = weighted, n_groups
-        self.sparse = sparse
+        self.sparse, self.y_width = sparse, y_width
 
     def load(self):
         return _LoadedBlock(self)
@@ -244,7 +252,9 @@ class _LoadedBlock:
 
     @functools.cached_property
     def y(self):
-        return _read(self.block.prefix + ".y", self.n_rows)
+        width = self.block.y_width
+        y = _read(self.block.prefix + ".y", self.n_rows * max(width, 1))
+        return y.reshape(self.n_rows, width) if width else y
 
     @functools.cached_property
     def w(self):
@@ -326,8 +336,9 @@ class _BlockWriter:
     """Gathers binned chunks into blocks of ``block_rows`` rows and writes them; a
     ranker's blocks end where a query does (a block holds whole queries)."""
 
-    def __init__(self, folders, block_rows, n_features, weighted, n_threads):
+    def __init__(self, folders, block_rows, n_features, weighted, y_width, n_threads):
         self.folders, self.block_rows, self.weighted = folders, block_rows, weighted
+        self.y_width = y_width
         self.n_features, self.n_threads = n_features, n_threads
         self.pending, self.pending_rows = [], 0
         self.blocks = []
@@ -381,7 +392,7 @@ class _BlockWriter:
             _write(prefix + ".g", np.r_[ptr, self.n_groups + np.arange(n_groups)])
             self.n_groups += n_groups
         self.blocks.append(_DiskBlock(prefix, n, self.n_features, self.weighted, n_groups,
-                                      layout))
+                                      layout, self.y_width))
         rest = y.shape[0] - n
         self.pending = [(Xb.rows(n, y.shape[0]) if sparse else Xb[n:],)
                         + tuple(None if a is None else a[n:] for a in (y, w, q))] \
@@ -404,12 +415,16 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     t0 = time.perf_counter()
     rng = None
     if ranker:
-        objective, rng = estimator._seeded_objective()
-    else:
-        objective = None if classifier else make_objective(estimator, 0, what)
+        ranking, rng = estimator._seeded_objective()
+
+        def objective_of(width):
+            return ranking
+    else:   # (a regressor's y of several columns: its targets, or aft's bounds)
+        def objective_of(width):
+            return None if classifier else make_objective(estimator, 0, what, width)
     absent_missing = bool(estimator.absent_as_missing)
-    cuts, n_features, n_rows, weighted, sparse, labels = _sketch_pass(
-        data, params.max_bin, objective, ranker, absent_missing, n_threads)
+    cuts, n_features, n_rows, weighted, sparse, labels, objective, y_width = _sketch_pass(
+        data, params.max_bin, objective_of, ranker, absent_missing, n_threads)
     mapper = BinMapper.from_cuts(*flat_cuts(cuts), absent_as_missing=absent_missing)
     classes = factors = None
     if classifier:
@@ -446,6 +461,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
                 lambda: tempfile.mkdtemp(prefix="gbtree-blocks-", dir=d), d))
         data.cache_paths_ = list(folders)
         blocks = _block_pass(data, folders, mapper, classes, factors, n_features, weighted,
+                             y_width, objective.infinite_y,
                              sparse, n_rows, n_threads)
         t1 = time.perf_counter()
         # pass 3: boosting over the blocks
@@ -470,17 +486,17 @@ def fit_external(estimator, local_class, data, eval_sets_of):
                    "blocks": len(blocks)}, done)
 
 
-def _sketch_pass(data, max_bin, objective, ranker, absent_missing, n_threads):
+def _sketch_pass(data, max_bin, objective_of, ranker, absent_missing, n_threads):
     """Pass 1: each column's bin edges (from its sketch), the number of features, of
-    rows, whether the chunks are weighted, and what the starting value needs: a
-    classifier's (``objective`` None) weight and row count of each label, or the
-    regressor's or
-    ranker's ``objective.start_sums`` over all rows (each chunk's labels checked; a
-    ranker's query ids too). ``absent_missing``: the entries a sparse chunk does not
-    store are missing (else 0)."""
+    rows, whether the chunks are weighted, what the starting value needs: a
+    classifier's (``objective_of`` gives None) weight and row count of each label,
+    or the regressor's or ranker's ``objective.start_sums`` over all rows (each
+    chunk's labels checked; a ranker's query ids too), the loss (``objective_of``
+    of y's width: its columns, 0 for a 1-D y) and y's width. ``absent_missing``: the
+    entries a sparse chunk does not store are missing (else 0)."""
     eps = 1.0 / (SKETCH_BINS * max_bin)
     sketches, n_features, n_rows, weighted, sparse = None, None, 0, None, None
-    labels = {} if objective is None else None
+    objective = labels = y_width = None
     last_qid = None
     pool = concurrent.futures.ThreadPoolExecutor(n_threads)
     pushing = []   # the last chunk's columns going into their sketches
@@ -492,6 +508,15 @@ def _sketch_pass(data, max_bin, objective, ranker, absent_missing, n_threads):
         if n_features is None:
             n_features, weighted, sparse = X.shape[1], w is not None, sp.issparse(X)
             sketches = [Sketch(eps) for _ in range(n_features)]
+            y_width = y.shape[1] if y.ndim == 2 else 0
+            objective = objective_of(y_width)
+            if objective is None:
+                labels = {}
+            if y_width and (objective is None or ranker):
+                raise ValueError(f"chunk {i}: y must be 1-D, got shape {y.shape}")
+        if (y.shape[1] if y.ndim == 2 else 0) != y_width:
+            raise ValueError(f"chunk {i}: y has shape {y.shape}; the first chunk's had "
+                             f"{y_width or 1} column(s)")
         if X.shape[1] != n_features:
             raise ValueError(f"chunk {i} has {X.shape[1]} features; the first chunk had "
                              f"{n_features}")
@@ -521,7 +546,7 @@ def _sketch_pass(data, max_bin, objective, ranker, absent_missing, n_threads):
             for label, s, c in zip(values.tolist(), sums, counts.tolist()):
                 labels[label] = labels.get(label, 0.0) + np.array([s, c])
         else:
-            yf = _numeric_labels(y, i)
+            yf = _numeric_labels(y, i, objective.infinite_y)
             try:
                 objective.check_eval_target(yf)
             except ValueError as exc:
@@ -536,26 +561,28 @@ def _sketch_pass(data, max_bin, objective, ranker, absent_missing, n_threads):
         raise ValueError("ExternalData has no rows")
     # (the levels merged unpruned: the finest summary the sketch has)
     cuts = [summary_cuts(s.summary(prune=False), max_bin) for s in sketches]
-    return cuts, n_features, n_rows, weighted, sparse, labels
+    return cuts, n_features, n_rows, weighted, sparse, labels, objective, y_width
 
 
-def _block_pass(data, folders, mapper, classes, factors, n_features, weighted, sparse, n_rows,
-                n_threads):
+def _block_pass(data, folders, mapper, classes, factors, n_features, weighted, y_width,
+                infinite_y, sparse, n_rows, n_threads):
     """Pass 2: the chunks binned and written in blocks to ``folders`` (sparse blocks
     when ``sparse``); returns the blocks. ``classes``: a classifier's labels (None: a
-    regressor's numbers); ``factors``: each class's weight (class_weight), multiplied
+    regressor's numbers, ``y_width`` columns of them (0: one), infinite ones allowed
+    with ``infinite_y``); ``factors``: each class's weight (class_weight), multiplied
     into the rows' weights, or None."""
     writer = _BlockWriter(folders, data.block_rows, n_features,
-                          weighted or factors is not None, n_threads)
+                          weighted or factors is not None, y_width, n_threads)
     written = 0
     for i, (X, y, w, q) in enumerate(data.chunks()):
-        if X.shape[1] != n_features or (w is not None) != weighted:
+        if (X.shape[1] != n_features or (w is not None) != weighted
+                or (y.shape[1] if y.ndim == 2 else 0) != y_width):
             raise ValueError(f"chunk {i} differs from the first pass's: the source must "
                              f"give the same chunks every time it is called")
         if X.shape[0] == 0:
             continue
         code = (np.searchsorted(classes, y).astype(np.float64) if classes is not None
-                else _numeric_labels(y, i))
+                else _numeric_labels(y, i, infinite_y))
         if classes is not None and not np.array_equal(
                 classes[np.minimum(code.astype(np.intp), classes.shape[0] - 1)], y):
             raise ValueError(f"chunk {i} has labels the first pass did not see")
@@ -634,13 +661,16 @@ def _push(sketch, col, w):
         sketch.push(col[keep], None if w is None else w[keep])
 
 
-def _numeric_labels(y, i):
+def _numeric_labels(y, i, infinite=False):
+    """A chunk's labels as float64; NaN refused, and inf unless ``infinite`` (a loss
+    whose labels may be unbounded: aft's upper bounds)."""
     try:
         y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"chunk {i}: y must hold numbers") from None
-    if not np.all(np.isfinite(y)):
-        raise ValueError(f"chunk {i}: y has NaN or infinite values")
+    if np.any(np.isnan(y)) if infinite else not np.all(np.isfinite(y)):
+        raise ValueError(f"chunk {i}: y has NaN" + ("" if infinite else " or infinite")
+                         + " values")
     return y
 
 

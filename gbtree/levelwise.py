@@ -121,14 +121,14 @@ def check_params(estimator, local_class, what, more=()):
                          f"max_depth={estimator.max_depth!r}")
 
 
-def make_objective(estimator, n_classes, what):
+def make_objective(estimator, n_classes, what, n_targets=0):
     """The loss of a level-wise fit: a classifier's of ``n_classes`` classes, or (0) a
-    regressor's; a ValueError naming ``what`` for a loss whose starting value or leaf
-    values need all rows at once."""
+    regressor's (of a y of ``n_targets`` columns, 0: one); a ValueError naming
+    ``what`` for a loss whose starting value or leaf values need all rows at once."""
     if n_classes:
         objective = _obj.classification_objective(estimator.objective, n_classes)
     else:
-        objective = estimator._make_objective()
+        objective = estimator._make_objective(n_targets)
     if not (isinstance(objective, SELECTED)
             or (objective.summable_start and not objective.needs_refit)):
         raise ValueError(f"{what} does not support objective={estimator.objective!r} yet (its "

@@ -91,6 +91,7 @@ class Objective:
     needs_refit = False
     infinite_y = False     # labels may hold inf (an interval without upper bound)
     summable_start = False  # F0 from sums over parts of the rows (start_sums)
+    y_columns = 0          # the columns of a 2-D y (0: y is 1-D)
     _kernel_args = ()
 
     def init_raw(self, y, sample_weight):
@@ -303,14 +304,25 @@ class MultiSquaredError(Objective):
     default_metric = "rmse"
 
     def __init__(self, n_outputs=2):
-        self.n_outputs = int(n_outputs)
+        self.n_outputs = self.y_columns = int(n_outputs)
 
     def check_target(self, y):
         if y.ndim != 2 or y.shape[1] != self.n_outputs:
             raise ValueError(f"y must have {self.n_outputs} columns, got shape {y.shape}")
 
+    summable_start = True
+
     def init_raw(self, y, sample_weight):
         return np.average(y, axis=0, weights=sample_weight)
+
+    def start_sums(self, y, sample_weight):
+        w = np.ones(y.shape[0]) if sample_weight is None else sample_weight
+        return np.r_[w @ y, np.sum(w)]
+
+    def start_from_sums(self, sums):
+        if not sums[-1] > 0:
+            raise ValueError("the sample weights sum to 0")
+        return sums[:-1] / sums[-1]
 
     def gradient(self, y, raw, sample_weight, grad, hess, n_threads):
         w = 1.0 if sample_weight is None else sample_weight[:, None]
@@ -651,6 +663,8 @@ class AFT(Objective):
     task = "survival-aft"
     default_metric = "aft-nloglik"
     infinite_y = True
+    summable_start = True
+    y_columns = 2   # (each row's lower and upper bound)
 
     def __init__(self, distribution="normal", sigma=1.0):
         self.distribution, self.sigma = distribution, float(sigma)
@@ -676,6 +690,14 @@ class AFT(Objective):
         if w is not None and not np.any(w > 0):
             return np.zeros(1)
         return np.array([np.average(np.log(y[keep, 0]), weights=w)])
+
+    def start_sums(self, y, sample_weight):
+        keep = y[:, 0] > 0
+        w = np.ones(int(keep.sum())) if sample_weight is None else sample_weight[keep]
+        return np.array([w @ np.log(y[keep, 0]), np.sum(w)])
+
+    def start_from_sums(self, sums):
+        return np.array([sums[0] / sums[1]]) if sums[1] > 0 else np.zeros(1)
 
     def gradient(self, y, raw, sample_weight, grad, hess, n_threads):
         g, h = aft_gradient(y, raw[:, 0], self.distribution, self.sigma)

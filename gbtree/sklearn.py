@@ -136,7 +136,7 @@ class _GBTModel(ModelAccess, BaseEstimator):
     def _checked_eval_sets(self, eval_set, sample_weight_eval_set, objective):
         """The eval sets of a fit without offsets, their labels checked for ``objective``."""
         sets = self._eval_sets(eval_set, sample_weight_eval_set, self._eval_labels, None,
-                               objective.n_outputs)
+                               objective.n_outputs, objective.y_columns)
         _check_eval_targets(sets, objective)
         return sets
 

@@ -152,6 +152,30 @@ def test_losses_of_quantiles_grow_the_local_trees(client, params):
     assert_same_trees(dist.to_local(), local)
 
 
+@pytest.mark.parametrize("objective", ["squared_error", "aft"])
+def test_a_y_of_several_columns_grows_the_local_trees(client, objective):
+    # several targets (predictions of one column each) or aft's bounds (inf for a
+    # right-censored row)
+    X, y = integer_data(seed=16)
+    rng = np.random.default_rng(2)
+    lower = np.exp(y / 5)
+    Y = (np.c_[y, 2 * y + rng.normal(size=y.shape[0]), -y] if objective == "squared_error"
+         else np.c_[lower, np.where(rng.random(y.shape[0]) < 0.3, np.inf, 1.5 * lower)])
+    params = dict(n_estimators=5, max_depth=3, objective=objective)
+    rows = (500, 1300, 200, 1000)
+    dX = da.from_array(X, chunks=(rows, -1))
+    dist = DaskGBTRegressor(**params).fit(dX, da.from_array(Y, chunks=(rows, -1)),
+                                          eval_set=[(X[:200], Y[:200])])
+    local = GBTRegressor(**params).fit(X, Y, eval_set=[(X[:200], Y[:200])])
+    assert_same_trees(dist.to_local(), local)
+    predicted = dist.predict(dX).compute()
+    assert predicted.shape == local.predict(X).shape
+    np.testing.assert_allclose(predicted, local.predict(X), rtol=0, atol=1e-9)
+    metric = local._objective.default_metric
+    np.testing.assert_allclose(dist.evals_result_["validation_0"][metric],
+                               local.evals_result_["validation_0"][metric], rtol=1e-12)
+
+
 def test_eval_sets_and_early_stopping_as_locally(client):
     X, y = integer_data(n=3600, seed=6)
     Xt, yt, Xv, yv = X[:3000], y[:3000], X[3000:], y[3000:]

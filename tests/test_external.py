@@ -189,6 +189,41 @@ def test_losses_of_quantiles_grow_the_in_memory_trees(tmp_path, params, weighted
     np.testing.assert_allclose(ext.predict(X), mem.predict(X), rtol=0, atol=1e-9)
 
 
+def _two_column_targets(X, y, seed):
+    """Three targets of ``integer_data``, and aft's (lower, upper) bounds on a time
+    (a third of the rows right-censored: upper bound inf)."""
+    rng = np.random.default_rng(seed)
+    targets = np.c_[y, 2 * y + rng.normal(size=y.shape[0]), -y]
+    lower = np.exp(y / 5)
+    bounds = np.c_[lower, np.where(rng.random(y.shape[0]) < 0.3, np.inf, 1.5 * lower)]
+    return targets, bounds
+
+
+@pytest.mark.parametrize("kind", ["targets", "aft"])
+def test_a_y_of_several_columns_grows_the_in_memory_trees(tmp_path, kind):
+    # chunks of 2-D y: several targets (squared error, a tree per target) or aft's
+    # bounds (inf for a censored row), eval sets alike
+    X, y = integer_data(N, seed=3)
+    targets, bounds = _two_column_targets(X, y, 0)
+    Y, params = (targets, PARAMS) if kind == "targets" else (bounds, dict(PARAMS, objective="aft"))
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=N)
+    ev = dict(eval_set=[(X[:200], Y[:200])])
+    ext = GBTRegressor(**params).fit(ExternalData(_chunked(X, Y, w, sizes=(333, 1, 900)),
+                                                  cache_dir=tmp_path, block_rows=256), **ev)
+    mem = GBTRegressor(**params).fit(X, Y, sample_weight=w, **ev)
+    assert_same_trees(ext, mem)
+    np.testing.assert_allclose(ext.predict(X), mem.predict(X), rtol=0, atol=1e-9)
+    metric = mem._objective.default_metric
+    np.testing.assert_allclose(ext.evals_result_["validation_0"][metric],
+                               mem.evals_result_["validation_0"][metric], rtol=1e-12)
+    assert ext.predict(X).shape == ((N, 3) if kind == "targets" else (N,))
+    with pytest.raises(ValueError, match=f"the first chunk's had {Y.shape[1]} column"):
+        GBTRegressor(**params).fit(ExternalData(lambda: iter([(X[:10], Y[:10]),
+                                                               (X[10:20], y[10:20])])))
+    with pytest.raises(ValueError, match="y must be 1-D"):
+        GBTClassifier().fit(ExternalData(_chunked(X, np.c_[y > 0, y > 1].astype(int))))
+
+
 @pytest.mark.parametrize("kind", ["regressor", "classifier", "ranker"])
 def test_row_sampling_and_feature_weights_grow_the_in_memory_trees(tmp_path, kind):
     # each row draws its number of the round as in memory, whatever block it is in;
