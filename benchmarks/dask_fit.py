@@ -2,7 +2,8 @@
 
     python -m benchmarks dask [--rows 2000000] [--rounds 100] [--depth 8]
                               [--partitions 8] [--workers 2]
-                              [--libs gbtree,xgboost,lightgbm,gbtree-local]
+                              [--libs gbtree,xgboost,lightgbm,gbtree-local,
+                                      gbtree-quantized,lightgbm-quantized]
 
 The ``higgs-like`` data (datagen.py) saved as .npy files; each library runs in a
 child process of its own that starts a ``LocalCluster`` of ``--workers``
@@ -12,7 +13,10 @@ and fits a binary classifier of ``--rounds`` depthwise trees of depth
 ``--depth`` (gbtree and XGBoost ``max_depth``; LightGBM ``max_depth`` and
 ``num_leaves = 2**depth``), learning rate, 256 bins, L2 1, min child weight 1.
 ``gbtree-local`` is gbtree's own fit of the same rows in one process on
-``--workers`` threads, for reference. The table gives the fit seconds, the
+``--workers`` threads, for reference. ``gbtree-quantized`` and
+``lightgbm-quantized`` train on quantised gradients (``grad_quant_bins`` and
+``use_quantized_grad`` with ``runners.QUANT_BINS`` levels, leaf values from the
+exact gradients). The table gives the fit seconds, the
 largest peak RSS of a worker over what it held before the fit, the test AUC, and
 for gbtree.dask per tree: the client's calls to the workers, the exchanges
 between the workers and the bytes they sent each other.
@@ -26,9 +30,11 @@ WORKLOADS = {
     "dask": dict(help="fit on a LocalCluster of 2 single-threaded workers, 2M higgs-like rows "
                       "in 8 partitions: gbtree.dask against xgboost.dask and lightgbm.dask",
                  dataset="higgs-like", rows=2_000_000, test_rows=250_000, rounds=100,
-                 leaves=255, libs="gbtree,xgboost,lightgbm,gbtree-local"),
+                 leaves=255, libs="gbtree,xgboost,lightgbm,gbtree-local,gbtree-quantized,"
+                                  "lightgbm-quantized"),
 }
-LIBS = ("gbtree", "xgboost", "lightgbm", "gbtree-local")
+LIBS = ("gbtree", "xgboost", "lightgbm", "gbtree-local", "gbtree-quantized",
+        "lightgbm-quantized")
 
 
 def add_arguments(p, name):
@@ -51,6 +57,7 @@ def run(name, args, bench):
     # (imported here: the cluster's worker processes import this file as their main
     # module, without the benchmarks folder on their path)
     from run import fmt, log, markdown_table
+    from runners import QUANT_BINS
 
     data = bench.data("higgs-like", args.rows, args.test_rows)
     rows = []
@@ -58,7 +65,7 @@ def run(name, args, bench):
         log(f"{lib}")
         spec = dict(lib=lib, data=data, rounds=args.rounds, depth=args.depth,
                     partitions=args.partitions, workers=args.workers,
-                    learning_rate=args.learning_rate, seed=args.seed)
+                    learning_rate=args.learning_rate, seed=args.seed, quant_bins=QUANT_BINS)
         proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), json.dumps(spec)],
                               capture_output=True, text=True, timeout=args.timeout)
         lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
@@ -139,10 +146,12 @@ def _child(spec):
 
         before = client.run(maxrss)
         stats = {}
-        if lib == "gbtree":
+        if lib in ("gbtree", "gbtree-quantized"):
             from gbtree.dask import DaskGBTClassifier
             model = DaskGBTClassifier(n_estimators=R, max_depth=D, learning_rate=lr,
                                       random_state=spec["seed"])
+            if lib == "gbtree-quantized":
+                model.set_params(grad_quant_bins=spec["quant_bins"])
         elif lib == "xgboost":
             from xgboost.dask import DaskXGBClassifier
             model = DaskXGBClassifier(n_estimators=R, max_depth=D, learning_rate=lr,
@@ -155,12 +164,16 @@ def _child(spec):
                                        learning_rate=lr, max_bin=255, reg_lambda=1.0,
                                        min_child_weight=1.0, min_child_samples=1,
                                        n_jobs=1, verbose=-1, client=client)
+            if lib == "lightgbm-quantized":
+                model.set_params(use_quantized_grad=True,
+                                 num_grad_quant_bins=spec["quant_bins"],
+                                 quant_train_renew_leaf=True)
         t = time.perf_counter()
         model.fit(X, y)
         fit = time.perf_counter() - t
         after = client.run(maxrss)
         peak = max(after[w] - before[w] for w in after) / 1024
-        if lib == "gbtree":
+        if lib in ("gbtree", "gbtree-quantized"):
             proba = model.to_local().predict_proba(X_test)[:, 1]
             s = model.fit_stats_
             stats = dict(round_trips_per_tree=s["round_trips_per_tree"],
@@ -171,7 +184,7 @@ def _child(spec):
         else:
             proba = model.to_local().predict_proba(X_test)[:, 1]
         auc = roc_auc_score(y_test, proba)
-        if lib == "gbtree":
+        if lib.startswith("gbtree"):
             stats["module_file"] = sys.modules["gbtree"].__file__
         return dict(fit_seconds=fit, peak_worker_mib=peak, auc=auc, score=auc, **stats)
 

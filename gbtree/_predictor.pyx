@@ -832,6 +832,33 @@ def add_leaf_values(const uint32_t[::1] rows, const int64_t[:, ::1] bounds,
             out[rows[j], output] += values[i]
 
 
+def leaf_sums(const uint32_t[::1] rows, const int64_t[:, ::1] bounds,
+              const float[:, ::1] pairs, double[:, ::1] out, int n_threads):
+    """``out[i]`` = the sums of the (gradient, hessian) ``pairs[rows[j]]`` for j in
+    ``bounds[i, 0]:bounds[i, 1]``, added in that order (``add_leaf_values``' twin:
+    each leaf's sums over its range of the partition), ranges in parallel."""
+    cdef Py_ssize_t m = bounds.shape[0], i, j
+    cdef double g, h
+    if out.shape[0] != m or out.shape[1] != 2 or bounds.shape[1] != 2 or pairs.shape[1] != 2:
+        raise ValueError("bounds, pairs and out do not match")
+    for i in range(m):
+        if not 0 <= bounds[i, 0] <= bounds[i, 1] <= rows.shape[0]:
+            raise ValueError(f"bounds[{i}] is not a range of rows")
+        for j in range(bounds[i, 0], bounds[i, 1]):
+            if rows[j] >= pairs.shape[0]:
+                raise ValueError(f"row {rows[j]} is not a row of pairs")
+    if rows.shape[0] < 4096:
+        n_threads = 1
+    for i in prange(m, schedule='dynamic', num_threads=n_threads, nogil=True):
+        g = 0.0
+        h = 0.0
+        for j in range(bounds[i, 0], bounds[i, 1]):
+            g = g + pairs[rows[j], 0]
+            h = h + pairs[rows[j], 1]
+        out[i, 0] = g
+        out[i, 1] = h
+
+
 # ---------------------------------------------------------------------------
 # CSR input
 

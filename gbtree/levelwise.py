@@ -49,7 +49,7 @@ from ._binned_matrix import columns_of
 from ._column_sampler import ColumnSampler
 from ._constraints import InteractionConstraints, MonotoneConstraints
 from ._histogram import level_histograms, output_histograms, py_unpack_histogram
-from ._predictor import add_leaf_values
+from ._predictor import add_leaf_values, leaf_sums
 from ._quantizer import gradient_extent_of, quantize_places, steps_of
 from ._splitting import (find_best_split_outputs, partition_ranges, py_find_best_split,
                          py_leaf_weight)
@@ -749,11 +749,19 @@ class RowShard:
         ``quant_train_renew_leaf``, as a local fit renews them)."""
         k = t % self.pairs.shape[0]
         at = {node: i for i, node in enumerate(leaves)}
+        spans = {}
+        for (b, tree, node), (lo, hi) in self.ranges.items():
+            if tree == t:
+                spans.setdefault(b, []).append((lo, hi, at[node]))
         sums = np.zeros((len(leaves), 2))
-        for (b, tree, node), (lo, hi) in sorted(self.ranges.items()):
-            if tree == t and hi > lo:
-                rows = self.rows[(b, t)][lo:hi].astype(np.int64) + self.offsets[b]
-                sums[at[node]] += self.pairs[k, rows].sum(axis=0, dtype=np.float64)
+        part = np.empty((len(leaves), 2))
+        for b in sorted(spans):
+            bounds = np.array([s[:2] for s in spans[b]], dtype=np.int64)
+            # (each leaf's rows summed in their order, as a local fit renews them)
+            lo, hi = self.offsets[b], self.offsets[b + 1]
+            leaf_sums(self.rows[(b, t)], bounds, self.pairs[k, lo:hi], part[:len(bounds)],
+                      self.n_threads)
+            sums[[s[2] for s in spans[b]]] += part[:len(bounds)]
         return self._sum(sums)
 
     def _draws(self, seed, lo, hi):

@@ -3,6 +3,7 @@ twins; the fits that use them are tested in test_external.py and test_dask.py.""
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
+from gbtree._predictor import leaf_sums
 from gbtree.levelwise import RowShard
 from gbtree.objectives import grouped_weighted_quantile
 
@@ -35,3 +36,22 @@ def test_the_selection_is_the_grouped_weighted_quantile(seed, n, n_groups, alpha
     got = _alone()._select(values, w, groups, n_groups, alpha)
     want = grouped_weighted_quantile(values, w, groups, n_groups, alpha)
     np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 31 - 1), n=st.integers(0, 9000), m=st.integers(1, 9),
+       n_threads=st.sampled_from([1, 2, 3]))
+def test_leaf_sums_match_their_numpy_twin(seed, n, m, n_threads):
+    # each range of a partition's rows summed in order (the exact sums of a leaf)
+    rng = np.random.default_rng(seed)
+    pairs = rng.normal(size=(n + 5, 2)).astype(np.float32)
+    rows = rng.permutation(n + 5)[:n].astype(np.uint32)
+    cuts = np.sort(rng.integers(0, n + 1, size=m - 1))
+    bounds = np.ascontiguousarray(np.stack([np.r_[0, cuts], np.r_[cuts, n]], 1), dtype=np.int64)
+    out = np.full((m, 2), 7.0)
+    leaf_sums(rows, bounds, pairs, out, n_threads)
+    for i, (a, b) in enumerate(bounds):
+        want = np.zeros(2)
+        for r in rows[a:b]:   # (in order, in float64)
+            want += pairs[r]
+        np.testing.assert_array_equal(out[i], want)
