@@ -68,6 +68,7 @@ from .levelwise import (CATEGORICAL, SELECTED, MemoryBlock, RowShard, boost, che
 from .queries import _check_group_weights
 from .sketch import Summary
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor, _class_factors
+from .validation import check_base_margin
 
 __all__ = ["DaskGBTRegressor", "DaskGBTClassifier", "DaskGBTRanker"]
 
@@ -80,8 +81,11 @@ POLL_SECONDS = 0.1
 class _Shard(RowShard):
     """One worker's training rows and what a fit keeps of them (a Dask actor)."""
 
-    def __init__(self, X_parts, y_parts, w_parts, n_jobs, starts, q_parts=None):
+    def __init__(self, X_parts, y_parts, w_parts, n_jobs, starts, q_parts=None,
+                 m_parts=None):
         X = np.concatenate(X_parts) if X_parts else np.empty((0, 0))
+        # (the rows' base margins: their starting raw scores, or None)
+        self.m = None if m_parts is None else np.concatenate(m_parts)
         self.X = X if X.dtype in (np.float32, np.float64) else X.astype(np.float64)
         self.y = np.concatenate(y_parts).astype(np.float64) if y_parts else np.empty(0)
         self.w = (None if w_parts is None or not w_parts
@@ -167,8 +171,12 @@ class _Shard(RowShard):
         block = MemoryBlock(Xb, self.y, self.w, self.n_threads, groups=self.groups)
         places = runs(self.pos)
         self.X = self.y = self.w = self.pos = None   # (the block holds what a fit reads)
+        margin = (None if self.m is None
+                  else check_base_margin(self.m, n_rows, objective.n_outputs))
+        self.m = None
         return RowShard.start(self, [block], [n_rows], mapper, objective, base_score,
-                              self.n_threads, grower, places=places, init=init)
+                              self.n_threads, grower, places=places, init=init,
+                              margin=margin)
 
     def connect(self, peers, index, features, timeout):
         # (proxies of this shard's own: in a cluster of threads the actors share the
@@ -266,10 +274,10 @@ def _row_blocks(A, rows_chunks=None):
     return A
 
 
-def _shards(client, X, y, w, n_jobs, timeout, qid=None):
+def _shards(client, X, y, w, n_jobs, timeout, qid=None, margin=None):
     """One ``_Shard`` actor per worker holding partitions of (X, y, w) (and a ranker's
-    query ids ``qid``), in the order of the workers' addresses; the data's futures
-    (kept until the fit ends)."""
+    query ids ``qid``, or the rows' base margins ``margin``), in the order of the
+    workers' addresses; the data's futures (kept until the fit ends)."""
     X = _row_blocks(X)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
@@ -288,8 +296,14 @@ def _shards(client, X, y, w, n_jobs, timeout, qid=None):
             raise ValueError(f"qid must have one query id per row of X: X has {X.shape[0]} "
                              f"rows, qid shape {qid.shape}")
         qid = _row_blocks(qid, X.chunks[0])
+    if margin is not None:
+        margin = _row_blocks(margin)
+        if margin.shape[0] != X.shape[0]:
+            raise ValueError(f"base_margin must have one row per row of X: X has "
+                             f"{X.shape[0]} rows, base_margin shape {margin.shape}")
+        margin = _row_blocks(margin, X.chunks[0])
     parts = [X.to_delayed().ravel(), y.to_delayed().ravel()] + [
-        a.to_delayed().ravel() for a in (w, qid) if a is not None]
+        a.to_delayed().ravel() for a in (w, qid, margin) if a is not None]
     starts = np.r_[0, np.cumsum(X.chunks[0])].tolist()
     futures = [client.compute(list(p)) for p in parts]
     try:
@@ -310,11 +324,13 @@ def _shards(client, X, y, w, n_jobs, timeout, qid=None):
     for worker in sorted(by_worker):
         idx = by_worker[worker]
         pick = [[p[i] for i in idx] for p in futures]
-        ranked = (pick[-1],) if qid is not None else ()
-        actor = client.submit(_Shard, pick[0], pick[1], pick[2] if w is not None else None,
-                              n_jobs, [starts[i] for i in idx], *ranked, workers=[worker],
-                              actor=True,
-                              allow_other_workers=False, pure=False)
+        more = iter(pick[2:])
+        w_parts = next(more) if w is not None else None
+        q_parts = next(more) if qid is not None else None
+        m_parts = next(more) if margin is not None else None
+        actor = client.submit(_Shard, pick[0], pick[1], w_parts, n_jobs,
+                              [starts[i] for i in idx], q_parts, m_parts, workers=[worker],
+                              actor=True, allow_other_workers=False, pure=False)
         shards.append(actor)
     return _wait_all(shards, timeout, "starting the shards"), futures
 
@@ -437,10 +453,11 @@ class _DaskMixin:
         if not isinstance(self.timeout, numbers.Real) or not self.timeout > 0:
             raise ValueError(f"timeout must be a number of seconds > 0, got {self.timeout!r}")
 
-    def _fit_distributed(self, X, y, sample_weight, eval_args, classes=None, qid=None):
+    def _fit_distributed(self, X, y, sample_weight, eval_args, classes=None, qid=None,
+                         base_margin=None):
         """Fit the local estimator's model on the workers; ``eval_args``: what
         ``_client_eval_sets`` takes; ``classes``: a classifier's; ``qid``: a ranker's
-        query ids."""
+        query ids; ``base_margin``: the rows' starting raw scores."""
         self._check_supported()
         what = type(self).__name__
         client = self.client if self.client is not None else default_client()
@@ -482,7 +499,8 @@ class _DaskMixin:
         for ev in eval_sets:
             if encoder is not None:   # (the codes: the statistics and indicators too)
                 ev.X = encoder.transform(ev.X)
-        shards, data = _shards(client, X, y, sample_weight, self.n_jobs, self.timeout, qid)
+        shards, data = _shards(client, X, y, sample_weight, self.n_jobs, self.timeout, qid,
+                               base_margin)
         if not shards:
             raise ValueError("X has no partitions on the cluster's workers")
         T = self.timeout
@@ -553,12 +571,14 @@ class _DaskMixin:
                 delattr(self, name)
         return self
 
-    def _client_eval_sets(self, local, client, objective, eval_set, sample_weight_eval_set):
+    def _client_eval_sets(self, local, client, objective, eval_set, sample_weight_eval_set,
+                          base_margin_eval_set=None):
         """The eval sets, gathered to the client and checked by ``local``."""
         return local._checked_eval_sets(
             _gathered(client, eval_set, self.timeout, "eval_set"),
             _gathered(client, sample_weight_eval_set, self.timeout, "sample_weight_eval_set"),
-            objective)
+            objective, _gathered(client, base_margin_eval_set, self.timeout,
+                                 "base_margin_eval_set"))
 
     def to_local(self):
         """The fitted model as the local estimator (``GBTRegressor`` or
@@ -567,22 +587,38 @@ class _DaskMixin:
             raise AttributeError(f"this {type(self).__name__} is not fitted yet: call fit first")
         return self._local
 
-    def _map_rows(self, X, method, dtype, n_columns):
+    def _map_rows(self, X, method, dtype, n_columns, base_margin=None):
         """``method`` of the local model on each partition of X, where it lives (a
-        DataFrame's partitions as pandas frames: their columns keep their types)."""
+        DataFrame's partitions as pandas frames: their columns keep their types),
+        with the rows' ``base_margin`` if given (a dask array of X's rows)."""
         model = self.to_local()
 
-        def block(part):
+        def block(part, margin=None):
             if part.shape[0] == 0:   # (an empty partition: the local model refuses no rows)
                 return np.empty((0, n_columns) if n_columns else 0, dtype=dtype)
-            return getattr(model, method)(part)
+            if margin is None:
+                return getattr(model, method)(part)
+            return getattr(model, method)(part, base_margin=margin)
 
-        if isinstance(X, dd.DataFrame):
-            lengths = X.map_partitions(len).compute().tolist()
+        if isinstance(X, dd.DataFrame) or base_margin is not None:
+            if isinstance(X, dd.DataFrame):
+                lengths = X.map_partitions(len).compute().tolist()
+                parts = X.to_delayed()
+            else:
+                X = _row_blocks(X)
+                lengths, parts = list(X.chunks[0]), X.to_delayed().ravel()
+            margins = [None] * len(parts)
+            if base_margin is not None:
+                base_margin = _row_blocks(base_margin)
+                if base_margin.shape[0] != sum(lengths):
+                    raise ValueError(f"base_margin must have one row per row of X: X has "
+                                     f"{sum(lengths)} rows, base_margin shape "
+                                     f"{base_margin.shape}")
+                margins = _row_blocks(base_margin, tuple(lengths)).to_delayed().ravel()
             return da.concatenate([
-                da.from_delayed(dask.delayed(block)(part),
+                da.from_delayed(dask.delayed(block)(part, margin),
                                 shape=(n, n_columns) if n_columns else (n,), dtype=dtype)
-                for part, n in zip(X.to_delayed(), lengths)])
+                for part, margin, n in zip(parts, margins, lengths)])
         X = _row_blocks(X)
         if n_columns:
             return X.map_blocks(block, dtype=dtype, chunks=(X.chunks[0], (n_columns,)))
@@ -624,21 +660,29 @@ class DaskGBTRegressor(_DaskMixin, GBTRegressor):
     def _local_class():
         return GBTRegressor
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
+            base_margin=None, base_margin_eval_set=None):
         """Fit on ``X`` (dask array or dataframe of numbers), ``y`` and ``sample_weight``
         (dask arrays or series); the data stay where they are. ``eval_set``: (X, y)
         pairs (dask collections or arrays, validation-sized: the client gathers them
         and evaluates them after every round, as a local fit does), with
         ``sample_weight_eval_set``; ``evals_result_``, ``early_stopping_rounds`` and
-        ``best_iteration_`` work as in ``GBTRegressor``."""
-        return self._fit_distributed(X, y, sample_weight, (eval_set, sample_weight_eval_set))
+        ``best_iteration_`` work as in ``GBTRegressor``. ``base_margin`` (a dask
+        array of one value per row, or one per output) and
+        ``base_margin_eval_set``: the rows' starting raw scores, as in
+        ``GBTRegressor.fit``."""
+        return self._fit_distributed(
+            X, y, sample_weight, (eval_set, sample_weight_eval_set, base_margin_eval_set),
+            base_margin=base_margin)
 
-    def predict(self, X):
-        """Predictions as a dask array, computed where the partitions of X live."""
+    def predict(self, X, base_margin=None):
+        """Predictions as a dask array, computed where the partitions of X live (from
+        the rows' ``base_margin``, a dask array, if given)."""
         model = self.to_local()
         outputs = model._ensemble.n_outputs
         return self._map_rows(X, "predict", np.float64,
-                              outputs if model._objective.task == "multi-output" else 0)
+                              outputs if model._objective.task == "multi-output" else 0,
+                              base_margin)
 
 
 class DaskGBTClassifier(_DaskMixin, GBTClassifier):
@@ -654,9 +698,10 @@ class DaskGBTClassifier(_DaskMixin, GBTClassifier):
     def _local_class():
         return GBTClassifier
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
+            base_margin=None, base_margin_eval_set=None):
         """Fit on ``X``, the labels ``y`` and ``sample_weight`` (dask collections);
-        eval sets as ``DaskGBTRegressor.fit``'s."""
+        eval sets and base margins as ``DaskGBTRegressor.fit``'s."""
         y = _row_blocks(y)
         classes = np.asarray(da.unique(y).compute())
         if classes.shape[0] < 2:
@@ -668,18 +713,20 @@ class DaskGBTClassifier(_DaskMixin, GBTClassifier):
             factors = _class_factors(self.class_weight, classes, counts)
             cw = codes.map_blocks(lambda b: factors[b.astype(np.intp)], dtype=np.float64)
             sample_weight = cw if sample_weight is None else _row_blocks(sample_weight) * cw
-        self._fit_distributed(X, codes, sample_weight, (eval_set, sample_weight_eval_set),
-                              classes)
+        self._fit_distributed(X, codes, sample_weight,
+                              (eval_set, sample_weight_eval_set, base_margin_eval_set),
+                              classes, base_margin=base_margin)
         self.classes_ = classes
         return self
 
-    def predict(self, X):
+    def predict(self, X, base_margin=None):
         """Labels as a dask array, computed where the partitions of X live."""
-        return self._map_rows(X, "predict", self.classes_.dtype, 0)
+        return self._map_rows(X, "predict", self.classes_.dtype, 0, base_margin)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, base_margin=None):
         """Class probabilities as a dask array (n_rows, n_classes)."""
-        return self._map_rows(X, "predict_proba", np.float64, self.classes_.shape[0])
+        return self._map_rows(X, "predict_proba", np.float64, self.classes_.shape[0],
+                              base_margin)
 
 
 class DaskGBTRanker(_DaskMixin, GBTRanker):

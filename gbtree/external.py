@@ -49,6 +49,7 @@ from .queries import _check_group_weights
 from .levelwise import (SELECTED, RowShard, boost, check_params, continued, fitted,
                         flat_cuts, make_objective, per_feature, prepare, summary_cuts)
 from .sketch import Sketch
+from .validation import check_base_margin
 
 __all__ = ["ExternalData"]
 
@@ -65,7 +66,8 @@ class ExternalData:
         A callable that returns a new iterator of chunks each time it is called
         (the fit reads the data three times): each chunk ``(X, y)`` or ``(X, y,
         sample_weight)``, or a dict with the keys ``"X"``, ``"y"`` and optionally
-        ``"sample_weight"`` and ``"qid"`` (a ranker's query ids: sorted over the
+        ``"sample_weight"``, ``"base_margin"`` (the rows' starting raw scores, as
+        ``fit``'s ``base_margin``) and ``"qid"`` (a ranker's query ids: sorted over the
         whole data, as XGBoost asks, so that each query's rows come together); X a
         2-D array (NumPy, SciPy sparse: absent entries are 0, or a DataFrame of
         numbers), the others 1-D but a regressor's y, which may be 2-D: several
@@ -117,9 +119,10 @@ class ExternalData:
 
     # -- reading
     def chunks(self):
-        """The chunks as ``(X, y, w, qid)``: X a C-ordered float32 or float64 array (or
-        a canonical CSR matrix of them), y and w float64 (w None when the data have no
-        weights, qid when they have no query ids); errors name the chunk."""
+        """The chunks as ``(X, y, w, qid, margin)``: X a C-ordered float32 or float64
+        array (or a canonical CSR matrix of them), y and w float64 (w None when the data
+        have no weights, qid when they have no query ids, margin when they have no base
+        margins: else float64 (rows, outputs)); errors name the chunk."""
         if callable(self.source):
             it = self.source()
             try:
@@ -164,7 +167,7 @@ class ExternalData:
         return dict(X=X, y=y, sample_weight=w, qid=q)
 
 
-_CHUNK_KEYS = ("X", "y", "sample_weight", "qid")
+_CHUNK_KEYS = ("X", "y", "sample_weight", "qid", "base_margin")
 
 
 def _checked_chunk(chunk, i):
@@ -172,11 +175,12 @@ def _checked_chunk(chunk, i):
         unknown = sorted(set(chunk) - set(_CHUNK_KEYS), key=str)
         if unknown or "X" not in chunk or "y" not in chunk:
             raise ValueError(f"chunk {i}: a dict chunk has the keys 'X', 'y' and optionally "
-                             f"'sample_weight' and 'qid', got {sorted(chunk, key=str)}")
-        X, y, w, q = (chunk.get(k) for k in _CHUNK_KEYS)
+                             f"'sample_weight', 'qid' and 'base_margin', got "
+                             f"{sorted(chunk, key=str)}")
+        X, y, w, q, m = (chunk.get(k) for k in _CHUNK_KEYS)
     elif isinstance(chunk, (tuple, list)) and len(chunk) in (2, 3):
         X, y = chunk[0], chunk[1]
-        w, q = (chunk[2] if len(chunk) == 3 else None), None
+        w, q, m = (chunk[2] if len(chunk) == 3 else None), None, None
     else:
         raise ValueError(f"chunk {i}: a chunk must be (X, y), (X, y, sample_weight) or a "
                          f"dict, got {type(chunk).__name__}")
@@ -213,13 +217,23 @@ def _checked_chunk(chunk, i):
             raise ValueError(f"chunk {i}: qid has {q.shape[0]} values for {X.shape[0]} rows")
         if q.dtype.kind not in "iuf" or (q.dtype.kind == "f" and not np.all(np.isfinite(q))):
             raise ValueError(f"chunk {i}: qid must hold finite numbers")
-    return X, y, w, q
+    if m is not None:
+        try:
+            m = np.asarray(m, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"chunk {i}: base_margin must hold numbers") from None
+        m = m.reshape(-1, 1) if m.ndim == 1 else m
+        if m.ndim != 2 or m.shape[0] != X.shape[0]:
+            raise ValueError(f"chunk {i}: base_margin must have one row per row of X, got "
+                             f"shape {m.shape} for {X.shape[0]} rows")
+    return X, y, w, q, m
 
 
 class _DiskBlock:
     """A block of binned rows written to the cache as raw arrays: ``PREFIX.X`` (the
     bins, row by row, for the histograms), ``.C`` (the same bins column by column,
-    for the partition), ``.y`` and ``.w`` (float64), and a ranker's ``.g`` (int64:
+    for the partition), ``.y``, ``.w`` and the base margins ``.m`` (float64), and a
+    ranker's ``.g`` (int64:
     the offsets of the block's queries, then their numbers among all queries).
     A sparse block (``sparse``: its ``SparseBinned`` without its arrays) has instead
     of ``.X`` and ``.C`` the arrays of ``_SPARSE_PARTS``: each row's offset into the
@@ -228,10 +242,15 @@ class _DiskBlock:
     page cache: no copy); the maps go when the block is dropped."""
 
     def __init__(self, prefix, n_rows, n_features, weighted, n_groups=None, sparse=None,
-                 y_width=0):
+                 y_width=0, margin_width=0):
         self.prefix, self.n_rows, self.n_features = prefix, n_rows, n_features
         self.weighted, self.n_groups = weighted, n_groups
-        self.sparse, self.y_width = sparse, y_width
+        self.sparse, self.y_width, self.margin_width = sparse, y_width, margin_width
+
+    def margin(self):
+        """The block's base margins (rows, outputs), or None."""
+        k = self.margin_width
+        return _read(self.prefix + ".m", self.n_rows * k).reshape(-1, k) if k else None
 
     def load(self):
         return _LoadedBlock(self)
@@ -344,8 +363,8 @@ class _BlockWriter:
         self.blocks = []
         self.n_groups = 0   # a ranker's queries written so far
 
-    def add(self, Xb, y, w, q):
-        self.pending.append((Xb, y, w, q))
+    def add(self, Xb, y, w, q, m):
+        self.pending.append((Xb, y, w, q, m))
         self.pending_rows += y.shape[0]
         while self.pending_rows >= self.block_rows:
             n = self._cut()
@@ -370,8 +389,8 @@ class _BlockWriter:
     def _write(self, n):
         sparse = isinstance(self.pending[0][0], SparseBinned)
         Xb = (SparseBinned.stack if sparse else np.concatenate)([p[0] for p in self.pending])
-        y, w, q = (None if self.pending[0][k] is None else
-                   np.concatenate([p[k] for p in self.pending]) for k in range(1, 4))
+        y, w, q, m = (None if self.pending[0][k] is None else
+                      np.concatenate([p[k] for p in self.pending]) for k in range(1, 5))
         # (the blocks go to the folders in turn: one folder per disk spreads the reads)
         prefix = os.path.join(self.folders[len(self.blocks) % len(self.folders)],
                               f"{len(self.blocks):06d}")
@@ -384,6 +403,8 @@ class _BlockWriter:
         _write(prefix + ".y", y[:n])
         if self.weighted:
             _write(prefix + ".w", w[:n])
+        if m is not None:
+            _write(prefix + ".m", m[:n])
         n_groups = None
         if q is not None:
             ptr = np.r_[0, np.flatnonzero(q[1:n] != q[:n - 1]) + 1, n].astype(np.int64)
@@ -392,10 +413,11 @@ class _BlockWriter:
             _write(prefix + ".g", np.r_[ptr, self.n_groups + np.arange(n_groups)])
             self.n_groups += n_groups
         self.blocks.append(_DiskBlock(prefix, n, self.n_features, self.weighted, n_groups,
-                                      layout, self.y_width))
+                                      layout, self.y_width,
+                                      0 if m is None else m.shape[1]))
         rest = y.shape[0] - n
         self.pending = [(Xb.rows(n, y.shape[0]) if sparse else Xb[n:],)
-                        + tuple(None if a is None else a[n:] for a in (y, w, q))] \
+                        + tuple(None if a is None else a[n:] for a in (y, w, q, m))] \
             if rest else []
         self.pending_rows = rest
 
@@ -465,8 +487,12 @@ def fit_external(estimator, local_class, data, eval_sets_of):
                              sparse, n_rows, n_threads)
         t1 = time.perf_counter()
         # pass 3: boosting over the blocks
+        margin = None
+        if blocks and blocks[0].margin_width:   # (the rows' starting raw scores)
+            margin = check_base_margin(np.concatenate([b.margin() for b in blocks]),
+                                       n_rows, objective.n_outputs)
         shard.start(blocks, [b.n_rows for b in blocks], mapper, objective, base, n_threads,
-                    grower, prefetch=True, init=init)
+                    grower, prefetch=True, init=init, margin=margin)
         if isinstance(objective, SELECTED) and init is None:
             base = shard.start_value()
 
@@ -500,7 +526,14 @@ def _sketch_pass(data, max_bin, objective_of, ranker, absent_missing, n_threads)
     last_qid = None
     pool = concurrent.futures.ThreadPoolExecutor(n_threads)
     pushing = []   # the last chunk's columns going into their sketches
-    for i, (X, y, w, q) in enumerate(_closing(data.chunks(), pool)):
+    margins = None   # (whether the chunks have base margins, and how many columns)
+    for i, (X, y, w, q, m) in enumerate(_closing(data.chunks(), pool)):
+        width = None if m is None else m.shape[1]
+        if margins is None:
+            margins = width
+        elif width != margins:
+            raise ValueError(f"chunk {i} has base margins of {width} column(s); the first "
+                             f"chunk had {margins}")
         if (q is not None) != ranker:
             raise ValueError(f"chunk {i} has no query ids: GBTRanker needs a qid in every "
                              f"chunk" if ranker else f"chunk {i} has query ids (qid): only "
@@ -574,7 +607,7 @@ def _block_pass(data, folders, mapper, classes, factors, n_features, weighted, y
     writer = _BlockWriter(folders, data.block_rows, n_features,
                           weighted or factors is not None, y_width, n_threads)
     written = 0
-    for i, (X, y, w, q) in enumerate(data.chunks()):
+    for i, (X, y, w, q, m) in enumerate(data.chunks()):
         if (X.shape[1] != n_features or (w is not None) != weighted
                 or (y.shape[1] if y.ndim == 2 else 0) != y_width):
             raise ValueError(f"chunk {i} differs from the first pass's: the source must "
@@ -590,7 +623,7 @@ def _block_pass(data, folders, mapper, classes, factors, n_features, weighted, y
             cw = factors[code.astype(np.intp)]
             w = cw if w is None else w * cw
         _write_or_explain(writer.add, folders, mapper.transform(_layout(X, sparse), n_threads),
-                          code, w, q)
+                          code, w, q, m)
         written += X.shape[0]
     if written != n_rows:
         raise ValueError(f"the second pass read {written} rows, the first {n_rows}: the "

@@ -161,11 +161,12 @@ class RowShard:
     ``w``, ``n_rows``) and each row's raw scores and gradients; see the module."""
 
     def start(self, blocks, block_rows, mapper, objective, base_score, n_threads, grower,
-              prefetch=False, places=None, init=None):
+              prefetch=False, places=None, init=None, margin=None):
         """Take ``blocks`` of ``block_rows`` rows each; every raw score starts at
-        ``base_score``, or (``init``: the ensemble a warm start continues, whose trees
-        split at ``mapper``'s edges) at its scores, computed when each block is first
-        read; ``grower`` (GrowerParams) scans the histograms. ``prefetch``:
+        ``base_score`` or the row's base ``margin`` ((rows, outputs), if given), plus
+        (``init``: the ensemble a warm start continues, whose trees split at
+        ``mapper``'s edges) its trees' scores, computed when each block is first read;
+        ``grower`` (GrowerParams) scans the histograms. ``prefetch``:
         read the next block on a thread while the current one is worked on.
         ``places``: where the rows are in the data, as runs (first row, count) in the
         shard's order (None: its rows are the data's, in order). The shard is the only
@@ -190,7 +191,9 @@ class RowShard:
         self.monotone = (None if mono is None or not np.any(mono) else
                          np.ascontiguousarray(mono, dtype=np.int8))
         K = base_score.shape[0]
-        self.raw = np.tile(base_score, (self.n_rows, 1))
+        self.raw = (np.tile(base_score, (self.n_rows, 1)) if margin is None
+                    else np.array(margin, dtype=np.float64, order="C"))
+        self._from_margin = margin is not None
         self.pairs = np.empty((K, self.n_rows, 2), dtype=G_H_DTYPE)
         # while a round's trees grow: (block, tree of the round) -> the block's rows,
         # partitioned so that each node's rows are one range of them, and
@@ -209,7 +212,8 @@ class RowShard:
         self._y = self._w = None   # (every row's label and weight, when a loss reads them)
         if init is not None:
             def scores(b, block, raw):   # (as a local fit starts: the binned rows' scores)
-                raw[:] = init.predict_raw_binned(block.Xb, self.n_bins, self.n_threads)
+                raw[:] = init.predict_raw_binned(block.Xb, self.n_bins, self.n_threads,
+                                                 None if margin is None else raw.copy())
             self._pending = [scores]
         self.connect(None, 0, [(0, self.n_bins.shape[0])], None)
         return self.n_rows
@@ -679,8 +683,8 @@ class RowShard:
     def start_value(self):
         """The starting raw score of a loss whose starting value is a weighted quantile
         of y (``objective.init_raw`` over every shard's rows; Huber's location by the
-        same root search over the summed psi): every raw score starts there, the same
-        on every shard."""
+        same root search over the summed psi), the same on every shard: every raw
+        score starts there (unless it starts at its base margin)."""
         y, w = self._labels()
         obj = self.objective
         if isinstance(obj, _obj.Huber):
@@ -691,7 +695,8 @@ class RowShard:
             base = np.array([self._select(y, w, groups, 1, a)[0] for a in alphas])
         if np.isnan(base).any():
             raise ValueError("every row has sample_weight 0")
-        self.raw[:] = base
+        if not self._from_margin:
+            self.raw[:] = base
         return base
 
     def _huber_location(self, y, w, delta):

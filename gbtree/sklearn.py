@@ -124,19 +124,21 @@ class _GBTModel(ModelAccess, BaseEstimator):
                       sample_weight_eval_set, base_margin, base_margin_eval_set):
         """``fit`` on an ``ExternalData``, which holds the labels and weights; the eval
         sets are in memory."""
-        if any(v is not None for v in (y, sample_weight, base_margin, base_margin_eval_set)):
-            raise ValueError("with ExternalData, the labels and weights come from the data: "
-                             "y, sample_weight and the base margins must be None")
+        if any(v is not None for v in (y, sample_weight, base_margin)):
+            raise ValueError("with ExternalData, the labels, weights and base margins come "
+                             "from the data: y, sample_weight and base_margin must be None")
 
         def eval_sets(objective):
-            return self._checked_eval_sets(eval_set, sample_weight_eval_set, objective)
+            return self._checked_eval_sets(eval_set, sample_weight_eval_set, objective,
+                                           base_margin_eval_set)
 
         return fit_external(self, local_class, data, eval_sets)
 
-    def _checked_eval_sets(self, eval_set, sample_weight_eval_set, objective):
-        """The eval sets of a fit without offsets, their labels checked for ``objective``."""
-        sets = self._eval_sets(eval_set, sample_weight_eval_set, self._eval_labels, None,
-                               objective.n_outputs, objective.y_columns)
+    def _checked_eval_sets(self, eval_set, sample_weight_eval_set, objective,
+                           base_margin_eval_set=None):
+        """The eval sets of a fit, their labels checked for ``objective``."""
+        sets = self._eval_sets(eval_set, sample_weight_eval_set, self._eval_labels,
+                               base_margin_eval_set, objective.n_outputs, objective.y_columns)
         _check_eval_targets(sets, objective)
         return sets
 

@@ -176,6 +176,42 @@ def test_a_y_of_several_columns_grows_the_local_trees(client, objective):
                                local.evals_result_["validation_0"][metric], rtol=1e-12)
 
 
+@pytest.mark.parametrize("kind", ["regressor", "median", "classifier"])
+def test_base_margins_grow_the_local_trees(client, kind):
+    # each row starts at its margin (one per class of a multiclass model; a median's
+    # starting value is selected all the same), eval sets and predictions too
+    X, y = integer_data(seed=17)
+    rng = np.random.default_rng(5)
+    rows = (500, 1300, 200, 1000)
+    if kind != "classifier":
+        target, margin = y, rng.normal(size=y.shape[0])
+        dist_class, local_class, chunks = DaskGBTRegressor, GBTRegressor, (rows,)
+    else:
+        target = np.digitize(y, np.quantile(y, [0.3, 0.7]))
+        margin = rng.normal(size=(y.shape[0], 3))
+        dist_class, local_class, chunks = DaskGBTClassifier, GBTClassifier, (rows, -1)
+    params = dict(n_estimators=5, max_depth=3,
+                  objective="absolute_error" if kind == "median" else None)
+    params = {k: v for k, v in params.items() if v is not None}
+    ev = dict(eval_set=[(X[:300], target[:300])], base_margin_eval_set=[margin[:300]])
+    dX, dm = da.from_array(X, chunks=(rows, -1)), da.from_array(margin, chunks=chunks)
+    dist = dist_class(**params).fit(dX, da.from_array(target, chunks=(rows,)),
+                                    base_margin=dm, **ev)
+    local = local_class(**params).fit(X, target, base_margin=margin, **ev)
+    assert_same_trees(dist.to_local(), local)
+    metric = local._objective.default_metric
+    np.testing.assert_allclose(dist.evals_result_["validation_0"][metric],
+                               local.evals_result_["validation_0"][metric], rtol=1e-12)
+    method = "predict_proba" if kind == "classifier" else "predict"
+    np.testing.assert_allclose(getattr(dist, method)(dX, base_margin=dm).compute(),
+                               getattr(local, method)(X, base_margin=margin), atol=1e-9)
+    # (the margins count: without them the model predicts otherwise)
+    assert not np.allclose(getattr(dist, method)(dX).compute(),
+                           getattr(local, method)(X, base_margin=margin))
+    with pytest.raises(ValueError, match="base_margin must have one row per row of X"):
+        dist.predict(dX, base_margin=dm[:100])
+
+
 def test_eval_sets_and_early_stopping_as_locally(client):
     X, y = integer_data(n=3600, seed=6)
     Xt, yt, Xv, yv = X[:3000], y[:3000], X[3000:], y[3000:]

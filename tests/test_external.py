@@ -224,6 +224,38 @@ def test_a_y_of_several_columns_grows_the_in_memory_trees(tmp_path, kind):
         GBTClassifier().fit(ExternalData(_chunked(X, np.c_[y > 0, y > 1].astype(int))))
 
 
+@pytest.mark.parametrize("kind", ["regressor", "median", "classifier"])
+def test_base_margins_grow_the_in_memory_trees(tmp_path, kind):
+    # dict chunks with "base_margin": each row starts at its margin (one per class of
+    # a multiclass model), the eval sets at theirs
+    X, y = integer_data(N, seed=12)
+    rng = np.random.default_rng(6)
+    if kind == "classifier":
+        target, margin, model = (np.digitize(y, np.quantile(y, [0.3, 0.7])),
+                                 rng.normal(size=(N, 3)), GBTClassifier)
+    else:
+        target, margin, model = y, rng.normal(size=N), GBTRegressor
+    params = dict(PARAMS, objective="absolute_error") if kind == "median" else PARAMS
+    ev = dict(eval_set=[(X[:300], target[:300])], base_margin_eval_set=[margin[:300]])
+    data = ExternalData(lambda: iter([dict(X=X[i:i + 333], y=target[i:i + 333],
+                                           base_margin=margin[i:i + 333])
+                                      for i in range(0, N, 333)]),
+                        cache_dir=tmp_path, block_rows=256)
+    ext = model(**params).fit(data, **ev)
+    mem = model(**params).fit(X, target, base_margin=margin, **ev)
+    assert_same_trees(ext, mem)
+    metric = mem._objective.default_metric
+    np.testing.assert_allclose(ext.evals_result_["validation_0"][metric],
+                               mem.evals_result_["validation_0"][metric], rtol=1e-12)
+    with pytest.raises(ValueError, match="chunk 1 has base margins of 2 column"):
+        model(**params).fit(ExternalData(lambda: iter([
+            dict(X=X[:10], y=target[:10], base_margin=margin[:10]),
+            dict(X=X[10:20], y=target[10:20], base_margin=np.zeros((10, 2)))])))
+    with pytest.raises(ValueError, match="base_margin must have shape"):
+        GBTRegressor(**PARAMS).fit(ExternalData(lambda: iter([
+            dict(X=X[:10], y=y[:10], base_margin=np.zeros((10, 2)))])))
+
+
 @pytest.mark.parametrize("kind", ["regressor", "classifier", "ranker"])
 def test_row_sampling_and_feature_weights_grow_the_in_memory_trees(tmp_path, kind):
     # each row draws its number of the round as in memory, whatever block it is in;
@@ -472,7 +504,9 @@ def test_bad_eval_sets_are_refused(tmp_path):
         GBTClassifier(n_estimators=2).fit(
             ExternalData(_chunked(X, np.where(y > 0, "a", "b")), cache_dir=tmp_path),
             eval_set=[(X, np.full(y.shape[0], "c"))])
-    with pytest.raises(ValueError, match="base margins must be None"):
+    with pytest.raises(ValueError, match="sample_weight and base_margin must be None"):
+        GBTRegressor(n_estimators=2).fit(data, base_margin=np.zeros(N))
+    with pytest.raises(ValueError, match="base_margin_eval_set is given without eval_set"):
         GBTRegressor(n_estimators=2).fit(data, base_margin_eval_set=[np.zeros(N)])
     assert os.listdir(tmp_path) == []
 
@@ -665,7 +699,7 @@ def test_bad_sources_and_parameters():
         GBTRegressor(max_depth=2).fit(ExternalData(lambda: iter([(X, y[:-1])])))
     with pytest.raises(ValueError, match="no rows"):
         GBTRegressor(max_depth=2).fit(ExternalData(lambda: iter([])))
-    with pytest.raises(ValueError, match="labels and weights come from the data"):
+    with pytest.raises(ValueError, match="weights and base margins come from the data"):
         GBTRegressor(max_depth=2).fit(ExternalData(_chunked(X, y)), y)
     with pytest.raises(ValueError, match="does not support categorical_features=\\[0\\]"):
         GBTRegressor(max_depth=2, categorical_features=[0]).fit(ExternalData(_chunked(X, y)))
