@@ -484,13 +484,10 @@ class _DaskMixin:
                                        y.shape[1] if y.ndim == 2 else 0)
         if classes is not None:
             local._set_classes(classes)
-        init = continued(local, objective, X.shape[1], what)
-        done = 0
-        if init is not None:   # (warm start: the model's edges; its rounds go on)
-            init, mapper, done = init
-            if params.n_estimators == done:
-                return self
-            params.n_estimators -= done
+        # (a warm start: the model's edges; its rounds go on)
+        init, mapper, done = continued(local, objective, X.shape[1], what, params)
+        if init is not None and params.n_estimators == 0:
+            return self
         prepare(local, X.shape[1] if encoder is None else encoder.width, encoder, names)
         per_feature(local, params, encoder)
         grower = GrowerParams.from_boost(params)

@@ -464,13 +464,12 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         estimator._set_classes(classes)
     base = (objective.start_from_sums(labels) if objective.summable_start
             else np.zeros(objective.n_outputs))
-    init = continued(estimator, objective, n_features, what)
-    done = 0
-    if init is not None:   # (warm start: the model's edges; its rounds go on)
-        init, mapper, done = init
-        if params.n_estimators == done:
+    # (a warm start: the model's edges; its rounds go on)
+    init, old_mapper, done = continued(estimator, objective, n_features, what, params)
+    if init is not None:
+        if params.n_estimators == 0:
             return estimator
-        params.n_estimators -= done
+        mapper = old_mapper
     prepare(estimator, n_features)
     per_feature(estimator, params)
     grower = GrowerParams.from_boost(params)

@@ -1273,15 +1273,16 @@ def prepare(local, n_features, encoder=None, names=None):
         del local.feature_names_in_
 
 
-def continued(local, objective, n_features, what):
+def continued(local, objective, n_features, what, params):
     """What a warm start of ``local`` (a fitted local estimator, its parameters set;
     ``objective``: this fit's loss, which takes over the fitted one's state)
-    continues: (its ensemble, its bin mapper, its rounds), or None when the fit
-    starts anew. A ValueError when the model cannot be continued by a level-wise
-    fit (``what`` names it) on ``n_features`` columns."""
+    continues: (its ensemble, its bin mapper, its rounds), ``params.n_estimators``
+    made the rounds still to grow; or (None, None, 0) when the fit starts anew. A
+    ValueError when the model cannot be continued by a level-wise fit (``what``
+    names it) on ``n_features`` columns."""
     init, done = local._warm_start_model(None, objective)
     if init is None:
-        return None
+        return None, None, 0
     ensemble, mapper = init
     if ensemble.n_features != n_features:
         raise ValueError(f"X has {n_features} features, but the model to continue has "
@@ -1290,6 +1291,7 @@ def continued(local, objective, n_features, what):
         raise ValueError(f"{what} continues models whose trees split at their bin edges; "
                          f"this one's do not (tree_method='exact' or 'approx'): set "
                          f"warm_start=False to refit")
+    params.n_estimators -= done
     return ensemble, mapper, done
 
 

@@ -256,6 +256,19 @@ def test_base_margins_grow_the_in_memory_trees(tmp_path, kind):
             dict(X=X[:10], y=y[:10], base_margin=np.zeros((10, 2)))])))
 
 
+def _rankers(folder, X, y, params):
+    """GBTRankers of ``params`` fitted out of core (dict chunks of 300 rows, blocks of
+    256 in ``folder``) and in memory on queries of 20 rows of ``X`` and relevance
+    labels from ``y``: (out of core, in memory, the labels, the query ids)."""
+    n = X.shape[0]
+    qid = np.repeat(np.arange(n // 20), 20)
+    rel = np.clip(np.round(y - y.min()), 0, 4)
+    ext = GBTRanker(**params).fit(ExternalData(
+        lambda: iter([dict(X=X[i:i + 300], y=rel[i:i + 300], qid=qid[i:i + 300])
+                      for i in range(0, n, 300)]), cache_dir=folder, block_rows=256))
+    return ext, GBTRanker(**params).fit(X, rel, qid=qid), rel, qid
+
+
 @pytest.mark.parametrize("kind", ["regressor", "classifier", "ranker"])
 def test_row_sampling_and_feature_weights_grow_the_in_memory_trees(tmp_path, kind):
     # each row draws its number of the round as in memory, whatever block it is in;
@@ -264,12 +277,7 @@ def test_row_sampling_and_feature_weights_grow_the_in_memory_trees(tmp_path, kin
     params = dict(PARAMS, subsample=0.4, colsample_bynode=0.6,
                   feature_weights=[1.0, 0.0, 3.0, 1.0, 1.0])
     if kind == "ranker":
-        qid = np.repeat(np.arange(N // 20), 20)
-        rel = np.clip(np.round(y - y.min()), 0, 4)
-        ext = GBTRanker(**params).fit(ExternalData(
-            lambda: iter([dict(X=X[i:i + 300], y=rel[i:i + 300], qid=qid[i:i + 300])
-                          for i in range(0, N, 300)]), cache_dir=tmp_path, block_rows=256))
-        mem = GBTRanker(**params).fit(X, rel, qid=qid)
+        ext, mem, rel, qid = _rankers(tmp_path, X, y, params)
     else:
         target = y if kind == "regressor" else (y > np.median(y)).astype(int)
         model = GBTRegressor if kind == "regressor" else GBTClassifier
@@ -290,12 +298,7 @@ def test_quantised_gradients_grow_the_in_memory_trees(tmp_path, kind):
     X, y = integer_data(N, seed=8)
     params = dict(PARAMS, grad_quant_bins=6, subsample=0.7)
     if kind == "ranker":
-        qid = np.repeat(np.arange(N // 20), 20)
-        rel = np.clip(np.round(y - y.min()), 0, 4)
-        ext = GBTRanker(**params).fit(ExternalData(
-            lambda: iter([dict(X=X[i:i + 300], y=rel[i:i + 300], qid=qid[i:i + 300])
-                          for i in range(0, N, 300)]), cache_dir=tmp_path, block_rows=256))
-        mem = GBTRanker(**params).fit(X, rel, qid=qid)
+        ext, mem, rel, qid = _rankers(tmp_path, X, y, params)
         plain = GBTRanker(**PARAMS).fit(X, rel, qid=qid)
     else:
         target = y if kind == "regressor" else np.digitize(y, np.quantile(y, [0.3, 0.7]))
