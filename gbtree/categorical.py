@@ -269,6 +269,30 @@ def _width_and_names(X):
     return None if shape is None else (shape[1], None)
 
 
+def frame_of_values(meta, columns, values):
+    """A pandas frame of the columns of ``meta`` (a frame of X's columns and dtypes)
+    whose ``columns`` hold every value of ``values`` (one array each: the values
+    of the column, missing ones left out) and the others zeros: the frame on which
+    a local encoder learns the categories of rows spread over blocks or workers
+    (``CategoricalEncoder.fit_seen``)."""
+    import pandas as pd
+    n = max(1, max((len(v) for v in values), default=1))
+    frame = {}
+    for j, name in enumerate(meta.columns):
+        col = meta.iloc[:, j]
+        if j in columns:
+            v = values[columns.index(j)]
+            if not len(v):   # (no value but missing ones)
+                frame[name] = np.full(n, np.nan)
+                continue
+            v = np.concatenate([v, np.repeat(v[:1], n - len(v))])
+            frame[name] = (pd.Categorical(v) if str(col.dtype) == "category"
+                           else pd.Series(v, dtype=col.dtype))
+        else:
+            frame[name] = np.zeros(n)
+    return pd.DataFrame(frame)
+
+
 def resolve_columns(spec, X):
     """Indices of the categorical columns named by ``categorical_features``."""
     found = _width_and_names(X)

@@ -60,7 +60,7 @@ except ImportError as exc:  # pragma: no cover - the extra is not installed
 from ._threads import effective_n_threads
 from .binning import SKETCH_SUBSAMPLE, BinMapper
 from .grower_params import GrowerParams
-from .categorical import resolve_columns
+from .categorical import frame_of_values, resolve_columns
 from .levelwise import (CATEGORICAL, SELECTED, MemoryBlock, RowShard, boost, check_params,
                         continued, feature_ranges, fitted, flat_cuts, local_params,
                         make_objective, message_bytes, per_feature, prepare, runs,
@@ -380,22 +380,7 @@ def _encoded(client, X, local, timeout):
     except TimeoutError:
         raise TimeoutError(f"gbtree.dask: the categories were not computed within {timeout} "
                            f"s") from None
-    # a frame of X's columns holding every category of the rows: the local encoder's fit
-    n = max(1, max(len(v) for v in values))
-    frame = {}
-    for j, name in enumerate(meta.columns):
-        col = meta.iloc[:, j]
-        if j in columns:
-            v = values[columns.index(j)]
-            if not len(v):   # (no value but missing ones)
-                frame[name] = np.full(n, np.nan)
-                continue
-            v = np.concatenate([v, np.repeat(v[:1], n - len(v))])
-            frame[name] = (pd.Categorical(v) if str(col.dtype) == "category"
-                           else pd.Series(v, dtype=col.dtype))
-        else:
-            frame[name] = np.zeros(n)
-    encoder = local._categorical_encoder(pd.DataFrame(frame)).fit_seen()
+    encoder = local._categorical_encoder(frame_of_values(meta, columns, values)).fit_seen()
     width = encoder.width + encoder.indicators.shape[0]
 
     def encode(part):

@@ -44,10 +44,11 @@ import scipy.sparse as sp
 from ._binned_matrix import columns_of
 from ._threads import effective_n_threads
 from .binning import BinMapper, SparseBinned, canonical_csr, check_sparse_structure
+from .categorical import frame_of_values, resolve_columns
 from .grower_params import GrowerParams
 from .queries import _check_group_weights
-from .levelwise import (SELECTED, RowShard, boost, check_params, continued, fitted,
-                        flat_cuts, make_objective, per_feature, prepare, summary_cuts)
+from .levelwise import (CATEGORICAL, SELECTED, RowShard, boost, check_params, continued,
+                        fitted, flat_cuts, make_objective, per_feature, prepare, summary_cuts)
 from .sketch import Sketch
 from .validation import check_base_margin
 
@@ -118,11 +119,22 @@ class ExternalData:
             self.cache_dir]
 
     # -- reading
-    def chunks(self):
+    def chunks(self, encode=None):
         """The chunks as ``(X, y, w, qid, margin)``: X a C-ordered float32 or float64
-        array (or a canonical CSR matrix of them), y and w float64 (w None when the data
-        have no weights, qid when they have no query ids, margin when they have no base
+        array (or a canonical CSR matrix of them; ``encode(X, i)`` first makes chunk
+        i's X numbers, if given), y and w float64 (w None when the data have no
+        weights, qid when they have no query ids, margin when they have no base
         margins: else float64 (rows, outputs)); errors name the chunk."""
+        for i, chunk in enumerate(self._items()):
+            yield _checked_chunk(chunk, i, encode)
+
+    def features(self):
+        """Each chunk's X as the source gives it."""
+        for chunk in self._items():
+            yield chunk.get("X") if isinstance(chunk, dict) else chunk[0]
+
+    def _items(self):
+        """The chunks as the source gives them."""
         if callable(self.source):
             it = self.source()
             try:
@@ -132,8 +144,7 @@ class ExternalData:
                                 f"{type(it).__name__}") from None
         else:
             it = (self._read_file(item) for item in self.source)
-        for i, chunk in enumerate(it):
-            yield _checked_chunk(chunk, i)
+        yield from it
 
     def _read_file(self, item):
         if isinstance(item, dict):
@@ -170,7 +181,7 @@ class ExternalData:
 _CHUNK_KEYS = ("X", "y", "sample_weight", "qid", "base_margin")
 
 
-def _checked_chunk(chunk, i):
+def _checked_chunk(chunk, i, encode=None):
     if isinstance(chunk, dict):
         unknown = sorted(set(chunk) - set(_CHUNK_KEYS), key=str)
         if unknown or "X" not in chunk or "y" not in chunk:
@@ -184,6 +195,8 @@ def _checked_chunk(chunk, i):
     else:
         raise ValueError(f"chunk {i}: a chunk must be (X, y), (X, y, sample_weight) or a "
                          f"dict, got {type(chunk).__name__}")
+    if encode is not None:
+        X = encode(X, i)
     if sp.issparse(X):
         check_sparse_structure(X, f"chunk {i}: X")   # (the kernels trust its indices)
     else:
@@ -431,7 +444,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     classifier = issubclass(local_class, GBTClassifier)
     ranker = issubclass(local_class, GBTRanker)
     what = f"{type(estimator).__name__}.fit on ExternalData"
-    check_params(estimator, local_class, what)
+    check_params(estimator, local_class, what, CATEGORICAL)
     params = estimator._boost_params()
     n_threads = effective_n_threads(estimator.n_jobs)
     t0 = time.perf_counter()
@@ -445,8 +458,10 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         def objective_of(width):
             return None if classifier else make_objective(estimator, 0, what, width)
     absent_missing = bool(estimator.absent_as_missing)
+    encoder, names = _categories_pass(data, estimator)
+    encode = None if encoder is None else _encoding(encoder, estimator)
     cuts, n_features, n_rows, weighted, sparse, labels, objective, y_width = _sketch_pass(
-        data, params.max_bin, objective_of, ranker, absent_missing, n_threads)
+        data, params.max_bin, objective_of, ranker, absent_missing, n_threads, encode)
     mapper = BinMapper.from_cuts(*flat_cuts(cuts), absent_as_missing=absent_missing)
     classes = factors = None
     if classifier:
@@ -465,15 +480,21 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     base = (objective.start_from_sums(labels) if objective.summable_start
             else np.zeros(objective.n_outputs))
     # (a warm start: the model's edges; its rounds go on)
+    if encoder is not None and estimator.warm_start and hasattr(estimator, "_ensemble"):
+        raise ValueError(f"{what} cannot continue a model of categorical columns yet "
+                         f"(warm_start=True): set warm_start=False to refit")
     init, old_mapper, done = continued(estimator, objective, n_features, what, params)
     if init is not None:
         if params.n_estimators == 0:
             return estimator
         mapper = old_mapper
-    prepare(estimator, n_features)
-    per_feature(estimator, params)
+    prepare(estimator, n_features if encoder is None else encoder.width, encoder, names)
+    per_feature(estimator, params, encoder)
     grower = GrowerParams.from_boost(params)
     eval_sets = eval_sets_of(objective)
+    for ev in eval_sets:
+        if encoder is not None:   # (the codes: the indicators too)
+            ev.X = encoder.transform(ev.X)
     folders = []
     shard = RowShard()
     try:
@@ -482,8 +503,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
                 lambda: tempfile.mkdtemp(prefix="gbtree-blocks-", dir=d), d))
         data.cache_paths_ = list(folders)
         blocks = _block_pass(data, folders, mapper, classes, factors, n_features, weighted,
-                             y_width, objective.infinite_y,
-                             sparse, n_rows, n_threads)
+                             y_width, objective.infinite_y, sparse, n_rows, n_threads, encode)
         t1 = time.perf_counter()
         # pass 3: boosting over the blocks
         margin = None
@@ -511,14 +531,59 @@ def fit_external(estimator, local_class, data, eval_sets_of):
                    "blocks": len(blocks)}, done)
 
 
-def _sketch_pass(data, max_bin, objective_of, ranker, absent_missing, n_threads):
+def _categories_pass(data, estimator):
+    """Pass 0, with ``categorical_features``: the encoder of the chunks' categorical
+    columns (pandas DataFrames), fitted as an in-memory fit on all the rows fits it
+    (``CategoricalEncoder.fit_seen``: every value they hold), and the column names
+    (None: not all text); (None, None) without categorical columns."""
+    if estimator.categorical_features is None:
+        return None, None
+    import pandas as pd   # (the chunks are pandas DataFrames)
+    meta = columns = None
+    seen = []
+    for i, X in enumerate(data.features()):
+        if meta is None:
+            if not hasattr(X, "iloc"):
+                raise TypeError(f"categorical_features out of core needs chunks whose X is "
+                                f"a pandas DataFrame, got {type(X).__name__} in chunk {i}")
+            meta = X.iloc[:0]
+            columns = resolve_columns(estimator.categorical_features, meta)
+            if not columns:
+                estimator._categorical_encoder(meta)   # (checks the other parameters)
+                return None, None
+            seen = [[] for _ in columns]
+        for k, j in enumerate(columns):
+            seen[k].append(np.asarray(X.iloc[:, j].dropna().unique()))
+    if meta is None:
+        raise ValueError("ExternalData has no rows")
+    values = [pd.unique(np.concatenate(parts)) if parts else np.empty(0) for parts in seen]
+    encoder = estimator._categorical_encoder(frame_of_values(meta, columns, values)).fit_seen()
+    names = list(meta.columns) if all(isinstance(c, str) for c in meta.columns) else None
+    return encoder, names
+
+
+def _encoding(encoder, estimator):
+    """``encode(X, i)``: chunk i's X (a DataFrame of the fitted columns) as the trees
+    read it, its categorical columns made codes and indicator columns."""
+    def encode(X, i):
+        try:
+            encoder.check_columns(X, estimator)
+        except ValueError as exc:
+            raise ValueError(f"chunk {i}: {exc}") from None
+        return encoder.transform(np.asarray(encoder.codes(X), dtype=np.float64))
+    return encode
+
+
+def _sketch_pass(data, max_bin, objective_of, ranker, absent_missing, n_threads,
+                 encode=None):
     """Pass 1: each column's bin edges (from its sketch), the number of features, of
     rows, whether the chunks are weighted, what the starting value needs: a
     classifier's (``objective_of`` gives None) weight and row count of each label,
     or the regressor's or ranker's ``objective.start_sums`` over all rows (each
     chunk's labels checked; a ranker's query ids too), the loss (``objective_of``
     of y's width: its columns, 0 for a 1-D y) and y's width. ``absent_missing``: the
-    entries a sparse chunk does not store are missing (else 0)."""
+    entries a sparse chunk does not store are missing (else 0). ``encode``: as
+    ``ExternalData.chunks``'."""
     eps = 1.0 / (SKETCH_BINS * max_bin)
     sketches, n_features, n_rows, weighted, sparse = None, None, 0, None, None
     objective = labels = y_width = None
@@ -526,7 +591,7 @@ def _sketch_pass(data, max_bin, objective_of, ranker, absent_missing, n_threads)
     pool = concurrent.futures.ThreadPoolExecutor(n_threads)
     pushing = []   # the last chunk's columns going into their sketches
     margins = None   # (whether the chunks have base margins, and how many columns)
-    for i, (X, y, w, q, m) in enumerate(_closing(data.chunks(), pool)):
+    for i, (X, y, w, q, m) in enumerate(_closing(data.chunks(encode), pool)):
         width = None if m is None else m.shape[1]
         if margins is None:
             margins = width
@@ -597,16 +662,16 @@ def _sketch_pass(data, max_bin, objective_of, ranker, absent_missing, n_threads)
 
 
 def _block_pass(data, folders, mapper, classes, factors, n_features, weighted, y_width,
-                infinite_y, sparse, n_rows, n_threads):
+                infinite_y, sparse, n_rows, n_threads, encode=None):
     """Pass 2: the chunks binned and written in blocks to ``folders`` (sparse blocks
     when ``sparse``); returns the blocks. ``classes``: a classifier's labels (None: a
     regressor's numbers, ``y_width`` columns of them (0: one), infinite ones allowed
     with ``infinite_y``); ``factors``: each class's weight (class_weight), multiplied
-    into the rows' weights, or None."""
+    into the rows' weights, or None; ``encode``: as ``ExternalData.chunks``'."""
     writer = _BlockWriter(folders, data.block_rows, n_features,
                           weighted or factors is not None, y_width, n_threads)
     written = 0
-    for i, (X, y, w, q, m) in enumerate(data.chunks()):
+    for i, (X, y, w, q, m) in enumerate(data.chunks(encode)):
         if (X.shape[1] != n_features or (w is not None) != weighted
                 or (y.shape[1] if y.ndim == 2 else 0) != y_width):
             raise ValueError(f"chunk {i} differs from the first pass's: the source must "

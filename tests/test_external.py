@@ -256,6 +256,32 @@ def test_base_margins_grow_the_in_memory_trees(tmp_path, kind):
             dict(X=X[:10], y=y[:10], base_margin=np.zeros((10, 2)))])))
 
 
+@pytest.mark.parametrize("spec", ["from_dtype", ["colour", "size"]])
+def test_categorical_columns_grow_the_in_memory_trees(tmp_path, spec):
+    # DataFrame chunks: a first pass finds every category, each chunk is encoded as
+    # the in-memory fit encodes the same rows (codes and indicator columns)
+    from test_dask import _categorical_frame
+    frame, y = _categorical_frame()
+    params = dict(PARAMS, categorical_features=spec)
+    data = ExternalData(lambda: iter([(frame.iloc[i:i + 700], y[i:i + 700])
+                                      for i in range(0, len(y), 700)]),
+                        cache_dir=tmp_path, block_rows=512)
+    ext = GBTRegressor(**params).fit(data, eval_set=[(frame.iloc[:500], y[:500])])
+    mem = GBTRegressor(**params).fit(frame, y, eval_set=[(frame.iloc[:500], y[:500])])
+    assert_same_trees(ext, mem)
+    assert ext._ensemble.n_features > frame.shape[1]     # (indicator columns)
+    np.testing.assert_allclose(ext.evals_result_["validation_0"]["rmse"],
+                               mem.evals_result_["validation_0"]["rmse"], rtol=1e-12)
+    np.testing.assert_allclose(ext.predict(frame), mem.predict(frame), rtol=0, atol=1e-9)
+    assert list(ext.feature_names_in_) == list(frame.columns)
+    with pytest.raises(TypeError, match="needs chunks whose X is a pandas DataFrame"):
+        GBTRegressor(**params).fit(ExternalData(_chunked(np.zeros((10, 5)), y[:10])))
+    wide = frame.assign(colour=frame["colour"].cat.add_categories([f"c{k}" for k in range(40)]))
+    wide.loc[:39, "colour"] = [f"c{k}" for k in range(40)]
+    with pytest.raises(ValueError, match="target statistics"):
+        GBTRegressor(**params).fit(ExternalData(lambda: iter([(wide, y)])))
+
+
 def _rankers(folder, X, y, params):
     """GBTRankers of ``params`` fitted out of core (dict chunks of 300 rows, blocks of
     256 in ``folder``) and in memory on queries of 20 rows of ``X`` and relevance
@@ -704,8 +730,8 @@ def test_bad_sources_and_parameters():
         GBTRegressor(max_depth=2).fit(ExternalData(lambda: iter([])))
     with pytest.raises(ValueError, match="weights and base margins come from the data"):
         GBTRegressor(max_depth=2).fit(ExternalData(_chunked(X, y)), y)
-    with pytest.raises(ValueError, match="does not support categorical_features=\\[0\\]"):
-        GBTRegressor(max_depth=2, categorical_features=[0]).fit(ExternalData(_chunked(X, y)))
+    with pytest.raises(ValueError, match="does not support validation_fraction=0.2"):
+        GBTRegressor(max_depth=2, validation_fraction=0.2).fit(ExternalData(_chunked(X, y)))
     bad = sp.csr_matrix(X[:10])
     bad.indices[0] = X.shape[1] + 5   # (a column index outside the matrix)
     with pytest.raises(ValueError, match="chunk 0: X is a malformed CSR sparse matrix"):
