@@ -14,6 +14,7 @@ class GrowerParams:
     max_leaves: int = 0
     lossguide: bool = False
     symmetric: bool = False              # one split per level (the level-wise trainer's)
+    vector_leaves: bool = False          # one structure for every output (the same)
     reg_lambda: float = 1.0
     reg_alpha: float = 0.0
     min_child_weight: float = 1.0
@@ -41,7 +42,9 @@ class GrowerParams:
         """The grower's parameters for a ``booster.BoostParams``."""
         return cls(max_depth=params.max_depth, max_leaves=params.max_leaves,
                    lossguide=params.grow_policy == "lossguide",
-                   symmetric=params.grow_policy == "symmetric", reg_lambda=params.reg_lambda,
+                   symmetric=params.grow_policy == "symmetric",
+                   vector_leaves=params.multi_strategy == "multi_output_tree",
+                   reg_lambda=params.reg_lambda,
                    reg_alpha=params.reg_alpha, min_child_weight=params.min_child_weight,
                    max_delta_step=params.max_delta_step, gamma=params.gamma,
                    colsample_bytree=params.colsample_bytree,

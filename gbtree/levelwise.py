@@ -2,7 +2,9 @@
 ``gbtree.dask`` (one shard of rows per worker) and of out-of-core fits
 (``gbtree.ExternalData``: one shard whose blocks of rows are files). Depthwise
 and symmetric trees are grown a level at a time, lossguide trees a split at a
-time (``TreeBuilder``); the words "level" below mean either batch.
+time (``TreeBuilder``); the words "level" below mean either batch. A tree whose
+leaves hold a vector is one structure for the K outputs (``_structures``): each
+node's K histograms are built, exchanged and scanned together.
 
 A ``RowShard`` holds rows in blocks (in memory, or loaded one at a time from
 disk while the next one is read) and, in memory, what a fit keeps per row: raw
@@ -68,7 +70,8 @@ SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_lea
              "colsample_bytree", "colsample_bylevel", "colsample_bynode", "feature_weights",
              "subsample", "interaction_constraints", "monotone_constraints", "num_parallel_tree",
              "booster", "rate_drop", "skip_drop", "one_drop", "normalize_type", "sample_type",
-             "class_weight", "absent_as_missing", "grad_quant_bins", "warm_start", "n_jobs",
+             "class_weight", "absent_as_missing", "grad_quant_bins", "warm_start",
+             "multi_strategy", "n_jobs",
              "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
              "early_stopping_rounds", "callbacks", "tweedie_variance_power", "quantile_alpha",
              "huber_delta",
@@ -351,13 +354,28 @@ class RowShard:
         """Wait for the sends of a round's exchanges (their errors are raised here)."""
 
     def _scan(self, t, node, hist, sums, count, depth, bounds=(-np.inf, np.inf)):
-        """The best split of node ``node`` of tree ``t`` among this shard's features
-        (``bounds``: those of its weight, from monotone constraints): (gain, feature,
-        bin, default_left, left sums) or None."""
+        """The best split of node ``node`` of structure ``t`` among this shard's
+        features, from its histogram and sums (those of each of its outputs, a leading
+        axis; ``bounds``: those of its weight, from monotone constraints): (gain,
+        feature, bin, default_left, left sums) or None; with vector leaves, the
+        split of the largest gain summed over the outputs (as a local fit's
+        ``VectorLeafGrower`` scans), with each output's gain after the left sums."""
         p = self.grower
         lo, hi = self.own
         if (p.max_depth and depth >= p.max_depth) or count < 2 or hi == lo:
             return None
+        if p.vector_leaves:
+            mask = self.samplers[t].mask(node, depth)
+            found = find_best_split_outputs(
+                np.ascontiguousarray(hist), self.own_n_bins, self.own_offsets,
+                np.ascontiguousarray(sums, dtype=np.float64), p.reg_lambda, p.reg_alpha,
+                p.min_child_weight, p.max_delta_step, p.gamma,
+                None if mask is None else np.ascontiguousarray(mask[lo:hi]), self.n_threads)
+            if found is None:
+                return None
+            gain, f, b, default_left, left_sums, gains = found
+            return gain, f + lo, b, default_left, left_sums, gains
+        hist, sums = hist[0], np.asarray(sums).reshape(-1)
         mask = self.paths[t].mask(node, self.samplers[t].mask(node, depth))
         if self.levels:
             hist = py_unpack_histogram(hist, *self.steps[t % self.pairs.shape[0]])
@@ -386,13 +404,14 @@ class RowShard:
                                 self.samplers[t].mask(depth, depth), self.used[t])
         if mask is not None and not mask[lo:hi].any():
             return None
+        hists = [h[0] for h in hists]   # (a symmetric tree has one output)
         if self.levels:
-            hists = np.stack([py_unpack_histogram(h, *self.steps[t % self.pairs.shape[0]])
-                              for h in hists])
+            hists = [py_unpack_histogram(h, *self.steps[t % self.pairs.shape[0]])
+                     for h in hists]
         found = find_best_split_outputs(
-            np.ascontiguousarray(hists), self.own_n_bins, self.own_offsets,
-            np.ascontiguousarray(sums, dtype=np.float64), p.reg_lambda, p.reg_alpha,
-            p.min_child_weight, p.max_delta_step, p.gamma * len(sums),
+            np.ascontiguousarray(np.stack(hists)), self.own_n_bins, self.own_offsets,
+            np.ascontiguousarray(np.reshape(sums, (-1, 2)), dtype=np.float64), p.reg_lambda,
+            p.reg_alpha, p.min_child_weight, p.max_delta_step, p.gamma * len(hists),
             None if mask is None else np.ascontiguousarray(mask[lo:hi]), self.n_threads)
         if found is None:
             return None
@@ -429,18 +448,36 @@ class RowShard:
 
     def _add_leaves(self, leaves):
         """Add each tree's leaf values to the raw scores of the leaves' rows, tree by
-        tree: ``leaves`` holds (output, {node: value}) per tree of the last round."""
+        tree: ``leaves`` holds per structure of the last round (``_structures``) the
+        (output, {node: value}) of each of its trees."""
         by_tree = {}
         for (b, t, node), r in self.ranges.items():
             bounds, vals = by_tree.setdefault((b, t), ([], []))
             bounds.append(r)
-            vals.append(leaves[t][1][node])
+            vals.append([values[node] for _, values in leaves[t]])
         for b, t in sorted(by_tree):
             bounds, vals = by_tree[b, t]
-            add_leaf_values(self.rows[(b, t)], np.array(bounds, dtype=np.int64),
-                            np.array(vals), self.raw[self.offsets[b]:self.offsets[b + 1]],
-                            leaves[t][0], self.n_threads)
+            vals = np.array(vals)
+            for i, (k, _) in enumerate(leaves[t]):
+                add_leaf_values(self.rows[(b, t)], np.array(bounds, dtype=np.int64),
+                                np.ascontiguousarray(vals[:, i]),
+                                self.raw[self.offsets[b]:self.offsets[b + 1]], k,
+                                self.n_threads)
         self.rows, self.ranges = {}, {}
+
+    def _structures(self, trees):
+        """The structures a round of ``trees`` trees grows: one per tree, or with
+        vector leaves one per set of K trees (the K outputs share it)."""
+        return trees // self.pairs.shape[0] if self.grower.vector_leaves else trees
+
+    def _outputs(self, t):
+        """The outputs of structure ``t``, a slice of them: its tree's, or every one."""
+        K = self.pairs.shape[0]
+        return slice(0, K) if self.grower.vector_leaves else slice(t % K, t % K + 1)
+
+    def _sample_of(self, t):
+        """The sample (of a forest's sets of trees) whose rows structure ``t`` grows on."""
+        return t if self.grower.vector_leaves else t // self.pairs.shape[0]
 
     def grow(self, trees, seeds, learning_rate, samples=None, drop=None):
         """One round: the gradients of the raw scores, then the round's ``trees``
@@ -457,8 +494,14 @@ class RowShard:
         builder = TreeBuilder(self._level, self.thresholds, self.bin_offsets, self.grower,
                               self._renew if self.levels else None,
                               self._refit if isinstance(self.objective, SELECTED) else None)
-        roots = self._roots(trees, seeds, samples, drop)
-        grown = [builder.grow(t, roots[t], learning_rate) for t in range(trees)]
+        S = self._structures(trees)
+        roots = self._roots(S, seeds, samples, drop)
+        grown = [builder.grow(t, roots[t], learning_rate) for t in range(S)]
+        if self.grower.vector_leaves:   # (the K trees of each structure)
+            by_structure = [list(zip(range(K), values)) for _, values in grown]
+            grown = [tree for nodes, values in grown for tree in zip(nodes, values)]
+        else:
+            by_structure = [[(t % K, values)] for t, (_, values) in enumerate(grown)]
         outputs = [t % K for t in range(trees)]
         if drop is not None:
             # every row's raw score anew when its block is next read, as a local fit
@@ -480,7 +523,7 @@ class RowShard:
             self._pending = [self._walk(nodes, t % K, None)
                              for t, (nodes, _) in enumerate(grown)]
         else:
-            self._add_leaves([(t % K, values) for t, (_, values) in enumerate(grown)])
+            self._add_leaves(by_structure)
             self._pending = [self._walk(nodes, t % K, t // K)
                              for t, (nodes, _) in enumerate(grown)
                              if samples[t // K] is not None]
@@ -506,11 +549,14 @@ class RowShard:
 
     def _roots(self, trees, seeds, samples, drop=None):
         """Compute the gradients of the raw scores (without the trees ``drop`` drops)
-        and, for each of the round's ``trees``, start its column sample from its
-        seed and return the root's sums, row count and best split, over all shards
+        and, for each of the round's ``trees`` structures (``_structures``), start
+        its column sample from its seed and return the root's sums (of its outputs
+        with vector leaves), row count and best split, over all shards
         (``samples``, ``drop``: as in ``grow``)."""
         E = int(self.bin_offsets[-1])
         K = self.pairs.shape[0]
+        vector = self.grower.vector_leaves
+        nk = K if vector else 1   # (the outputs of a structure)
         packed = self.levels > 0
         if packed:
             # (the steps need every row's gradients, over all shards: the gradients of
@@ -518,10 +564,11 @@ class RowShard:
             for b, block in self._each_block():
                 self._gradients(b, block, drop)
             self._quantize(trees, seeds)
-        hists = np.zeros((trees, E), dtype=np.int64) if packed else np.zeros((trees, E, 2))
-        sums = np.zeros((trees, 2))   # (quantised: the sums of the integer values)
+        hists = (np.zeros((trees, nk, E), dtype=np.int64) if packed
+                 else np.zeros((trees, nk, E, 2)))
+        sums = np.zeros((trees, nk, 2))   # (quantised: the sums of the integer values)
         counts = np.zeros(trees)
-        h, s = np.empty((1, E) if packed else (1, E, 2), dtype=hists.dtype), np.empty((1, 2))
+        h, s = np.empty(hists.shape[1:], dtype=hists.dtype), np.empty((nk, 2))
         for b, block in self._each_block():
             lo, hi = self.offsets[b], self.offsets[b + 1]
             if hi == lo:
@@ -539,7 +586,7 @@ class RowShard:
                         continue
                 if picked is None and (default is not None or packed):   # (listed rows)
                     picked = np.arange(hi - lo, dtype=np.uint32)
-                for t in range(j * K, (j + 1) * K):
+                for t in ([j] if vector else range(j * K, (j + 1) * K)):
                     rows = (np.arange(hi - lo, dtype=np.uint32) if picked is None
                             else picked.copy())
                     self.rows[(b, t)] = rows
@@ -552,28 +599,30 @@ class RowShard:
                             np.zeros(1, dtype=np.int64), self.n_threads)
                         s[0] = integer_sums(total[0])
                     else:
-                        output_histograms(block.Xb, picked, self.pairs[t % K:t % K + 1, lo:hi],
-                                          self.bin_offsets, default, h, s, self.n_threads)
-                    hists[t] += h[0]
-                    sums[t] += s[0]
+                        pairs = np.ascontiguousarray(self.pairs[self._outputs(t), lo:hi])
+                        output_histograms(block.Xb, picked, pairs, self.bin_offsets, default,
+                                          h, s, self.n_threads)
+                    hists[t] += h
+                    sums[t] += s
         self._pending = []
-        own, total = self._exchange(hists, np.r_[sums.ravel(), counts])
-        sums, counts = total[:2 * trees].reshape(trees, 2), total[2 * trees:]
+        own, total = self._exchange(hists.reshape((trees * nk,) + hists.shape[2:]),
+                                    np.r_[sums.ravel(), counts])
+        own = own.reshape((trees, nk) + own.shape[1:])
+        sums, counts = total[:2 * nk * trees].reshape(trees, nk, 2), total[2 * nk * trees:]
         if packed:
-            sums = sums * np.array([self.steps[t % K] for t in range(trees)])
+            sums = sums * np.array([self.steps[t % K] for t in range(trees)])[:, None]
         found = []
         for t in range(trees):
             self.samplers[t] = ColumnSampler(self.n_bins.shape[0], self.grower)
-            self.samplers[t].begin(int(seeds[t]))
+            self.samplers[t].begin(int(seeds[t * K if vector else t]))
             self.paths[t] = InteractionConstraints(self.n_bins.shape[0],
                                                    self.grower.interaction_groups)
             self.paths[t].start()
             self.used[t] = []
             self.hists[t] = {0: own[t]}
-            found.append(self._scan_level(t, own[t][None], sums[t][None], 0)
-                         if self.grower.symmetric
+            found.append(self._scan_level(t, [own[t]], sums[t], 0) if self.grower.symmetric
                          else self._scan(t, 0, own[t], sums[t], int(counts[t]), 0))
-        return [(sums[t], int(counts[t]), split)
+        return [(sums[t] if vector else sums[t][0], int(counts[t]), split)
                 for t, split in enumerate(self._gather(found))]
 
     def _gradients(self, b, block, drop):
@@ -719,13 +768,14 @@ class RowShard:
             return hi
         return brentq(psi, lo, hi, xtol=1e-12, rtol=1e-15)
 
-    def _refit(self, t, leaves):
+    def _refit(self, t, leaves, k=None):
         """The loss's value of each of tree ``t``'s ``leaves`` (node ids) over every
         shard's rows (``objective.refit_leaves`` of their residuals from the round's
-        raw scores; NaN for a leaf without weight, which keeps its value)."""
+        raw scores; NaN for a leaf without weight, which keeps its value); ``k``: the
+        output, of a structure of several (None: the tree's own)."""
         y, w = self._labels()
         K = self.pairs.shape[0]
-        k = t % K
+        k = t % K if k is None else k
         at = {node: i for i, node in enumerate(leaves)}
         rows, groups = [], []
         for (b, tree, node), (lo, hi) in sorted(self.ranges.items()):
@@ -800,7 +850,10 @@ class RowShard:
         counts = np.zeros(2 * len(splits), dtype=np.int64)
         n_built = sum(1 for s in splits if s[6] >= 0)
         E = int(self.bin_offsets[-1])
-        shape, dtype = ((n_built, E), np.int64) if self.levels else ((n_built, E, 2), float)
+        outputs = self._outputs(t)
+        nk = outputs.stop - outputs.start   # (each child's histograms: one per output)
+        shape, dtype = (((nk, n_built, E), np.int64) if self.levels
+                        else ((nk, n_built, E, 2), float))
         built = np.zeros(shape, dtype=dtype)
         part = np.empty(shape, dtype=dtype)
         first = True   # the first block's histograms go straight into ``built``
@@ -838,22 +891,25 @@ class RowShard:
                         which.append(j)
                     j += 1
             if bounds:
-                # the block's share of every built child in one call
+                # the block's share of every built child in one call an output
                 lo_b, hi_b = self.offsets[b], self.offsets[b + 1]
-                out, targets = ((built, np.array(which, dtype=np.int64)) if first else
-                                (part[:len(bounds)], np.arange(len(bounds), dtype=np.int64)))
-                values = (self.values[t][lo_b:hi_b] if self.levels else
-                          self.pairs[t % self.pairs.shape[0], lo_b:hi_b])
-                level_histograms(block.Xb, rows, np.array(bounds, dtype=np.int64), values,
-                                 self.bin_offsets,
-                                 _default_bins(block.Xb), out, targets, self.n_threads)
+                for i, k in enumerate(range(outputs.start, outputs.stop)):
+                    out, targets = ((built[i], np.array(which, dtype=np.int64)) if first else
+                                    (part[i, :len(bounds)],
+                                     np.arange(len(bounds), dtype=np.int64)))
+                    values = (self.values[t][lo_b:hi_b] if self.levels else
+                              self.pairs[k, lo_b:hi_b])
+                    level_histograms(block.Xb, rows, np.array(bounds, dtype=np.int64), values,
+                                     self.bin_offsets, _default_bins(block.Xb), out, targets,
+                                     self.n_threads)
                 if not first:
                     if len(which) == n_built:
                         built += part      # (in place: every child has rows here)
                     else:
-                        built[which] += part[:len(bounds)]
+                        built[:, which] += part[:, :len(bounds)]
                 first = False
-        own, counts = self._exchange(built, counts)
+        own, counts = self._exchange(built.reshape((nk * n_built,) + built.shape[2:]), counts)
+        own = own.reshape((nk, n_built) + own.shape[1:])
         hists = self.hists[t]   # (of the open nodes: a split's replaced by its children's)
         symmetric = self.grower.symmetric
         found, made = [], []
@@ -865,7 +921,7 @@ class RowShard:
                 found += [None, None]
                 made += [(None, None)] * 2
                 continue
-            small = own[j]
+            small = own[:, j]
             j += 1
             other = hists.pop(node)
             other -= small   # (in place: the parent's histogram is not needed again)
@@ -959,7 +1015,7 @@ class TreeBuilder:
             more = not (p.max_leaves and n_leaves >= p.max_leaves)
             splits = []
             for i in batch:
-                gain, f, b, default_left, left_sums = nodes[i]["split"]
+                gain, f, b, default_left, left_sums = nodes[i]["split"][:5]
                 left, right = len(nodes), len(nodes) + 1
                 depth = nodes[i]["depth"] + 1
                 sums_l, sums_r = left_sums, nodes[i]["sums"] - left_sums
@@ -975,7 +1031,9 @@ class TreeBuilder:
                 # the child of the smaller hessian sum is built, the other derived
                 build = -1
                 if more and not (p.max_depth and depth >= p.max_depth):
-                    build = left if sums_l[1] <= sums_r[1] else right
+                    # (of a structure of several outputs: their summed hessians)
+                    hess_l, hess_r = np.sum(sums_l[..., 1]), np.sum(sums_r[..., 1])
+                    build = left if hess_l <= hess_r else right
                 splits.append((i, f, b, default_left, left, right, build, sums_l, sums_r,
                                depth, bounds[:2], bounds[2:]))
             counts, found = self.level(t, splits)
@@ -1024,7 +1082,23 @@ class TreeBuilder:
 
     def _finish(self, t, nodes, children, learning_rate):
         """The grown tree's nodes (NODE_DTYPE) and its leaves' values by node id, after
-        the renewal of its sums and its leaves' refit."""
+        the renewal of its sums and its leaves' refit; with vector leaves, the list of
+        each output's tree and the list of their values (``VectorLeafGrower``'s K
+        trees of one structure, each with its output's values, covers and gains)."""
+        if not self.p.vector_leaves:
+            return self._output_tree(t, nodes, children, learning_rate)
+        trees = []
+        for k in range(len(nodes[0]["sums"])):
+            mine = [dict(node, sums=node["sums"][k]) for node in nodes]
+            for i in children:
+                split = nodes[i]["split"]
+                mine[i]["split"] = (split[5][k],) + tuple(split[1:4])
+            trees.append(self._output_tree(t, mine, children, learning_rate, k))
+        return [nodes for nodes, _ in trees], [values for _, values in trees]
+
+    def _output_tree(self, t, nodes, children, learning_rate, k=None):
+        """``_finish`` of one output's tree (``k``: its output, of a structure of
+        several; None: the tree's own)."""
         if self.renew is not None:
             leaves = [i for i in range(len(nodes)) if i not in children]
             for i, sums in zip(leaves, self.renew(t, leaves)):
@@ -1035,7 +1109,7 @@ class TreeBuilder:
         out, values = self._emit(nodes, children, learning_rate)
         if self.refit is not None:
             leaves = list(values)
-            best = self.refit(t, leaves)
+            best = self.refit(t, leaves, k)
             for i, v in zip(leaves, best):
                 if not np.isnan(v):   # (within the bounds of monotone constraints)
                     lo, up = nodes[i]["clip"]

@@ -9,9 +9,9 @@ files and SHAP values treat them like any other trees.
 
 The growth follows ``_expand_ahead.TreeGrower``'s order (depthwise: the oldest open
 node first; lossguide: the largest gain, ties to the oldest), with the rows of
-a node partitioned stably, the smaller child's histograms built (one per
-output, ``_histogram.output_histograms``) and the larger child's derived by
-subtraction. With one output it grows the trees ``TreeGrower`` grows.
+a node partitioned stably, the histograms of the child of the smaller hessian
+sum built (one per output, ``_histogram.output_histograms``) and the other
+child's derived by subtraction. With one output it grows the trees ``TreeGrower`` grows.
 """
 import numpy as np
 
@@ -107,7 +107,9 @@ class VectorLeafGrower(BinnedGrower):
             sums_l, sums_r = left_sums, parent.sums - left_sums
             depth = parent.depth + 1
             may_split = p.max_depth == 0 or depth < p.max_depth
-            small_left = left_rows.shape[0] <= right_rows.shape[0]
+            # (the child of the smaller hessian sum over the outputs: the choice the
+            # level-wise trainer makes before the rows are partitioned)
+            small_left = np.sum(sums_l[:, 1]) <= np.sum(sums_r[:, 1])
             h_l = h_r = None
             if may_split:
                 small = self._histograms(pairs, left_rows if small_left else right_rows)[0]

@@ -363,6 +363,20 @@ def test_symmetric_trees_grow_the_local_trees(client):
                for d in np.unique(inner["depth"]))
 
 
+def test_vector_leaves_grow_the_local_trees(client):
+    # one structure for the three classes, each leaf a value per class
+    X, y = integer_data(seed=18)
+    labels = np.digitize(y, np.quantile(y, [0.3, 0.7]))
+    params = dict(n_estimators=5, max_depth=4, multi_strategy="multi_output_tree",
+                  subsample=0.8)
+    rows = (500, 1300, 200, 1000)
+    dist = DaskGBTClassifier(**params).fit(da.from_array(X, chunks=(rows, -1)),
+                                           da.from_array(labels, chunks=(rows,)))
+    local = GBTClassifier(**params).fit(X, labels)
+    assert_same_trees(dist.to_local(), local)
+    assert dist.fit_stats_["trees"] == 15
+
+
 def test_forests_grow_the_local_trees(client):
     _, local, _ = _same_regressors(dict(n_estimators=3, max_depth=4, num_parallel_tree=3,
                                         subsample=0.8, colsample_bynode=0.7), seed=9)

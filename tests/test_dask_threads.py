@@ -35,6 +35,9 @@ def test_more_workers_reduce_scatter_the_histograms_and_grow_the_local_trees(n_w
         # (a symmetric level's candidates gathered over the butterfly)
         dist_s = DaskGBTRegressor(client=c, timeout=60, grow_policy="symmetric",
                                   **params).fit(dX, da.from_array(y, chunks=300))
+        # (each child's histograms of the three classes reduce-scattered together)
+        dist_v = DaskGBTClassifier(client=c, timeout=60, multi_strategy="multi_output_tree",
+                                   **params).fit(dX, da.from_array(labels, chunks=300))
         # (the leaves' quantiles selected over the butterfly)
         dist_a = DaskGBTRegressor(client=c, timeout=60, objective="absolute_error",
                                   **params).fit(dX, da.from_array(y, chunks=300))
@@ -55,6 +58,8 @@ def test_more_workers_reduce_scatter_the_histograms_and_grow_the_local_trees(n_w
     assert_same_trees(dist_m.to_local(), GBTRegressor(**params, **CONSTRAINTS).fit(X, y))
     assert_constrained(dist_m.to_local(), X)
     assert_same_trees(dist_q.to_local(), GBTRegressor(grad_quant_bins=8, **params).fit(X, y))
+    assert_same_trees(dist_v.to_local(), GBTClassifier(multi_strategy="multi_output_tree",
+                                                       **params).fit(X, labels))
     assert_same_trees(dist_s.to_local(),
                       GBTRegressor(grow_policy="symmetric", **params).fit(X, y))
     assert_same_trees(dist_a.to_local(),

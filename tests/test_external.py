@@ -224,6 +224,31 @@ def test_a_y_of_several_columns_grows_the_in_memory_trees(tmp_path, kind):
         GBTClassifier().fit(ExternalData(_chunked(X, np.c_[y > 0, y > 1].astype(int))))
 
 
+@pytest.mark.parametrize("kind, params", [
+    ("targets", dict(grow_policy="lossguide", max_depth=0, max_leaves=9)),
+    ("classes", dict(subsample=0.7, colsample_bynode=0.6, num_parallel_tree=2)),
+    ("quantiles", dict(objective="quantile", quantile_alpha=[0.2, 0.8])),
+])
+def test_vector_leaves_grow_the_in_memory_trees(tmp_path, kind, params):
+    # multi_strategy="multi_output_tree": one structure for every output, the split
+    # of the largest gain summed over the outputs, a value per output in each leaf
+    X, y = integer_data(N, seed=13)
+    target = {"targets": _two_column_targets(X, y, 1)[0],
+              "classes": np.digitize(y, np.quantile(y, [0.3, 0.7])), "quantiles": y}[kind]
+    model = GBTClassifier if kind == "classes" else GBTRegressor
+    params = dict(PARAMS, multi_strategy="multi_output_tree", **params)
+    ext = model(**params).fit(ExternalData(_chunked(X, target, sizes=(333, 1, 900)),
+                                           cache_dir=tmp_path, block_rows=256))
+    mem = model(**params).fit(X, target)
+    assert_same_trees(ext, mem)
+    ens = ext._ensemble
+    K = ens.n_outputs
+    for r in range(ens.n_trees // K):   # (the K trees of a round share their structure)
+        trees = [ens.tree(r * K + k) for k in range(K)]
+        assert all(np.array_equal(t["feature"], trees[0]["feature"]) for t in trees)
+        assert not np.array_equal(trees[0]["value"], trees[-1]["value"])
+
+
 @pytest.mark.parametrize("kind", ["regressor", "median", "classifier"])
 def test_base_margins_grow_the_in_memory_trees(tmp_path, kind):
     # dict chunks with "base_margin": each row starts at its margin (one per class of
