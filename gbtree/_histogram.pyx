@@ -740,8 +740,8 @@ def level_histograms(X_binned, const IDX_C[::1] rows, const int64_t[:, ::1] boun
         scratch_p = np.empty((buffers, most * n_entries), dtype=np.int64)
         totals_p = totals
         with nogil:
-            _level(X, S_ptr, rows_ptr, bounds, targets, &packed_v[0] if packed_v.shape[0] > 0 else NULL,
-                   &bin_offsets[0], n_features, n_entries, max_chunks, n_threads, shared,
+            _level(X, S_ptr, rows_ptr, bounds, targets,
+                   &packed_v[0] if packed_v.shape[0] > 0 else NULL, &bin_offsets[0], n_features, n_entries, max_chunks, n_threads, shared,
                    default_ptr, &out_p[0, 0], &scratch_p[0, 0], most * n_entries,
                    &totals_p[0])
     else:
@@ -750,8 +750,8 @@ def level_histograms(X_binned, const IDX_C[::1] rows, const int64_t[:, ::1] boun
         scratch_f = np.empty((buffers, most * n_entries, 2))
         totals_f = totals
         with nogil:
-            _level(X, S_ptr, rows_ptr, bounds, targets, &pairs_v[0, 0] if pairs_v.shape[0] > 0 else NULL,
-                   &bin_offsets[0], n_features, n_entries, max_chunks, n_threads, shared,
+            _level(X, S_ptr, rows_ptr, bounds, targets,
+                   &pairs_v[0, 0] if pairs_v.shape[0] > 0 else NULL, &bin_offsets[0], n_features, n_entries, max_chunks, n_threads, shared,
                    default_ptr, <hist_entry*>&out_f[0, 0, 0], <hist_entry*>&scratch_f[0, 0, 0],
                    most * n_entries, <hist_entry*>&totals_f[0, 0])
     return totals

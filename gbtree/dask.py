@@ -358,29 +358,37 @@ def _regroup(shards, timeout):
               "grouping the rows by query")
 
 
-def _encoded(client, X, local, timeout):
+def _encoded(client, X, local, timeout, continuing=False):
     """(X, its categorical columns' encoder, its column names): with
     ``categorical_features``, X (a dask DataFrame) with the columns encoded as a local
     fit on its rows encodes them (the codes of the categories its rows hold, and
-    indicator columns), each partition where it lives; else (X, None, None)."""
+    indicator columns), each partition where it lives; else (X, None, None).
+    ``continuing`` (a warm start): with the fitted model's encoder."""
     if local.categorical_features is None:
         return X, None, None
     if not isinstance(X, dd.DataFrame):
         raise TypeError(f"categorical_features needs a dask DataFrame X, got "
                         f"{type(X).__name__}")
     meta = X._meta
-    columns = resolve_columns(local.categorical_features, meta)
-    if not columns:
-        local._categorical_encoder(meta)   # (checks the other parameters)
-        return X, None, None
-    values = [X.iloc[:, j].dropna().unique() for j in columns]
-    try:
-        values = [np.asarray(v) for v in
-                  [f.result(timeout=timeout) for f in client.compute(values)]]
-    except TimeoutError:
-        raise TimeoutError(f"gbtree.dask: the categories were not computed within {timeout} "
-                           f"s") from None
-    encoder = local._categorical_encoder(frame_of_values(meta, columns, values)).fit_seen()
+    if continuing:   # (its columns checked, as a local warm start checks them)
+        local._check_same_categorical(meta)
+        encoder = local._cat_encoder
+        if encoder is None:
+            return X, None, None
+    else:
+        columns = resolve_columns(local.categorical_features, meta)
+        if not columns:
+            local._categorical_encoder(meta)   # (checks the other parameters)
+            return X, None, None
+        values = [X.iloc[:, j].dropna().unique() for j in columns]
+        try:
+            values = [np.asarray(v) for v in
+                      [f.result(timeout=timeout) for f in client.compute(values)]]
+        except TimeoutError:
+            raise TimeoutError(f"gbtree.dask: the categories were not computed within "
+                               f"{timeout} s") from None
+        encoder = local._categorical_encoder(
+            frame_of_values(meta, columns, values)).fit_seen()
     width = encoder.width + encoder.indicators.shape[0]
 
     def encode(part):
@@ -451,10 +459,8 @@ class _DaskMixin:
             local = self._local.set_params(**local_params(self, local_class))
         else:
             local = local_class(**local_params(self, local_class))
-        X, encoder, names = _encoded(client, X, local, self.timeout)
-        if encoder is not None and hasattr(local, "_ensemble") and self.warm_start:
-            raise ValueError(f"{what} cannot continue a model of categorical columns yet "
-                             f"(warm_start=True): set warm_start=False to refit")
+        X, encoder, names = _encoded(client, X, local, self.timeout,
+                                     self.warm_start and hasattr(local, "_ensemble"))
         X = _row_blocks(X)   # (a dask array of known row chunks: its rows are counted)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")

@@ -480,9 +480,6 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     base = (objective.start_from_sums(labels) if objective.summable_start
             else np.zeros(objective.n_outputs))
     # (a warm start: the model's edges; its rounds go on)
-    if encoder is not None and estimator.warm_start and hasattr(estimator, "_ensemble"):
-        raise ValueError(f"{what} cannot continue a model of categorical columns yet "
-                         f"(warm_start=True): set warm_start=False to refit")
     init, old_mapper, done = continued(estimator, objective, n_features, what, params)
     if init is not None:
         if params.n_estimators == 0:
@@ -535,9 +532,19 @@ def _categories_pass(data, estimator):
     """Pass 0, with ``categorical_features``: the encoder of the chunks' categorical
     columns (pandas DataFrames), fitted as an in-memory fit on all the rows fits it
     (``CategoricalEncoder.fit_seen``: every value they hold), and the column names
-    (None: not all text); (None, None) without categorical columns."""
+    (None: not all text); (None, None) without categorical columns. A warm start
+    keeps the fitted model's encoder (the first chunk's columns checked)."""
     if estimator.categorical_features is None:
         return None, None
+    if estimator.warm_start and hasattr(estimator, "_ensemble"):
+        # (a warm start: the fitted model's encoder, the columns checked)
+        X = next(iter(data.features()), None)
+        if X is None:
+            raise ValueError("ExternalData has no rows")
+        estimator._check_same_categorical(X)
+        encoder = estimator._cat_encoder
+        names = getattr(estimator, "feature_names_in_", None)
+        return encoder, (None if encoder is None or names is None else list(names))
     import pandas as pd   # (the chunks are pandas DataFrames)
     meta = columns = None
     seen = []

@@ -75,7 +75,10 @@ def test_the_edges_of_a_sample_of_the_rows(client, monkeypatch):
     monkeypatch.setattr(gbtree.dask, "SKETCH_SUBSAMPLE", 1200)
     X, y = integer_data(seed=5)
     X[:, 4] = np.random.default_rng(6).normal(size=X.shape[0])   # (a continuous column)
-    dX, dy = da.from_array(X, chunks=(1000, -1)), da.from_array(y, chunks=1000)
+    # (persisted: both fits find each partition on the same worker, whose share of
+    # the sample it holds)
+    dX, dy = client.persist([da.from_array(X, chunks=(1000, -1)), da.from_array(y, chunks=1000)])
+    distributed.wait([dX, dy])
     params = dict(n_estimators=4, max_depth=3, max_bin=64)
     a = DaskGBTRegressor(**params).fit(dX, dy).to_local()
     b = DaskGBTRegressor(**params).fit(dX, dy).to_local()
@@ -452,6 +455,25 @@ def test_categorical_columns_of_a_dataframe_grow_the_local_trees(client, spec):
                                rtol=0, atol=1e-9)
     np.testing.assert_allclose(dist.to_local().predict(frame.iloc[:100], pred_contribs=True),
                                local.predict(frame.iloc[:100], pred_contribs=True), atol=1e-9)
+
+
+def test_warm_start_keeps_the_categorical_encoder(client):
+    # the continued fit encodes the partitions with the fitted model's encoder
+    frame, y = _categorical_frame()
+    params = dict(n_estimators=3, max_depth=4, categorical_features="from_dtype",
+                  warm_start=True)
+    dframe = dd.from_pandas(frame, npartitions=4)
+    dy = dd.from_pandas(__import__("pandas").Series(y), npartitions=4)
+    dist, local = DaskGBTRegressor(**params), GBTRegressor(**params)
+    dist.fit(dframe, dy)
+    local.fit(frame, y)
+    encoder = dist.to_local()._cat_encoder
+    dist.set_params(n_estimators=6).fit(dframe, dy)
+    local.set_params(n_estimators=6).fit(frame, y)
+    assert dist.to_local()._cat_encoder is encoder and dist.n_estimators_ == 6
+    assert_same_trees(dist.to_local(), local)
+    with pytest.raises(ValueError, match="feature names should match"):
+        dist.set_params(n_estimators=8).fit(dframe.drop(columns="size"), dy)
 
 
 def test_categorical_columns_that_need_target_statistics_are_refused(client):

@@ -307,6 +307,20 @@ def test_categorical_columns_grow_the_in_memory_trees(tmp_path, spec):
         GBTRegressor(**params).fit(ExternalData(lambda: iter([(wide, y)])))
 
 
+def test_warm_start_keeps_the_categorical_encoder(tmp_path):
+    from test_dask import _categorical_frame
+    frame, y = _categorical_frame()
+    params = dict(PARAMS, n_estimators=3, categorical_features="from_dtype", warm_start=True)
+    data = ExternalData(lambda: iter([(frame.iloc[i:i + 700], y[i:i + 700])
+                                      for i in range(0, len(y), 700)]), cache_dir=tmp_path)
+    ext, mem = GBTRegressor(**params).fit(data), GBTRegressor(**params).fit(frame, y)
+    encoder = ext._cat_encoder
+    ext.set_params(n_estimators=6).fit(data)
+    mem.set_params(n_estimators=6).fit(frame, y)
+    assert ext._cat_encoder is encoder and ext.n_estimators_ == 6
+    assert_same_trees(ext, mem)
+
+
 def _rankers(folder, X, y, params):
     """GBTRankers of ``params`` fitted out of core (dict chunks of 300 rows, blocks of
     256 in ``folder``) and in memory on queries of 20 rows of ``X`` and relevance
