@@ -10,11 +10,12 @@ with out-of-core fits):
 
 - the bin edges: each shard summarises its columns (the weighted quantile
   summaries of ``sketch.Summary``, pruned to ``8 * max_bin`` entries) over its
-  share of at most ``SKETCH_SUBSAMPLE`` rows in all (all rows below that, as a
-  local fit), the client merges them in shard order and cuts them as
-  ``BinMapper.fit`` cuts a column (an exact merge when no shard holds more
-  distinct values than that: then the edges are those of a local fit on the
-  same rows);
+  rows of a sample of about ``SKETCH_SUBSAMPLE`` rows in all (all rows below
+  that, as a local fit; a row is in the sample by its draw at its place in the
+  data, whichever worker holds it), the client merges them in shard order and
+  cuts them as ``BinMapper.fit`` cuts a column (an exact merge when no shard
+  holds more distinct values than that: then the edges are those of a local fit
+  on the same rows, and do not depend on which worker holds which partition);
 - the starting value: each shard's label sums;
 - each round, one call to every shard: the shards grow the round's trees
   together, level by level, each sending the others their features' part of
@@ -63,8 +64,8 @@ from .grower_params import GrowerParams
 from .categorical import frame_of_values, resolve_columns
 from .levelwise import (CATEGORICAL, SELECTED, MemoryBlock, RowShard, boost, check_params,
                         continued, feature_ranges, fitted, flat_cuts, local_params,
-                        make_objective, message_bytes, per_feature, prepare, runs,
-                        sum_in_order, summary_cuts)
+                        make_objective, message_bytes, per_feature, place_draws, prepare,
+                        runs, sum_in_order, summary_cuts)
 from .queries import _check_group_weights
 from .sketch import Summary
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor, _class_factors
@@ -141,13 +142,13 @@ class _Shard(RowShard):
 
     def summaries(self, b, fraction, seed):
         """Per column, the summary of its values (NaN skipped), at most ``b + 1``
-        entries, over a share ``fraction`` of the rows drawn from ``seed`` (all of
-        them when it is 1)."""
+        entries, over the rows whose draw at their place in the data (from ``seed``)
+        is below ``fraction`` (all of them when it is 1): the rows of the sample are
+        the same whichever worker holds them."""
         X, w = self.X, self.w
         n = X.shape[0]
         if fraction < 1.0 and n:
-            take = np.sort(np.random.default_rng(seed).choice(
-                n, size=max(1, int(round(fraction * n))), replace=False))
+            take = place_draws(seed, runs(self.pos), 0, n) < fraction
             X, w = X[take], None if w is None else w[take]
         out = []
         for f in range(X.shape[1]):
@@ -496,13 +497,13 @@ class _DaskMixin:
         if qid is not None:
             _regroup(shards, T)
         if init is None:
-            # bin edges from the merged summaries (as a local fit, the edges of at most
-            # SKETCH_SUBSAMPLE rows: each shard's share)
+            # bin edges from the merged summaries (as a local fit, the edges of a sample
+            # of about SKETCH_SUBSAMPLE rows: each row drawn at its place)
             fraction = min(1.0, SKETCH_SUBSAMPLE / max(X.shape[0], 1))
             seed = int(local._rng().randint(0, 2 ** 31 - 1)) if fraction < 1.0 else 0
             summaries = _wait_all([s.summaries(SUMMARY_ENTRIES_PER_BIN * params.max_bin,
-                                               fraction, [seed, i])
-                                   for i, s in enumerate(shards)], T, "the column summaries")
+                                               fraction, seed) for s in shards], T,
+                                  "the column summaries")
             mapper = BinMapper.from_cuts(*flat_cuts(_cuts(summaries, params.max_bin)),
                                          absent_as_missing=bool(local.absent_as_missing))
         # the starting value (a quantile of y: selected by the shards once connected)

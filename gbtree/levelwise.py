@@ -822,20 +822,7 @@ class RowShard:
     def _draws(self, seed, lo, hi):
         """The uniform draws of the shard's rows lo..hi from the generator seeded with
         ``seed``: the draws of their places in the data (``places``)."""
-        out = np.empty(hi - lo)
-        ends = np.cumsum(self.places[:, 1])
-        first = int(np.searchsorted(ends, lo, side="right"))
-        at = lo
-        for (place, count), end in zip(self.places[first:], ends[first:]):
-            if at >= hi:
-                break
-            skip = at - (end - count)   # (rows of this run before ``at``)
-            take = min(hi, end) - at
-            bits = np.random.PCG64(np.random.SeedSequence(seed))
-            bits.advance(int(place + skip))
-            out[at - lo:at - lo + take] = np.random.Generator(bits).random(take)
-            at += take
-        return out
+        return place_draws(seed, self.places, lo, hi)
 
     def _level(self, t, splits):
         """Apply a level's splits of tree ``t``: ``splits`` holds (node, feature, bin,
@@ -1188,6 +1175,26 @@ def message_bytes(obj):
     if isinstance(obj, dict):
         return sum(message_bytes(x) for x in obj.values())
     return 0
+
+
+def place_draws(seed, places, lo, hi):
+    """The uniform draws of rows lo..hi of rows at ``places`` in the data (runs
+    (first place, count), ``runs``) from the generator seeded with ``seed``: row r of
+    the data draws its r-th number, wherever it is held."""
+    out = np.empty(hi - lo)
+    ends = np.cumsum(places[:, 1])
+    first = int(np.searchsorted(ends, lo, side="right"))
+    at = lo
+    for (place, count), end in zip(places[first:], ends[first:]):
+        if at >= hi:
+            break
+        skip = at - (end - count)   # (rows of this run before ``at``)
+        take = min(hi, end) - at
+        bits = np.random.PCG64(np.random.SeedSequence(seed))
+        bits.advance(int(place + skip))
+        out[at - lo:at - lo + take] = np.random.Generator(bits).random(take)
+        at += take
+    return out
 
 
 def runs(places):

@@ -88,6 +88,11 @@ def test_the_edges_of_a_sample_of_the_rows(client, monkeypatch):
     assert not np.array_equal(cuts[ptr[4]:], local._bin_mapper.cuts_[ptr[4]:])
     np.testing.assert_array_equal(cuts, b._bin_mapper.cuts_)
     np.testing.assert_array_equal(a._ensemble.nodes, b._ensemble.nodes)
+    # a row is in the sample by its draw at its place: other partitions, the same
+    # sample (the exact summaries of the integer columns give the same edges)
+    c = DaskGBTRegressor(**params).fit(da.from_array(X, chunks=((200, 2500, 300), -1)),
+                                       da.from_array(y, chunks=((200, 2500, 300),))).to_local()
+    np.testing.assert_array_equal(c._bin_mapper.cuts_[:ptr[4]], cuts[:ptr[4]])
 
 
 def test_sample_weight_and_a_float32_dataframe(client):
