@@ -30,8 +30,8 @@ computed ends the fit with an error, never a hang.
 
 What a fit supports: dense ``dask.array`` input and
 ``dask.dataframe`` with ``sample_weight``, the parameters of the level-wise
-trainer (``levelwise.SUPPORTED``), the losses whose starting value adds up over
-the workers' rows (``levelwise.OBJECTIVES``), the ranking losses
+trainer (``levelwise_fit.SUPPORTED``), the losses of ``levelwise_fit.OBJECTIVES``,
+the ranking losses
 (``DaskGBTRanker``: each query's rows gathered on one worker), the categorical
 columns of a ``dask.dataframe`` that a local fit gives codes and indicator
 columns (``_encoded``), eval sets with ``eval_metric``,
@@ -62,11 +62,12 @@ from ._threads import effective_n_threads
 from .binning import SKETCH_SUBSAMPLE, BinMapper
 from .grower_params import GrowerParams
 from .categorical import frame_of_values, resolve_columns
-from .levelwise import (CATEGORICAL, SELECTED, MemoryBlock, RowShard, boost, check_params,
-                        continued, feature_ranges, fitted, flat_cuts, local_params,
-                        make_objective, message_bytes, per_feature, place_draws, prepare,
-                        runs, sum_in_order, summary_cuts)
+from .leaf_quantiles import SELECTED
+from .levelwise import MemoryBlock, RowShard, boost, place_draws, runs
+from .levelwise_fit import (CATEGORICAL, check_params, continued, fitted, flat_cuts,
+                            local_params, make_objective, per_feature, prepare, summary_cuts)
 from .queries import _check_group_weights
+from .shard_exchange import feature_ranges, message_bytes, sum_in_order
 from .sketch import Summary
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor, _class_factors
 from .validation import check_base_margin

@@ -47,8 +47,10 @@ from .binning import BinMapper, SparseBinned, canonical_csr, check_sparse_struct
 from .categorical import frame_of_values, resolve_columns
 from .grower_params import GrowerParams
 from .queries import _check_group_weights
-from .levelwise import (CATEGORICAL, SELECTED, RowShard, boost, check_params, continued,
-                        fitted, flat_cuts, make_objective, per_feature, prepare, summary_cuts)
+from .leaf_quantiles import SELECTED
+from .levelwise import RowShard, boost
+from .levelwise_fit import (CATEGORICAL, check_params, continued, fitted, flat_cuts,
+                            make_objective, per_feature, prepare, summary_cuts)
 from .sketch import Sketch
 from .validation import check_base_margin
 

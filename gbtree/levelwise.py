@@ -2,7 +2,7 @@
 ``gbtree.dask`` (one shard of rows per worker) and of out-of-core fits
 (``gbtree.ExternalData``: one shard whose blocks of rows are files). Depthwise
 and symmetric trees are grown a level at a time, lossguide trees a split at a
-time (``TreeBuilder``); the words "level" below mean either batch. A tree whose
+time (``level_tree.TreeBuilder``); the words "level" below mean either batch. A tree whose
 leaves hold a vector is one structure for the K outputs (``_structures``): each
 node's K histograms are built, exchanged and scanned together.
 
@@ -18,8 +18,8 @@ directly (LightGBM's data-parallel learner):
 - each level, every shard applies the level's splits to its rows and builds the
   histograms of the smaller child of each split (by hessian sum; the larger
   child's is its parent's minus the smaller one's);
-- the histograms are reduce-scattered: each shard gets those of its range of
-  features (``feature_ranges``) from every shard and sums them in shard order,
+- the histograms are reduce-scattered (``shard_exchange``): each shard gets
+  those of its range of features from every shard and sums them in shard order,
   so the model never depends on which shard answers first;
 - each shard scans its features for the children's best splits, and the
   candidates are gathered by every shard, which keeps the best (the first
@@ -38,107 +38,27 @@ their bins, when their block is next read.
 """
 import concurrent.futures
 import copy
-import inspect
-import threading
 
 import numpy as np
-from scipy.optimize import brentq
 
 from . import booster
 from . import objectives as _obj
-from . import params as _params
 from ._binned_matrix import columns_of
 from ._column_sampler import ColumnSampler
-from ._constraints import InteractionConstraints, MonotoneConstraints
+from ._constraints import InteractionConstraints
 from ._histogram import level_histograms, output_histograms, py_unpack_histogram
 from ._predictor import add_leaf_values, leaf_sums
 from ._quantizer import gradient_extent_of, quantize_places, steps_of
-from ._splitting import (find_best_split_outputs, partition_ranges, py_find_best_split,
-                         py_leaf_weight)
+from ._splitting import find_best_split_outputs, partition_ranges, py_find_best_split
 from ._threads import effective_n_threads
-from ._typedefs import G_H_DTYPE, NODE_DTYPE
-from .binning import _weighted_cuts
+from ._typedefs import G_H_DTYPE
 from .callback import TrainingState, training_callbacks
+from .leaf_quantiles import SELECTED, huber_location, select_quantiles
+from .level_tree import TreeBuilder
 from .metrics import eval_metrics
-from .symmetric_grower import allowed_features, build_children
+from .shard_exchange import ShardExchange
+from .symmetric_grower import allowed_features
 from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
-
-# the parameters a level-wise fit takes (the others must stay at their defaults)
-SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_leaves",
-             "grow_policy", "max_bin",
-             "min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step",
-             "colsample_bytree", "colsample_bylevel", "colsample_bynode", "feature_weights",
-             "subsample", "interaction_constraints", "monotone_constraints", "num_parallel_tree",
-             "booster", "rate_drop", "skip_drop", "one_drop", "normalize_type", "sample_type",
-             "class_weight", "absent_as_missing", "grad_quant_bins", "warm_start",
-             "multi_strategy", "n_jobs",
-             "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
-             "early_stopping_rounds", "callbacks", "tweedie_variance_power", "quantile_alpha",
-             "huber_delta",
-             "lambdarank_truncation_level", "lambdarank_num_pair_per_sample",
-             "lambdarank_norm", "ndcg_exp_gain"}
-
-# the losses whose starting value and gradients a level-wise fit computes part by part
-OBJECTIVES = ("squared_error", "poisson", "gamma", "tweedie", "log_loss", "a callable",
-              "absolute_error", "quantile", "huber")
-
-# the losses whose starting value is a weighted quantile of y (or Huber's location) and
-# whose leaf values are quantiles of their rows' residuals: the shards select them
-# together (``RowShard._select``)
-SELECTED = (_obj.AbsoluteError, _obj.MultiQuantile, _obj.Huber)
-
-
-def local_params(estimator, local_class):
-    """The parameters of ``local_class`` (a local estimator class) read off ``estimator``."""
-    names = inspect.signature(local_class.__init__).parameters
-    return {k: getattr(estimator, k) for k in names if k != "self"}
-
-
-# the parameters of categorical columns (a fit that encodes them: gbtree.dask)
-CATEGORICAL = {"categorical_features", "max_cat_to_ordinal", "max_cat_to_onehot", "cat_smooth"}
-
-
-def check_params(estimator, local_class, what, more=()):
-    """A ValueError naming the first parameter of ``estimator`` a level-wise fit does
-    not support (``what`` names the fit in the message; ``more``: parameters it
-    supports beside ``SUPPORTED``)."""
-    defaults = local_class().get_params()
-    for name, value in local_params(estimator, local_class).items():
-        if name in SUPPORTED or name in more:
-            continue
-        default = defaults[name]
-        same = value is default or (not isinstance(value, (list, dict, np.ndarray))
-                                    and value == default)
-        if not same:
-            raise ValueError(f"{what} does not support {name}={value!r} yet: leave it at its "
-                             f"default ({default!r}) or fit in memory")
-    from .sklearn import GBTRegressor
-    if issubclass(local_class, GBTRegressor):
-        make_objective(estimator, 0, what)   # (a classifier's loss needs its classes)
-    if estimator.grow_policy not in ("depthwise", "lossguide", "symmetric"):
-        raise ValueError(f"{what} grows depthwise, lossguide or symmetric trees, not "
-                         f"grow_policy={estimator.grow_policy!r}")
-    if not (estimator.max_depth in range(1, 33)
-            or (estimator.max_depth == 0 and estimator.max_leaves)):
-        raise ValueError(f"{what}: max_depth must be in 1..32, or 0 with max_leaves set; got "
-                         f"max_depth={estimator.max_depth!r}")
-
-
-def make_objective(estimator, n_classes, what, n_targets=0):
-    """The loss of a level-wise fit: a classifier's of ``n_classes`` classes, or (0) a
-    regressor's (of a y of ``n_targets`` columns, 0: one); a ValueError naming
-    ``what`` for a loss whose starting value or leaf values need all rows at once."""
-    if n_classes:
-        objective = _obj.classification_objective(estimator.objective, n_classes)
-    else:
-        objective = estimator._make_objective(n_targets)
-    if not (isinstance(objective, SELECTED)
-            or (objective.summable_start and not objective.needs_refit)):
-        raise ValueError(f"{what} does not support objective={estimator.objective!r} yet (its "
-                         f"starting value or leaf values need all rows at once): use one of "
-                         f"{', '.join(OBJECTIVES)}, or fit in memory")
-    return objective
-
 
 class MemoryBlock:
     """A block of binned rows held in memory (row-major bins, their columns as one
@@ -159,7 +79,7 @@ class MemoryBlock:
         return self
 
 
-class RowShard:
+class RowShard(ShardExchange):
     """Rows in ``blocks`` (objects whose ``load()`` gives ``Xb``, ``columns``, ``y``,
     ``w``, ``n_rows``) and each row's raw scores and gradients; see the module."""
 
@@ -220,138 +140,6 @@ class RowShard:
             self._pending = [scores]
         self.connect(None, 0, [(0, self.n_bins.shape[0])], None)
         return self.n_rows
-
-    def connect(self, peers, index, features, timeout):
-        """Join the shards of a fit: ``peers`` holds every shard (this one at
-        ``index``; None: this shard is the only one), ``features`` the range of
-        features (lo, hi) whose summed histograms each shard gets and scans
-        (``feature_ranges``), and ``timeout`` bounds every wait for another shard."""
-        self.peers, self.index, self.features, self.timeout = peers, index, features, timeout
-        lo, hi = features[index]
-        self.own = (lo, hi)
-        self.own_n_bins = np.ascontiguousarray(self.n_bins[lo:hi])
-        self.own_offsets = np.ascontiguousarray(self.bin_offsets[lo:hi + 1]
-                                                - self.bin_offsets[lo])
-        # the shards of the butterfly (a power of two); the others fold into them
-        self.n_paired = 1 << (len(features).bit_length() - 1)
-        self._inbox, self._arrived = {}, threading.Condition()
-        self._abandoned = False
-        self._calls = self.messages = self.bytes_sent = 0
-        self._sending = []
-
-    def _exchange(self, parts, extra):
-        """Reduce-scatter: ``parts`` (n, entries, 2) are this shard's histograms of n
-        nodes over every feature, ``extra`` a small array (row counts, sums). Returns
-        the histograms of this shard's features and the extras, both summed over
-        every shard in an order fixed by the shards' places (the model never depends
-        on which shard answers first).
-
-        Two shards send each other everything (both scan every feature). More fold
-        into the largest power of two of them, P (shard P + i sends shard i its
-        histograms), which halve their feature ranges log2(P) times, each step
-        sending its partner the half it gives up and adding what it gets (recursive
-        halving: log2(P) messages, about one set of histograms sent in all)."""
-        lo, hi = self.own
-        if self.peers is None:
-            return np.ascontiguousarray(
-                parts[:, self.bin_offsets[lo]:self.bin_offsets[hi]]), extra
-        i, W, P = self.index, len(self.peers), self.n_paired
-        self._calls += 1
-        if W == 2:
-            self._post(1 - i, 0, (parts, extra))
-            other, more = self._take(1 - i, 0)
-            return (parts + other, extra + more) if i == 0 else (other + parts, more + extra)
-        if i >= P:   # (folds into shard i - P, which sends back the summed extras)
-            self._post(i - P, 0, (parts, extra))
-            return parts[:, :0].copy(), self._take(i - P, "totals")
-        if i + P < W:
-            other, more = self._take(i + P, 0)
-            parts, extra = parts + other, extra + more
-        a, b = 0, P          # the shards whose features ``parts`` still holds
-        base = 0             # the bin where ``parts`` starts
-        step = 1
-        while b - a > 1:
-            mid = (a + b) // 2
-            low = i < mid
-            keep, give = ((a, mid), (mid, b)) if low else ((mid, b), (a, mid))
-            partner = i + (mid - a) if low else i - (mid - a)
-            g0, g1 = (self.bin_offsets[self.features[give[0]][0]] - base,
-                      self.bin_offsets[self.features[give[1] - 1][1]] - base)
-            k0, k1 = (self.bin_offsets[self.features[keep[0]][0]] - base,
-                      self.bin_offsets[self.features[keep[1] - 1][1]] - base)
-            self._post(partner, step, (np.ascontiguousarray(parts[:, g0:g1]), extra))
-            other, more = self._take(partner, step)
-            mine = parts[:, k0:k1]
-            # (the lower shard's sums first, on both sides)
-            parts = mine + other if low else other + mine
-            extra = extra + more if low else more + extra
-            base += k0
-            a, b = keep
-            step += 1
-        if i + P < W:
-            self._post(i + P, "totals", extra)
-        return np.ascontiguousarray(parts), extra
-
-    def _gather(self, found):
-        """All-gather: every shard's candidate splits (lists alike), merged into the
-        best of each (``best_split``: the lower features' on a tie), by recursive
-        doubling over the shards of ``_exchange``'s butterfly, which then send the
-        merged list to the shards folded into them. Two shards scanned every
-        feature: nothing to gather."""
-        if self.peers is None or len(self.peers) == 2:
-            return found
-        i, W, P = self.index, len(self.peers), self.n_paired
-        self._calls += 1
-        if i >= P:
-            return self._take(i - P, "found")
-        size, step = 1, 1
-        while size < P:
-            partner = i ^ size
-            self._post(partner, step, found)
-            other = self._take(partner, step)
-            pairs = zip(found, other) if i < partner else zip(other, found)
-            found = [best_split(pair) for pair in pairs]
-            size, step = 2 * size, step + 1
-        if i + P < W:
-            self._post(i + P, "found", found)
-        return found
-
-    def _post(self, j, tag, message):
-        """Send shard ``j`` a message of this exchange (``tag``: its step)."""
-        self.messages += 1
-        self.bytes_sent += message_bytes(message)
-        self._sending.append(self._send(j, (self._calls, tag), message))
-
-    def _take(self, j, tag):
-        """The message of this exchange's step ``tag`` from shard ``j``, once it came."""
-        key = (self._calls, tag, j)
-        with self._arrived:
-            if not self._arrived.wait_for(lambda: key in self._inbox or self._abandoned,
-                                          timeout=self.timeout):
-                raise TimeoutError(f"shard {j} did not send its part of a tree within "
-                                   f"{self.timeout} s; it may have died")
-            if key not in self._inbox:
-                raise RuntimeError("the fit was abandoned (another shard failed)")
-            return self._inbox.pop(key)
-
-    def _abandon(self):
-        """The fit is over (another shard failed): stop waiting for messages."""
-        with self._arrived:
-            self._abandoned = True
-            self._arrived.notify_all()
-
-    def _receive(self, key, sender, message):
-        """Another shard's message (``_post``)."""
-        with self._arrived:
-            self._inbox[key + (sender,)] = message
-            self._arrived.notify_all()
-
-    def _send(self, j, key, message):
-        """Send shard ``j`` its message of an exchange; returns what ``_sent`` awaits."""
-        raise NotImplementedError("a shard with peers sends through its cluster")
-
-    def _sent(self, sending):
-        """Wait for the sends of a round's exchanges (their errors are raised here)."""
 
     def _scan(self, t, node, hist, sums, count, depth, bounds=(-np.inf, np.inf)):
         """The best split of node ``node`` of structure ``t`` among this shard's
@@ -661,20 +449,6 @@ class RowShard:
                 quantize_places(self.pairs[k], self.levels, int(seeds[t]), *self.steps[k],
                                 self.places, self.values[t], self.n_threads)
 
-    def _sum(self, a):
-        """The sum of the array ``a`` over every shard (the same on each)."""
-        a = np.asarray(a, dtype=np.float64)
-        return self._exchange(np.zeros((0, 0)), a.ravel())[1].reshape(a.shape)
-
-    def _largest(self, a):
-        """The largest of the arrays ``a`` of every shard, element by element (NaN
-        where one is NaN)."""
-        a = np.asarray(a, dtype=np.float64)
-        W = 1 if self.peers is None else len(self.peers)
-        slots = np.zeros((W,) + a.shape)
-        slots[self.index] = a   # (each shard's in its slot: the summed slots hold them all)
-        return self._sum(slots).max(axis=0)
-
     def _labels(self):
         """Every row's label and weight (None: unweighted), read from the blocks once."""
         if self._y is None:
@@ -688,47 +462,6 @@ class RowShard:
             self._y, self._w = y, w
         return self._y, self._w
 
-    def _select(self, values, weights, groups, n_groups, alpha):
-        """Per group, the smallest value whose cumulative weight reaches ``alpha`` of
-        the group's, over every shard's rows (``objectives.grouped_weighted_quantile``
-        of all of them; NaN for a group without weight). A radix selection: each of
-        eight steps takes the next 8 bits of the values' order-preserving keys, from
-        the weights of the group's rows in each of 256 buckets, summed over the
-        shards (one exchange)."""
-        if weights is None:
-            weights = np.ones(values.shape[0])
-        keep = weights > 0   # (a row of weight 0 is never the answer)
-        values, weights, groups = values[keep], weights[keep], groups[keep]
-        bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
-        negative = (bits >> np.uint64(63)).astype(bool)
-        keys = np.where(negative, ~bits, bits | np.uint64(1 << 63))
-        key = np.zeros(n_groups, dtype=np.uint64)
-        below = np.zeros(n_groups)
-        target = None
-        for step in range(8):
-            shift = np.uint64(56 - 8 * step)
-            bucket = ((keys >> shift) & np.uint64(255)).astype(np.intp)
-            hist = self._sum(np.bincount(groups * 256 + bucket, weights=weights,
-                                         minlength=n_groups * 256).reshape(n_groups, 256))
-            if target is None:
-                total = hist.sum(axis=1)
-                target = alpha * total * (1 - 1e-12)
-            cum = below[:, None] + np.cumsum(hist, axis=1)
-            # the first bucket with rows where the cumulative weight reaches the target
-            reached = (cum >= target[:, None]) & (hist > 0)
-            # (or the last bucket with rows, should the sums in another order fall an
-            # ulp short of the target that an earlier step's reached)
-            last = 255 - (hist[:, ::-1] > 0).argmax(axis=1)
-            chosen = np.where(reached.any(axis=1), reached.argmax(axis=1), last)
-            at = np.arange(n_groups)
-            below = cum[at, chosen] - hist[at, chosen]
-            key |= chosen.astype(np.uint64) << shift
-            stay = bucket == chosen[groups]
-            keys, weights, groups = keys[stay], weights[stay], groups[stay]
-        negative = ~(key >> np.uint64(63)).astype(bool)
-        out = np.where(negative, ~key, key & np.uint64((1 << 63) - 1)).view(np.float64)
-        return np.where(total > 0, out, np.nan)
-
     def start_value(self):
         """The starting raw score of a loss whose starting value is a weighted quantile
         of y (``objective.init_raw`` over every shard's rows; Huber's location by the
@@ -737,36 +470,17 @@ class RowShard:
         y, w = self._labels()
         obj = self.objective
         if isinstance(obj, _obj.Huber):
-            base = np.array([self._huber_location(y, w, obj.delta)])
+            base = np.array([huber_location(y, w, obj.delta, self._sum, self._largest)])
         else:
             groups = np.zeros(y.shape[0], dtype=np.intp)
             alphas = obj.alphas if isinstance(obj, _obj.MultiQuantile) else (obj.alpha,)
-            base = np.array([self._select(y, w, groups, 1, a)[0] for a in alphas])
+            base = np.array([select_quantiles(y, w, groups, 1, a, self._sum)[0]
+                             for a in alphas])
         if np.isnan(base).any():
             raise ValueError("every row has sample_weight 0")
         if not self._from_margin:
             self.raw[:] = base
         return base
-
-    def _huber_location(self, y, w, delta):
-        """``Huber.init_raw`` over every shard's rows: the root of the summed
-        psi(c) = sum w clip(y - c, +-delta) between the smallest and largest y of
-        weight > 0 (every shard searches alike: the sums are the same on each)."""
-        w = np.ones_like(y) if w is None else w
-        keep = w > 0
-        y, w = y[keep], w[keep]
-        ends = self._largest([-y.min() if y.size else -np.inf,
-                              y.max() if y.size else -np.inf])
-        lo, hi = float(-ends[0]), float(ends[1])
-
-        def psi(c):
-            return float(self._sum([np.sum(w * np.clip(y - c, -delta, delta))])[0])
-
-        if lo == hi or psi(lo) <= 0.0:
-            return lo
-        if psi(hi) >= 0.0:
-            return hi
-        return brentq(psi, lo, hi, xtol=1e-12, rtol=1e-15)
 
     def _refit(self, t, leaves, k=None):
         """The loss's value of each of tree ``t``'s ``leaves`` (node ids) over every
@@ -788,7 +502,7 @@ class RowShard:
         wr = None if w is None else w[rows]
         obj = self.objective
         if isinstance(obj, _obj.Huber):   # (Friedman's M-step: the median, then the mean)
-            med = self._select(r, wr, groups, len(leaves), 0.5)
+            med = select_quantiles(r, wr, groups, len(leaves), 0.5, self._sum)
             ww = np.ones_like(r) if wr is None else wr
             dev = np.clip(r - med[groups], -obj.delta, obj.delta)
             sums = self._sum([np.bincount(groups, weights=ww * dev, minlength=len(leaves)),
@@ -796,7 +510,7 @@ class RowShard:
             return med + np.divide(sums[0], sums[1], out=np.zeros(len(leaves)),
                                    where=sums[1] > 0)
         alpha = obj.alphas[k] if isinstance(obj, _obj.MultiQuantile) else obj.alpha
-        return self._select(r, wr, groups, len(leaves), alpha)
+        return select_quantiles(r, wr, groups, len(leaves), alpha, self._sum)
 
     def _renew(self, t, leaves):
         """Quantised gradients chose tree ``t``'s splits: the exact (gradient, hessian)
@@ -951,232 +665,6 @@ def _default_bins(Xb):
     return None if isinstance(Xb, np.ndarray) else Xb.default_bin
 
 
-class TreeBuilder:
-    """Grows one tree, a batch of splits at a time: ``level(t, splits)`` applies the
-    splits of tree ``t`` and returns the children's row counts and best splits
-    (``RowShard._level``). Depthwise, a batch is a level (up to the ``max_leaves``
-    budget: the local grower splits the nodes of a level oldest first); lossguide,
-    it is the one open node of the largest gain (the oldest on a tie), as the local
-    grower picks them. With ``renew`` (quantised gradients), ``renew(t, leaves)``
-    gives the exact sums of the leaves of tree ``t`` once it is grown
-    (``RowShard._renew``): those of every node are made from them before its values.
-    With ``refit``, ``refit(t, leaves)`` gives the loss's own value of each leaf
-    (``RowShard._refit``; NaN: keep the Newton value), as a local fit refits them."""
-
-    def __init__(self, level, thresholds, bin_offsets, params, renew=None, refit=None):
-        self.level = level
-        self.renew = renew
-        self.refit = refit
-        self.thresholds, self.bin_offsets = thresholds, bin_offsets
-        self.p = params
-        self.monotone = (None if params.monotone_constraints is None
-                         or not np.any(params.monotone_constraints)
-                         else MonotoneConstraints(len(bin_offsets) - 1,
-                                                  params.monotone_constraints))
-
-    def grow(self, t, root, learning_rate):
-        """Tree ``t`` of the round from its root's (sums, row count, best split);
-        returns its nodes (NODE_DTYPE) and its leaves' values by node id."""
-        p = self.p
-        if p.symmetric:
-            nodes, children = self._grow_symmetric(t, root)
-            return self._finish(t, nodes, children, learning_rate)
-        sums, count, split = root
-        unbounded = (-np.inf, np.inf)
-        # (``bounds``: those of a node's weight; ``clip``: those its value is clipped
-        # to, its parent's, as the local grower clips a split's children)
-        nodes = [dict(sums=sums, count=int(count), depth=0, split=split, bounds=unbounded,
-                      clip=unbounded)]
-        opened = [0] if split is not None else []   # (in the order of their ids)
-        children = {}
-        n_leaves = 1
-        while opened and not (p.max_leaves and n_leaves >= p.max_leaves):
-            if p.lossguide:
-                best = max(range(len(opened)), key=lambda k: (nodes[opened[k]]["split"][0], -k))
-                batch = [opened.pop(best)]
-            else:
-                room = len(opened) if not p.max_leaves else p.max_leaves - n_leaves
-                batch, opened = opened[:room], opened[room:]
-            n_leaves += len(batch)
-            # (the children may split: below the depth limit, with leaves to spare)
-            more = not (p.max_leaves and n_leaves >= p.max_leaves)
-            splits = []
-            for i in batch:
-                gain, f, b, default_left, left_sums = nodes[i]["split"][:5]
-                left, right = len(nodes), len(nodes) + 1
-                depth = nodes[i]["depth"] + 1
-                sums_l, sums_r = left_sums, nodes[i]["sums"] - left_sums
-                lo, up = nodes[i]["bounds"]
-                bounds = (lo, up, lo, up)
-                if self.monotone is not None:
-                    bounds = self.monotone.children_bounds(
-                        f, lo, up, self._weight(sums_l, (lo, up)),
-                        self._weight(sums_r, (lo, up)))
-                nodes += [dict(sums=sums_l, depth=depth, bounds=bounds[:2], clip=(lo, up)),
-                          dict(sums=sums_r, depth=depth, bounds=bounds[2:], clip=(lo, up))]
-                children[i] = (left, right)
-                # the child of the smaller hessian sum is built, the other derived
-                build = -1
-                if more and not (p.max_depth and depth >= p.max_depth):
-                    # (of a structure of several outputs: their summed hessians)
-                    hess_l, hess_r = np.sum(sums_l[..., 1]), np.sum(sums_r[..., 1])
-                    build = left if hess_l <= hess_r else right
-                splits.append((i, f, b, default_left, left, right, build, sums_l, sums_r,
-                               depth, bounds[:2], bounds[2:]))
-            counts, found = self.level(t, splits)
-            for k, split in enumerate(splits):
-                for side, c in enumerate(split[4:6]):
-                    nodes[c]["count"] = int(counts[2 * k + side])
-                    nodes[c]["split"] = found[2 * k + side]
-                    if found[2 * k + side] is not None:
-                        opened.append(c)
-        return self._finish(t, nodes, children, learning_rate)
-
-    def _grow_symmetric(self, t, root):
-        """A symmetric tree (``grow_policy="symmetric"``): every node of a level split
-        alike, by the level's best split, complete to its depth (node i's children
-        are 2i + 1 and 2i + 2), as a local fit's ``SymmetricGrower`` grows it: its
-        nodes and children, as ``grow`` makes them."""
-        p = self.p
-        sums, count, split = root
-        unbounded = (-np.inf, np.inf)
-        nodes = [dict(sums=sums, count=int(count), depth=0, split=None, clip=unbounded)]
-        children = {}
-        level = [0]
-        depth = 0
-        while split is not None and depth < p.max_depth:
-            _, f, b, default_left, left_sums, gains = split
-            depth += 1
-            child_sums = np.empty((2 * len(level), 2))
-            child_sums[0::2] = left_sums
-            child_sums[1::2] = [nodes[i]["sums"] for i in level] - left_sums
-            built = set(build_children(child_sums).tolist()) if depth < p.max_depth else ()
-            splits = []
-            for j, i in enumerate(level):
-                left, right = 2 * i + 1, 2 * i + 2
-                nodes[i]["split"] = (gains[j], f, b, default_left)
-                nodes += [dict(sums=child_sums[2 * j], depth=depth, clip=unbounded),
-                          dict(sums=child_sums[2 * j + 1], depth=depth, clip=unbounded)]
-                children[i] = (left, right)
-                build = left if 2 * j in built else right if 2 * j + 1 in built else -1
-                splits.append((i, f, b, default_left, left, right, build, child_sums[2 * j],
-                               child_sums[2 * j + 1], depth, unbounded, unbounded))
-            counts, (split,) = self.level(t, splits)
-            level = [c for i in level for c in children[i]]
-            for c, n in zip(level, counts):
-                nodes[c]["count"] = int(n)
-        return nodes, children
-
-    def _finish(self, t, nodes, children, learning_rate):
-        """The grown tree's nodes (NODE_DTYPE) and its leaves' values by node id, after
-        the renewal of its sums and its leaves' refit; with vector leaves, the list of
-        each output's tree and the list of their values (``VectorLeafGrower``'s K
-        trees of one structure, each with its output's values, covers and gains)."""
-        if not self.p.vector_leaves:
-            return self._output_tree(t, nodes, children, learning_rate)
-        trees = []
-        for k in range(len(nodes[0]["sums"])):
-            mine = [dict(node, sums=node["sums"][k]) for node in nodes]
-            for i in children:
-                split = nodes[i]["split"]
-                mine[i]["split"] = (split[5][k],) + tuple(split[1:4])
-            trees.append(self._output_tree(t, mine, children, learning_rate, k))
-        return [nodes for nodes, _ in trees], [values for _, values in trees]
-
-    def _output_tree(self, t, nodes, children, learning_rate, k=None):
-        """``_finish`` of one output's tree (``k``: its output, of a structure of
-        several; None: the tree's own)."""
-        if self.renew is not None:
-            leaves = [i for i in range(len(nodes)) if i not in children]
-            for i, sums in zip(leaves, self.renew(t, leaves)):
-                nodes[i]["sums"] = sums
-            for i in sorted(children, reverse=True):   # (children after their parent)
-                left, right = children[i]
-                nodes[i]["sums"] = nodes[left]["sums"] + nodes[right]["sums"]
-        out, values = self._emit(nodes, children, learning_rate)
-        if self.refit is not None:
-            leaves = list(values)
-            best = self.refit(t, leaves, k)
-            for i, v in zip(leaves, best):
-                if not np.isnan(v):   # (within the bounds of monotone constraints)
-                    lo, up = nodes[i]["clip"]
-                    values[i] = out["value"][i] = learning_rate * min(max(v, lo), up)
-        return out, values
-
-    def _weight(self, sums, bounds):
-        """The weight of a node of ``sums``, within ``bounds``."""
-        p = self.p
-        w = py_leaf_weight(sums[0], sums[1], p.reg_lambda, p.reg_alpha, p.min_child_weight,
-                           p.max_delta_step)
-        return min(max(w, bounds[0]), bounds[1])
-
-    def _emit(self, nodes, children, learning_rate):
-        n = len(nodes)
-        out = np.zeros(n, dtype=NODE_DTYPE)
-        out["value"] = [learning_rate * self._weight(node["sums"], node["clip"])
-                        for node in nodes]
-        out["cover"] = [node["sums"][1] for node in nodes]
-        out["count"] = [node["count"] for node in nodes]
-        out["depth"] = [node["depth"] for node in nodes]
-        out["feature"] = out["left"] = out["right"] = -1
-        out["is_leaf"] = 1
-        if children:
-            split = np.array(sorted(children), dtype=np.intp)
-            found = [nodes[i]["split"] for i in split.tolist()]
-            f = np.array([s[1] for s in found], dtype=np.intp)
-            b = np.array([s[2] for s in found], dtype=np.intp)
-            out["feature"][split] = f
-            out["bin_threshold"][split] = b
-            out["threshold"][split] = self.thresholds[self.bin_offsets[f] + b]
-            out["default_left"][split] = [s[3] for s in found]
-            out["gain"][split] = [s[0] for s in found]
-            out["left"][split] = [children[i][0] for i in split.tolist()]
-            out["right"][split] = [children[i][1] for i in split.tolist()]
-            out["is_leaf"][split] = 0
-        leaves = np.flatnonzero(out["is_leaf"])
-        return out, dict(zip(leaves.tolist(), out["value"][leaves].tolist()))
-
-
-def best_split(candidates):
-    """The best of the shards' splits of a node (each the best among its features, or
-    None): the largest gain, the first shard's (its features come first) on a tie,
-    as one scan over every feature chooses."""
-    best = None
-    for c in candidates:
-        if c is not None and (best is None or c[0] > best[0]):
-            best = c
-    return best
-
-
-def feature_ranges(bin_offsets, n_shards):
-    """The features (lo, hi) whose summed histograms each of ``n_shards`` shards gets
-    and scans (``RowShard._exchange``): for two shards, every feature for both (each
-    sends the other all its histograms, and the candidates need no exchange: one
-    exchange a level); for more, consecutive ranges of about as many bins each for
-    the largest power of two of them, none for the others (a reduce-scatter, then
-    the candidates gathered: two exchanges a level)."""
-    F = len(bin_offsets) - 1
-    if n_shards <= 2:
-        return [(0, F)] * n_shards
-    P = 1 << (n_shards.bit_length() - 1)
-    E = int(bin_offsets[-1])
-    cuts = np.searchsorted(bin_offsets, np.arange(1, P) * E / P)
-    bounds = np.r_[0, np.minimum(cuts, F), F]
-    return ([(int(lo), int(max(lo, hi))) for lo, hi in zip(bounds[:-1], bounds[1:])]
-            + [(F, F)] * (n_shards - P))
-
-
-def message_bytes(obj):
-    """Bytes of the NumPy arrays in ``obj`` (nested tuples, lists and dicts)."""
-    if isinstance(obj, np.ndarray):
-        return obj.nbytes
-    if isinstance(obj, (list, tuple)):
-        return sum(message_bytes(x) for x in obj)
-    if isinstance(obj, dict):
-        return sum(message_bytes(x) for x in obj.values())
-    return 0
-
-
 def place_draws(seed, places, lo, hi):
     """The uniform draws of rows lo..hi of rows at ``places`` in the data (runs
     (first place, count), ``runs``) from the generator seeded with ``seed``: row r of
@@ -1213,31 +701,6 @@ def integer_sums(packed):
     (``_typedefs.unpack_entry``), as floats (exact)."""
     low = np.int64(np.uint32(packed & 0xFFFFFFFF).view(np.int32))
     return np.array([float((packed - low) >> 32), float(low)])
-
-
-def sum_in_order(arrays):
-    """The sum of the shards' arrays, added in shard order (the model must not depend
-    on which shard answers first)."""
-    total = np.array(arrays[0], dtype=arrays[0].dtype, copy=True)
-    for a in arrays[1:]:
-        total += a
-    return total
-
-
-def summary_cuts(summary, max_bin):
-    """The edges ``BinMapper.fit`` cuts for ``max_bin`` bins from a ``sketch.Summary``
-    of a feature's finite values (the same edges when the summary is exact; a pruned
-    one spreads the weight between its entries over them)."""
-    if not len(summary):
-        return np.empty(0)
-    return _weighted_cuts(summary.values, summary.masses(), max_bin - 1)
-
-
-def flat_cuts(cuts):
-    """``(cuts, cut_ptr)`` of a list of per-feature edges (``BinMapper.from_cuts``)."""
-    ptr = np.zeros(len(cuts) + 1, dtype=np.int64)
-    np.cumsum([c.size for c in cuts], out=ptr[1:])
-    return (np.concatenate(cuts) if cuts else np.empty(0)), ptr
 
 
 def boost(call, local, params, objective, base_score, n_features, n_rows, eval_sets=(),
@@ -1329,76 +792,3 @@ def boost(call, local, params, objective, base_score, n_features, n_rows, eval_s
     return ensemble, n_rounds, state
 
 
-def per_feature(local, params, encoder=None):
-    """Set ``params``' per-feature parameters from ``local`` (``prepare``d; its
-    categorical columns' ``encoder``), as a local fit sets them."""
-    n = local.n_features_in_
-    params.feature_weights = _params.feature_weights(local, n)
-    params.interaction_constraints = _params.interaction_groups(local, n)
-    params.monotone_constraints = _params.monotone_constraints(local, n)
-    if encoder is not None and encoder.parents().shape[0] > local.n_features_in_:
-        _params.widen(params, encoder.parents())
-
-
-def prepare(local, n_features, encoder=None, names=None):
-    """``local`` (a local estimator) told the data before a level-wise fit checks its
-    eval sets against it: its width, its categorical columns' ``encoder`` (fitted;
-    None: none) and its column names (None: none)."""
-    local.n_features_in_ = n_features
-    local._cat_encoder = encoder
-    local.is_categorical_ = (None if encoder is None else
-                             np.isin(np.arange(n_features), encoder.columns))
-    if names is not None:
-        local.feature_names_in_ = np.asarray(names, dtype=object)
-    elif hasattr(local, "feature_names_in_"):
-        del local.feature_names_in_
-
-
-def continued(local, objective, n_features, what, params):
-    """What a warm start of ``local`` (a fitted local estimator, its parameters set;
-    ``objective``: this fit's loss, which takes over the fitted one's state)
-    continues: (its ensemble, its bin mapper, its rounds), ``params.n_estimators``
-    made the rounds still to grow; or (None, None, 0) when the fit starts anew. A
-    ValueError when the model cannot be continued by a level-wise fit (``what``
-    names it) on ``n_features`` columns."""
-    init, done = local._warm_start_model(None, objective)
-    if init is None:
-        return None, None, 0
-    ensemble, mapper = init
-    if ensemble.n_features != n_features:
-        raise ValueError(f"X has {n_features} features, but the model to continue has "
-                         f"{ensemble.n_features}")
-    if not booster._on_bin_edges(ensemble, mapper):
-        raise ValueError(f"{what} continues models whose trees split at their bin edges; "
-                         f"this one's do not (tree_method='exact' or 'approx'): set "
-                         f"warm_start=False to refit")
-    params.n_estimators -= done
-    return ensemble, mapper, done
-
-
-def fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets, fit_info, done=0):
-    """``local`` (a local estimator, ``prepare``d) made the fitted model of
-    ``ensemble``, built in ``n_rounds`` rounds after the ``done`` rounds of the
-    model a warm start continued; ``state``: the fit's ``TrainingState``."""
-    if isinstance(objective, _obj.Ranking):
-        # (the shards' losses drew that many rounds of pairs)
-        objective._round = done + n_rounds
-    previous = {}
-    for name in ("evals_result_", "best_score_", "best_iteration_", "oob_improvement_",
-                 "oob_scores_", "oob_score_"):
-        if hasattr(local, name):
-            previous[name] = getattr(local, name)
-            delattr(local, name)
-    local._ensemble = ensemble
-    local._objective = objective
-    local._bin_mapper = mapper
-    local.n_estimators_ = done + n_rounds
-    local.best_iteration_ = done + state.best_iteration
-    if eval_sets:
-        local.evals_result_ = state.evals_result
-        local.best_score_ = state.best_score
-    if done:   # (the histories cover every round; early stopping keeps the best of all)
-        local._continue_histories(previous, eval_metrics(local.eval_metric, objective,
-                                                         type(local).__name__), n_rounds)
-    local.fit_info_ = dict(fit_info)
-    return local

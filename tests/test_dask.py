@@ -53,7 +53,7 @@ def test_the_regressor_grows_the_local_trees(client, chunks):
 
 
 def test_feature_ranges_share_the_bins_out():
-    from gbtree.levelwise import feature_ranges
+    from gbtree.shard_exchange import feature_ranges
     offsets = np.r_[0, np.cumsum([257, 3, 257, 257, 41, 257])]
     assert feature_ranges(offsets, 1) == [(0, 6)]
     assert feature_ranges(offsets, 2) == [(0, 6), (0, 6)]      # both scan every feature

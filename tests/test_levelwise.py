@@ -1,20 +1,11 @@
-"""The level-wise trainer's own pieces (``gbtree.levelwise``) against their NumPy
-twins; the fits that use them are tested in test_external.py and test_dask.py."""
+"""The level-wise trainer's own pieces (``gbtree.levelwise`` and its modules)
+against their NumPy twins; the fits that use them are tested in test_external.py and test_dask.py."""
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from gbtree._predictor import leaf_sums
-from gbtree.levelwise import RowShard
+from gbtree.leaf_quantiles import select_quantiles
 from gbtree.objectives import grouped_weighted_quantile
-
-
-def _alone():
-    """A shard with no peers and no features: it sums only its own arrays."""
-    shard = RowShard()
-    shard.n_bins = np.zeros(0, dtype=np.intc)
-    shard.bin_offsets = np.zeros(1, dtype=np.intc)
-    shard.connect(None, 0, [(0, 0)], None)
-    return shard
 
 
 @settings(max_examples=60, deadline=None)
@@ -33,7 +24,7 @@ def test_the_selection_is_the_grouped_weighted_quantile(seed, n, n_groups, alpha
     groups = rng.integers(0, n_groups, size=n)
     w = {"none": None, "uniform": rng.uniform(0.1, 5.0, size=n),
          "zeros": rng.choice([0.0, 1.0, 2.5], size=n)}[weights]
-    got = _alone()._select(values, w, groups, n_groups, alpha)
+    got = select_quantiles(values, w, groups, n_groups, alpha, lambda a: a)   # (one shard)
     want = grouped_weighted_quantile(values, w, groups, n_groups, alpha)
     np.testing.assert_array_equal(got, want)
 
