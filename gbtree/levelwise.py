@@ -60,6 +60,7 @@ from .shard_exchange import ShardExchange
 from .symmetric_grower import allowed_features
 from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 
+
 class MemoryBlock:
     """A block of binned rows held in memory (row-major bins, their columns as one
     column-major array, labels, weights or None); ``columns`` are made from the bins
@@ -262,10 +263,6 @@ class RowShard(ShardExchange):
         """The outputs of structure ``t``, a slice of them: its tree's, or every one."""
         K = self.pairs.shape[0]
         return slice(0, K) if self.grower.vector_leaves else slice(t % K, t % K + 1)
-
-    def _sample_of(self, t):
-        """The sample (of a forest's sets of trees) whose rows structure ``t`` grows on."""
-        return t if self.grower.vector_leaves else t // self.pairs.shape[0]
 
     def grow(self, trees, seeds, learning_rate, samples=None, drop=None):
         """One round: the gradients of the raw scores, then the round's ``trees``
