@@ -47,7 +47,7 @@ from ._binned_matrix import columns_of
 from ._column_sampler import ColumnSampler
 from ._constraints import InteractionConstraints
 from ._histogram import level_histograms, output_histograms, py_unpack_histogram
-from ._predictor import add_leaf_values, leaf_sums
+from ._leaf_rows import add_leaf_values, leaf_sums
 from ._quantizer import gradient_extent_of, quantize_places, steps_of
 from ._splitting import find_best_split_outputs, partition_ranges, py_find_best_split
 from ._threads import effective_n_threads

@@ -18,7 +18,7 @@ import numpy as np
 
 from ._column_sampler import ColumnSampler
 from ._histogram import level_histograms, output_histograms
-from ._predictor import add_leaf_values
+from ._leaf_rows import add_leaf_values
 from ._splitting import (find_best_split_outputs, partition_level, py_leaf_weight,
                          py_partition_sparse)
 from ._typedefs import NODE_DTYPE

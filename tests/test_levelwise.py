@@ -3,7 +3,7 @@ against their NumPy twins; the fits that use them are tested in test_external.py
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from gbtree._predictor import leaf_sums
+from gbtree._leaf_rows import leaf_sums
 from gbtree.leaf_quantiles import select_quantiles
 from gbtree.objectives import grouped_weighted_quantile
 

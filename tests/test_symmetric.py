@@ -266,7 +266,7 @@ def test_as_accurate_as_catboosts_symmetric_trees_on_real_data():
        sparse=st.booleans())
 def test_level_kernels_match_their_numpy_twins(seed, m, n_threads, sparse):
     from gbtree._histogram import level_histograms
-    from gbtree._predictor import add_leaf_values
+    from gbtree._leaf_rows import add_leaf_values
     from gbtree._splitting import partition_level
     rng = np.random.RandomState(seed)
     n = 500
