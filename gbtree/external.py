@@ -248,8 +248,8 @@ class _DiskBlock:
     """A block of binned rows written to the cache as raw arrays: ``PREFIX.X`` (the
     bins, row by row, for the histograms), ``.C`` (the same bins column by column,
     for the partition), ``.y``, ``.w`` and the base margins ``.m`` (float64), and a
-    ranker's ``.g`` (int64:
-    the offsets of the block's queries, then their numbers among all queries).
+    ranker's ``.g`` (int64: the offsets of the block's queries, then their numbers
+    among all queries).
     A sparse block (``sparse``: its ``SparseBinned`` without its arrays) has instead
     of ``.X`` and ``.C`` the arrays of ``_SPARSE_PARTS``: each row's offset into the
     entries, the entries, and the column-wise copies.
