@@ -39,7 +39,7 @@ from cython cimport floating
 
 import numpy as np
 
-from ._typedefs cimport node_struct
+from ._typedefs cimport check_item_strides, node_struct
 
 cdef enum:
     ROW_BLOCK = 32
@@ -469,6 +469,7 @@ def tree_shap(int mode, const floating[:, :] X, const unsigned char[::1] snodes,
     cdef Py_ssize_t col_stride = X.strides[1] // sizeof(floating)
     cdef Py_ssize_t n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK, blk, lo
     cdef int tid
+    check_item_strides(n_rows, X.strides[0], X.shape[1], X.strides[1], sizeof(floating))
     if out.shape[0] != n_rows * out_row:
         raise ValueError(f"out has {out.shape[0]} values for {n_rows} rows of {out_row}")
     cdef int max_depth = _check(snodes, tree_ptr, tree_class, used_ptr, used, n_outputs,

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _treeshap
 from ._threads import effective_n_threads
-from .binning import csr_arrays
+from .binning import csr_arrays, kernel_array
 from .validation import check_base_margin
 
 _MODES = {"contribs": 0, "approx": 1, "interactions": 2}
@@ -102,7 +102,7 @@ def shap_values(ensemble, X, mode="contribs", tree_range=None, n_threads=1, abse
             data = data.astype(np.float64)
         _treeshap.tree_shap_csr(_MODES[mode], data, indices, indptr, m, absent, *args)
     else:
-        _treeshap.tree_shap(_MODES[mode], X, *args)
+        _treeshap.tree_shap(_MODES[mode], kernel_array(X), *args)
     return out
 
 

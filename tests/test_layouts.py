@@ -152,12 +152,18 @@ def _fit(kind, X, y, **kwargs):
 
 
 def _outputs(model, X, kind):
-    """What every public entry point gives for X."""
+    """What every public entry point that reads X gives for it."""
     out = {"predict": model.predict(X), "apply": model.apply(X),
            "staged": np.array(list(model.staged_predict(X))),
-           "first row": model.predict(X[:1] if isinstance(X, np.ndarray) else X.head(1))}
+           "first row": model.predict(X[:1] if isinstance(X, np.ndarray) else X.head(1)),
+           "contributions": model.predict(X, pred_contribs=True),
+           "approximate contributions": model.predict(X, pred_contribs=True,
+                                                      approx_contribs=True),
+           "interactions": model.predict(X, pred_interactions=True)}
     if kind == "classifier":
         out["proba"] = model.predict_proba(X)
+        out["decision"] = model.decision_function(X)
+        out["staged proba"] = np.array(list(model.staged_predict_proba(X)))
     return out
 
 
@@ -250,7 +256,7 @@ def test_a_frame_of_sparse_columns_with_any_fill_value():
 
 def test_kernels_refuse_strides_that_are_not_whole_items():
     # the estimators copy such arrays first; the kernels themselves never misread one
-    from gbtree import _predictor
+    from gbtree import _predictor, _treeshap
     from gbtree.binning import kernel_array
     X = _values(4, 50, 3, "float64", with_nan=True)
     odd = _strided(X, 3 * 8 + 4)
@@ -262,6 +268,10 @@ def test_kernels_refuse_strides_that_are_not_whole_items():
         _predictor.predict_raw(odd, compact, tree_ptr, tree_class, out, 1)
     with pytest.raises(ValueError, match="not whole multiples of its item size"):
         _predictor.apply_raw(odd, model._ensemble.nodes, tree_ptr, np.zeros((50, 6), np.int32), 1)
+    with pytest.raises(ValueError, match="not whole multiples of its item size"):
+        _treeshap.tree_shap(0, odd, _treeshap.shap_nodes(model._ensemble.nodes, tree_ptr),
+                            tree_ptr, tree_class, np.zeros(7, np.int64), np.zeros(0, np.int32),
+                            np.zeros(50 * 4), 1, 1)
     copy = kernel_array(odd)
     assert copy is not odd and copy.flags.c_contiguous
     np.testing.assert_array_equal(copy, X)
