@@ -287,19 +287,28 @@ def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds):
 NOT_FINITE = "grad and hess must be finite"
 
 
-def _not_finite(round_number, first, y, sample_weight, raw, lr):
+def not_finite(round_number, first, lr, y=None, sample_weight=None, raw=None):
     """Why a round's gradients or hessians are inf or NaN: y or the weights are too
-    large for float32 (the model's first round), or the model diverged."""
+    large for float32 (the model's first round), or the model diverged. ``y``,
+    ``sample_weight``, ``raw``: the rows' (a fit that holds them), for their sizes."""
     if first:
-        sizes = f"|y| up to {float(np.max(np.abs(y))):.3g}" + (
+        sizes = "" if y is None else f" (|y| up to {float(np.max(np.abs(y))):.3g}" + (
             "" if sample_weight is None
-            else f", sample_weight up to {float(np.max(sample_weight)):.3g}")
+            else f", sample_weight up to {float(np.max(sample_weight)):.3g}") + ")"
         return (f"the gradients or hessians of round {round_number} are inf or NaN: y or "
-                f"sample_weight is too large for their float32 values ({sizes}); rescale y or "
+                f"sample_weight is too large for their float32 values{sizes}; rescale y or "
                 f"sample_weight")
+    sizes = ("" if raw is None
+             else f" (raw predictions up to {float(np.max(np.abs(raw))):.3g})")
     return (f"the gradients or hessians of round {round_number} are inf or NaN: the model "
-            f"diverges (raw predictions up to {float(np.max(np.abs(raw))):.3g}); lower "
-            f"learning_rate (now {lr:g}) or set max_delta_step")
+            f"diverges{sizes}; lower learning_rate (now {lr:g}) or set max_delta_step")
+
+
+def check_leaf_values(nodes, round_number, lr):
+    """ValueError unless a new tree's values are finite (else the model diverges)."""
+    if not np.isfinite(nodes["value"]).all():
+        raise ValueError(f"a leaf value of round {round_number} is inf or NaN: the model "
+                         f"diverges; lower learning_rate (now {lr:g})")
 
 
 def _loss_on(objective, y, raw, sample_weight, rows):
@@ -534,10 +543,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
                         _refit(objective, grower, nodes, y, raw, raw_set[:, k].copy(),
                                refit_weight, k, lr / P,
                                None if round_start is None else round_start[:, k])
-                    if not np.isfinite(nodes["value"]).all():
-                        raise ValueError(f"a leaf value of round {rounds_before + it} is inf "
-                                         f"or NaN: the model diverges; lower learning_rate "
-                                         f"(now {lr:g})")
+                    check_leaf_values(nodes, rounds_before + it, lr)
                     if left_out is not None and not dropped.size:
                         training_rows.add(nodes, left_out, raw, k)
                     trees.append(nodes)
@@ -545,8 +551,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
                 if NOT_FINITE not in str(exc):
                     raise
                 round_number = rounds_before + it
-                raise ValueError(_not_finite(round_number, round_number == 0, y,
-                                             sample_weight, raw, lr)) from None
+                raise ValueError(not_finite(round_number, round_number == 0, lr, y,
+                                            sample_weight, raw)) from None
         outputs = [j % K for j in range(len(trees))]   # tree j of the round feeds output j % K
         if dropped.size:
             factor, weight = dart.factors(dropped.size, len(trees), lr)

@@ -68,6 +68,7 @@ from .levelwise_fit import (CATEGORICAL, check_params, continued, fitted, flat_c
                             local_params, make_objective, per_feature, prepare, summary_cuts)
 from .queries import _check_group_weights
 from .shard_exchange import feature_ranges, message_bytes, sum_in_order
+from .validation import check_labels
 from .sketch import Summary
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor, _class_factors
 from .validation import check_base_margin
@@ -261,19 +262,62 @@ def _results(futures, deadline):
     return out
 
 
-def _row_blocks(A, rows_chunks=None):
-    """A Dask array of the rows of ``A`` (a dask array or dataframe), one column
-    chunk, row chunks ``rows_chunks`` if given."""
+def _row_blocks(A, rows_chunks=None, name="X"):
+    """A Dask array of the rows of ``A`` (a dask array or dataframe, called ``name``
+    in errors), one column chunk, row chunks ``rows_chunks`` if given. Each
+    partition is checked against what the collection says of it (a DataFrame's
+    columns, an array's chunk shape) where it is computed: an error names the
+    partition and what differs."""
+    if isinstance(A, dd.DataFrame):
+        A = A.map_partitions(_same_columns, list(A.columns), name, meta=A._meta)
     if isinstance(A, (dd.DataFrame, dd.Series)):
         A = A.to_dask_array(lengths=True)
     if not isinstance(A, da.Array):
         raise TypeError(f"gbtree.dask takes dask.array or dask.dataframe input, got "
                         f"{type(A).__name__}")
+    A = A.map_blocks(_declared_shape, name, dtype=A.dtype)
     if rows_chunks is not None:
         A = A.rechunk({0: rows_chunks})
     if A.ndim == 2:
         A = A.rechunk({1: -1})
     return A
+
+
+def _same_columns(part, columns, name, partition_info=None):
+    """A DataFrame partition with the collection's ``columns``, in their order."""
+    if list(part.columns) != columns:
+        i = "?" if partition_info is None else partition_info["number"]
+        missing = [c for c in columns if c not in part.columns]
+        extra = [c for c in part.columns if c not in columns]
+        what = (f"lacks {missing}" if missing else f"has columns {name} does not: {extra}"
+                if extra else "has its columns in another order")
+        raise ValueError(f"partition {i} of {name} {what}: every partition must have the "
+                         f"columns {columns} (the DataFrame's), in that order; it has "
+                         f"{list(part.columns)}")
+    return part
+
+
+def _declared_shape(block, name, block_info=None):
+    """A block of the shape its array declares for it."""
+    want = tuple(block_info[None]["chunk-shape"])
+    if block.shape != want:
+        i = block_info[None]["chunk-location"][0]
+        raise ValueError(f"partition {i} of {name} has shape {block.shape}; the array "
+                         f"declares {want} for it (every partition of {name} must have "
+                         f"{name}'s columns: {want[1:] or 'one value a row'})")
+    return block
+
+
+def _checked_labels(y, classes=False, infinite=False):
+    """The labels ``y`` (a dask array), each partition checked where it is computed
+    (``validation.check_labels``, as a local fit checks them)."""
+    return y.map_blocks(_labels_of_block, classes, infinite, dtype=y.dtype)
+
+
+def _labels_of_block(block, classes, infinite, block_info=None):
+    i = block_info[None]["chunk-location"][0]
+    check_labels(block, f"partition {i} of y", classes, infinite)
+    return block
 
 
 def _shards(client, X, y, w, n_jobs, timeout, qid=None, margin=None):
@@ -283,27 +327,27 @@ def _shards(client, X, y, w, n_jobs, timeout, qid=None, margin=None):
     X = _row_blocks(X)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
-    y = _row_blocks(y)
-    w = None if w is None else _row_blocks(w)
+    y = _row_blocks(y, name="y")
+    w = None if w is None else _row_blocks(w, name="sample_weight")
     if (y.ndim not in (1, 2) or y.shape[0] != X.shape[0]
             or (w is not None and w.shape != y.shape[:1])):
         raise ValueError(f"y (and sample_weight) must have one value per row of X: X has "
                          f"{X.shape[0]} rows, y shape {y.shape}"
                          + ("" if w is None else f", sample_weight shape {w.shape}"))
-    y = _row_blocks(y, X.chunks[0])
-    w = None if w is None else _row_blocks(w, X.chunks[0])
+    y = _row_blocks(y, X.chunks[0], "y")
+    w = None if w is None else _row_blocks(w, X.chunks[0], "sample_weight")
     if qid is not None:
-        qid = _row_blocks(qid)
+        qid = _row_blocks(qid, name="qid")
         if qid.ndim != 1 or qid.shape[0] != X.shape[0]:
             raise ValueError(f"qid must have one query id per row of X: X has {X.shape[0]} "
                              f"rows, qid shape {qid.shape}")
-        qid = _row_blocks(qid, X.chunks[0])
+        qid = _row_blocks(qid, X.chunks[0], "qid")
     if margin is not None:
-        margin = _row_blocks(margin)
+        margin = _row_blocks(margin, name="base_margin")
         if margin.shape[0] != X.shape[0]:
             raise ValueError(f"base_margin must have one row per row of X: X has "
                              f"{X.shape[0]} rows, base_margin shape {margin.shape}")
-        margin = _row_blocks(margin, X.chunks[0])
+        margin = _row_blocks(margin, X.chunks[0], "base_margin")
     parts = [X.to_delayed().ravel(), y.to_delayed().ravel()] + [
         a.to_delayed().ravel() for a in (w, qid, margin) if a is not None]
     starts = np.r_[0, np.cumsum(X.chunks[0])].tolist()
@@ -315,8 +359,11 @@ def _shards(client, X, y, w, n_jobs, timeout, qid=None, margin=None):
                            f"within {timeout} s") from None
     for f in (f for p in futures for f in p):
         if f.status == "error":
+            exc = f.exception()
+            if isinstance(exc, (ValueError, TypeError)):   # (the data's fault)
+                raise type(exc)(f"gbtree.dask: {exc}") from exc
             raise RuntimeError(f"gbtree.dask: a partition of the data could not be computed: "
-                               f"{f.exception()!r}")
+                               f"{exc!r}")
     who = client.who_has([f for p in futures for f in p])
     by_worker = {}
     for i, fx in enumerate(futures[0]):
@@ -472,9 +519,10 @@ class _DaskMixin:
             objective, rng = local._seeded_objective()
         else:   # (a regressor's y of several columns: its targets, or aft's bounds)
             if y.ndim == 2 and y.shape[1] == 1:   # (a column vector: one target)
-                y = _row_blocks(y)[:, 0]
+                y = _row_blocks(y, name="y")[:, 0]
             objective = make_objective(local, 0 if classes is None else classes.shape[0], what,
                                        y.shape[1] if y.ndim == 2 else 0)
+        y = _checked_labels(_row_blocks(y, name="y"), infinite=objective.infinite_y)
         if classes is not None:
             local._set_classes(classes)
         # (a warm start: the model's edges; its rounds go on)
@@ -599,12 +647,12 @@ class _DaskMixin:
                 lengths, parts = list(X.chunks[0]), X.to_delayed().ravel()
             margins = [None] * len(parts)
             if base_margin is not None:
-                base_margin = _row_blocks(base_margin)
+                base_margin = _row_blocks(base_margin, name="base_margin")
                 if base_margin.shape[0] != sum(lengths):
                     raise ValueError(f"base_margin must have one row per row of X: X has "
                                      f"{sum(lengths)} rows, base_margin shape "
                                      f"{base_margin.shape}")
-                margins = _row_blocks(base_margin, tuple(lengths)).to_delayed().ravel()
+                margins = _row_blocks(base_margin, tuple(lengths), "base_margin").to_delayed().ravel()
             return da.concatenate([
                 da.from_delayed(dask.delayed(block)(part, margin),
                                 shape=(n, n_columns) if n_columns else (n,), dtype=dtype)
@@ -692,7 +740,7 @@ class DaskGBTClassifier(_DaskMixin, GBTClassifier):
             base_margin=None, base_margin_eval_set=None):
         """Fit on ``X``, the labels ``y`` and ``sample_weight`` (dask collections);
         eval sets and base margins as ``DaskGBTRegressor.fit``'s."""
-        y = _row_blocks(y)
+        y = _checked_labels(_row_blocks(y, name="y"), classes=True)
         classes = np.asarray(da.unique(y).compute())
         if classes.shape[0] < 2:
             raise ValueError(f"y must contain at least two classes; got {classes.shape[0]}")
@@ -702,7 +750,7 @@ class DaskGBTClassifier(_DaskMixin, GBTClassifier):
             counts = da.bincount(codes.astype(np.intp), minlength=classes.shape[0]).compute()
             factors = _class_factors(self.class_weight, classes, counts)
             cw = codes.map_blocks(lambda b: factors[b.astype(np.intp)], dtype=np.float64)
-            sample_weight = cw if sample_weight is None else _row_blocks(sample_weight) * cw
+            sample_weight = cw if sample_weight is None else _row_blocks(sample_weight, name="sample_weight") * cw
         self._fit_distributed(X, codes, sample_weight,
                               (eval_set, sample_weight_eval_set, base_margin_eval_set),
                               classes, base_margin=base_margin)

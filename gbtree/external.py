@@ -52,7 +52,7 @@ from .levelwise import RowShard, boost
 from .levelwise_fit import (CATEGORICAL, check_params, continued, fitted, flat_cuts,
                             make_objective, per_feature, prepare, summary_cuts)
 from .sketch import Sketch
-from .validation import check_base_margin
+from .validation import check_base_margin, check_labels
 
 __all__ = ["ExternalData"]
 
@@ -122,21 +122,31 @@ class ExternalData:
 
     # -- reading
     def chunks(self, encode=None):
-        """The chunks as ``(X, y, w, qid, margin)``: X a C-ordered float32 or float64
+        """The chunks as ``(X, y, w, qid, margin, names)``: X a C-ordered float32 or float64
         array (or a canonical CSR matrix of them; ``encode(X, i)`` first makes chunk
         i's X numbers, if given), y and w float64 (w None when the data have no
         weights, qid when they have no query ids, margin when they have no base
-        margins: else float64 (rows, outputs)); errors name the chunk."""
-        for i, chunk in enumerate(self._items()):
-            yield _checked_chunk(chunk, i, encode)
+        margins: else float64 (rows, outputs)), names the names of X's columns (a
+        DataFrame's, a Parquet file's features; None: an array), which every chunk
+        that has them shares with the first; errors name the chunk."""
+        first = None
+        for i, (chunk, names) in enumerate(self._items()):
+            if i == 0:
+                first = names
+            elif names != first and names is not None:
+                raise ValueError(f"chunk {i}: X has the columns {names}, the first chunk "
+                                 f"{first}: the columns are read by position, so every "
+                                 f"chunk must have the first chunk's columns in its order")
+            yield _checked_chunk(chunk, i, encode) + (names,)
 
     def features(self):
         """Each chunk's X as the source gives it."""
-        for chunk in self._items():
-            yield chunk.get("X") if isinstance(chunk, dict) else chunk[0]
+        for chunk, _ in self._items():
+            yield _features_of(chunk)
 
     def _items(self):
-        """The chunks as the source gives them."""
+        """The chunks as the source gives them, each with the names of its columns
+        (None: an array)."""
         if callable(self.source):
             it = self.source()
             try:
@@ -144,9 +154,19 @@ class ExternalData:
             except TypeError:
                 raise TypeError(f"source() must return an iterator of chunks, got "
                                 f"{type(it).__name__}") from None
+            for chunk in it:
+                yield chunk, _column_names(_features_of(chunk))
         else:
-            it = (self._read_file(item) for item in self.source)
-        yield from it
+            for item in self.source:
+                yield self._read_file(item), self._file_features(item)
+
+    def _file_features(self, item):
+        """The feature columns of a Parquet file (None for .npy files)."""
+        if isinstance(item, (dict, tuple, list)) or not os.fspath(item).endswith(".parquet"):
+            return None
+        import pyarrow.parquet as pq
+        names = pq.read_schema(os.fspath(item)).names
+        return [c for c in names if c not in (self.label, self.weight, self.qid)]
 
     def _read_file(self, item):
         if isinstance(item, dict):
@@ -181,6 +201,19 @@ class ExternalData:
 
 
 _CHUNK_KEYS = ("X", "y", "sample_weight", "qid", "base_margin")
+
+
+def _features_of(chunk):
+    """A chunk's X (None when it is no chunk: ``_checked_chunk`` says so)."""
+    if isinstance(chunk, dict):
+        return chunk.get("X")
+    return chunk[0] if isinstance(chunk, (tuple, list)) and chunk else None
+
+
+def _column_names(X):
+    """A DataFrame's column names as a list (None for anything else)."""
+    columns = getattr(X, "columns", None)
+    return None if columns is None or sp.issparse(X) else list(columns)
 
 
 def _checked_chunk(chunk, i, encode=None):
@@ -462,8 +495,11 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     absent_missing = bool(estimator.absent_as_missing)
     encoder, names = _categories_pass(data, estimator)
     encode = None if encoder is None else _encoding(encoder, estimator)
-    cuts, n_features, n_rows, weighted, sparse, labels, objective, y_width = _sketch_pass(
-        data, params.max_bin, objective_of, ranker, absent_missing, n_threads, encode)
+    cuts, n_features, n_rows, weighted, sparse, labels, objective, y_width, columns = \
+        _sketch_pass(data, params.max_bin, objective_of, ranker, absent_missing, n_threads,
+                     encode)
+    if encoder is None and columns is not None and all(isinstance(c, str) for c in columns):
+        names = columns
     mapper = BinMapper.from_cuts(*flat_cuts(cuts), absent_as_missing=absent_missing)
     classes = factors = None
     if classifier:
@@ -590,7 +626,8 @@ def _sketch_pass(data, max_bin, objective_of, ranker, absent_missing, n_threads,
     classifier's (``objective_of`` gives None) weight and row count of each label,
     or the regressor's or ranker's ``objective.start_sums`` over all rows (each
     chunk's labels checked; a ranker's query ids too), the loss (``objective_of``
-    of y's width: its columns, 0 for a 1-D y) and y's width. ``absent_missing``: the
+    of y's width: its columns, 0 for a 1-D y), y's width and the first chunk's column
+    names (``ExternalData.chunks``' names). ``absent_missing``: the
     entries a sparse chunk does not store are missing (else 0). ``encode``: as
     ``ExternalData.chunks``'."""
     eps = 1.0 / (SKETCH_BINS * max_bin)
@@ -600,7 +637,10 @@ def _sketch_pass(data, max_bin, objective_of, ranker, absent_missing, n_threads,
     pool = concurrent.futures.ThreadPoolExecutor(n_threads)
     pushing = []   # the last chunk's columns going into their sketches
     margins = None   # (whether the chunks have base margins, and how many columns)
-    for i, (X, y, w, q, m) in enumerate(_closing(data.chunks(encode), pool)):
+    first_names = None
+    for i, (X, y, w, q, m, names) in enumerate(_closing(data.chunks(encode), pool)):
+        if i == 0:
+            first_names = names
         width = None if m is None else m.shape[1]
         if margins is None:
             margins = width
@@ -646,13 +686,14 @@ def _sketch_pass(data, max_bin, objective_of, ranker, absent_missing, n_threads,
         push = _push_sparse if sparse else _push
         pushing = [pool.submit(push, sketches[f], *columns[f]) for f in range(n_features)]
         if objective is None:
+            check_labels(y, f"chunk {i}: y", classes=True)
             values, codes = np.unique(y, return_inverse=True)
             sums = np.bincount(codes, weights=w, minlength=values.shape[0])
             counts = np.bincount(codes, minlength=values.shape[0])
             for label, s, c in zip(values.tolist(), sums, counts.tolist()):
                 labels[label] = labels.get(label, 0.0) + np.array([s, c])
         else:
-            yf = _numeric_labels(y, i, objective.infinite_y)
+            yf = check_labels(y, f"chunk {i}: y", infinite=objective.infinite_y)
             try:
                 objective.check_eval_target(yf)
             except ValueError as exc:
@@ -667,7 +708,8 @@ def _sketch_pass(data, max_bin, objective_of, ranker, absent_missing, n_threads,
         raise ValueError("ExternalData has no rows")
     # (the levels merged unpruned: the finest summary the sketch has)
     cuts = [summary_cuts(s.summary(prune=False), max_bin) for s in sketches]
-    return cuts, n_features, n_rows, weighted, sparse, labels, objective, y_width
+    return (cuts, n_features, n_rows, weighted, sparse, labels, objective, y_width,
+            first_names)
 
 
 def _block_pass(data, folders, mapper, classes, factors, n_features, weighted, y_width,
@@ -680,7 +722,7 @@ def _block_pass(data, folders, mapper, classes, factors, n_features, weighted, y
     writer = _BlockWriter(folders, data.block_rows, n_features,
                           weighted or factors is not None, y_width, n_threads)
     written = 0
-    for i, (X, y, w, q, m) in enumerate(data.chunks(encode)):
+    for i, (X, y, w, q, m, _) in enumerate(data.chunks(encode)):
         if (X.shape[1] != n_features or (w is not None) != weighted
                 or (y.shape[1] if y.ndim == 2 else 0) != y_width):
             raise ValueError(f"chunk {i} differs from the first pass's: the source must "
@@ -688,7 +730,7 @@ def _block_pass(data, folders, mapper, classes, factors, n_features, weighted, y
         if X.shape[0] == 0:
             continue
         code = (np.searchsorted(classes, y).astype(np.float64) if classes is not None
-                else _numeric_labels(y, i, infinite_y))
+                else check_labels(y, f"chunk {i}: y", infinite=infinite_y))
         if classes is not None and not np.array_equal(
                 classes[np.minimum(code.astype(np.intp), classes.shape[0] - 1)], y):
             raise ValueError(f"chunk {i} has labels the first pass did not see")
@@ -765,19 +807,6 @@ def _push(sketch, col, w):
         sketch.push(col, w)
     elif keep.any():
         sketch.push(col[keep], None if w is None else w[keep])
-
-
-def _numeric_labels(y, i, infinite=False):
-    """A chunk's labels as float64; NaN refused, and inf unless ``infinite`` (a loss
-    whose labels may be unbounded: aft's upper bounds)."""
-    try:
-        y = np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"chunk {i}: y must hold numbers") from None
-    if np.any(np.isnan(y)) if infinite else not np.all(np.isfinite(y)):
-        raise ValueError(f"chunk {i}: y has NaN" + ("" if infinite else " or infinite")
-                         + " values")
-    return y
 
 
 def _write_or_explain(write, where, *args):

@@ -396,6 +396,8 @@ class RowShard(ShardExchange):
         sums, counts = total[:2 * nk * trees].reshape(trees, nk, 2), total[2 * nk * trees:]
         if packed:
             sums = sums * np.array([self.steps[t % K] for t in range(trees)])[:, None]
+        if not np.all(np.isfinite(sums)):   # (every shard sees the same sums)
+            raise ValueError(f"{booster.NOT_FINITE}: their sums over the rows are inf or NaN")
         found = []
         for t in range(trees):
             self.samplers[t] = ColumnSampler(self.n_bins.shape[0], self.grower)
@@ -753,13 +755,20 @@ def boost(call, local, params, objective, base_score, n_features, n_rows, eval_s
             factor, weight = dart.factors(dropped.size, K * P, lr)
             drop = ([ensemble.tree(t).copy() for t in dropped], ensemble.tree_class[dropped],
                     factor, weight)
-        answers = call("grow", K * P, np.concatenate(seeds), lr / P,
-                       samples if any(samples) else None, drop)
+        try:
+            answers = call("grow", K * P, np.concatenate(seeds), lr / P,
+                           samples if any(samples) else None, drop)
+        except ValueError as exc:
+            if booster.NOT_FINITE not in str(exc):
+                raise
+            raise ValueError(booster.not_finite(r, r == 0, lr)) from None
         trees = answers[0]
         for other in answers[1:]:   # (every shard grows the same trees)
             if len(other) != K * P or not all(np.array_equal(a, b)
                                               for a, b in zip(other, trees)):
                 raise RuntimeError("gbtree: the shards of a fit grew different trees")
+        for nodes in trees:
+            booster.check_leaf_values(nodes, r, lr)
         outputs = [j % K for j in range(K * P)]
         if dart is not None:
             weight = 1.0

@@ -23,7 +23,7 @@ from .metrics import eval_metrics, ndcg_at_k
 from .queries import _check_group_weights, _pop_qid_column, _take, query_groups
 from .validation import (_all_or_nothing, _check_importance_type, _check_list, _check_number,
                          _check_split, _is_str, _naming_the_argument, _same_kind,
-                         _sparse_frame_for_scipy, check_base_margin)
+                         _sparse_frame_for_scipy, check_base_margin, check_labels)
 from .binning import canonical_csr, check_sparse_structure
 from .categorical import CategoricalEncoder, resolve_columns
 from .external import ExternalData, fit_external
@@ -143,6 +143,8 @@ class _GBTModel(ModelAccess, BaseEstimator):
         return sets
 
     def _validate_fit_data(self, X, y, sample_weight, y_numeric, multi_output=False):
+        if y is not None and not sp.issparse(y):   # (scikit-learn names those)
+            check_labels(y, classes=not y_numeric)
         # continuing a model: X must have the fitted model's columns
         continuing = self.warm_start is True and hasattr(self, "_ensemble")
         if continuing:
@@ -1188,5 +1190,6 @@ def _aft_bounds(y):
         raise ValueError("objective='aft' needs y of shape (n_samples, 2): each row's lower "
                          "and upper bound on the time (equal for an observed time, inf above "
                          f"a right-censored one), got shape {bounds.shape}")
+    check_labels(bounds, infinite=True)
     _obj.AFT().check_target(bounds)
     return np.ascontiguousarray(bounds)

@@ -15,6 +15,53 @@ def _is_str(value, *choices):
     return isinstance(value, str) and value in choices
 
 
+def check_labels(y, name="y", classes=False, infinite=False):
+    """Raise ValueError naming ``name`` unless a fit's labels ``y`` can be fitted, the
+    one check of every way of fitting (in memory, chunk by chunk out of core, partition
+    by partition on Dask): class labels (``classes``) of any type but missing (NaN,
+    None) or infinite ones; other labels numbers, and finite but for +-inf where
+    ``infinite`` (the open end of an interval: aft's bounds). Returns numeric labels
+    as a float64 array, class labels as given."""
+    a = np.asarray(y)
+    if classes:
+        if a.dtype.kind == "f":
+            nan, inf = np.isnan(a), np.isinf(a)
+        elif a.dtype == object:
+            nan = np.frompyfunc(_missing_label, 1, 1)(a).astype(bool)
+            inf = np.frompyfunc(_infinite_label, 1, 1)(a).astype(bool)
+        else:
+            return y
+    else:
+        if a.dtype.kind == "c":
+            raise ValueError(f"{name}: Complex data not supported")
+        if a.dtype.kind in "USVO":
+            try:
+                a = a.astype(np.float64)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name} must hold numbers: {exc}") from None
+        elif a.dtype.kind not in "fiub":
+            raise ValueError(f"{name} must hold numbers, got dtype {a.dtype}")
+        a = a.astype(np.float64, copy=False)
+        nan, inf = np.isnan(a), np.isinf(a) & (not infinite)
+    if np.any(nan):
+        raise ValueError(f"{name} contains NaN (a missing label, at row "
+                         f"{int(np.flatnonzero(nan.ravel())[0]) // max(a.shape[1:] or [1])})"
+                         f": every row needs a label")
+    if np.any(inf):
+        raise ValueError(f"{name} contains infinity (at row "
+                         f"{int(np.flatnonzero(inf.ravel())[0]) // max(a.shape[1:] or [1])})"
+                         f": labels must be finite")
+    return y if classes else a
+
+
+def _missing_label(v):
+    return v is None or (isinstance(v, numbers.Real) and v != v) or type(v).__name__ == "NAType"
+
+
+def _infinite_label(v):
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and v in (np.inf, -np.inf)
+
+
 def _check_number(name, value, kind, low=None, high=None, low_open=False, high_open=False):
     """Raise TypeError/ValueError naming ``name`` unless ``value`` is a valid number."""
     base = numbers.Integral if kind == "int" else numbers.Real

@@ -642,3 +642,87 @@ def test_a_partition_that_cannot_be_computed_ends_the_fit_with_an_error(client):
         DaskGBTRegressor(n_estimators=2, timeout=30).fit(broken, da.from_array(y, chunks=100))
     # the client still works
     assert client.submit(sum, [1, 2]).result(timeout=30) == 3
+
+
+def _wider(block):
+    return np.c_[block, block[:, :1]]
+
+
+@pytest.mark.parametrize("change, match", [
+    ("wider", r"partition 1 of X has shape \(100, 6\); the array declares \(100, 5\)"),
+    ("missing", r"partition 1 of X lacks \['c'\]"),
+    ("reordered", r"partition 1 of X has its columns in another order"),
+    ("extra", r"partition 1 of X has columns X does not: \['z'\]"),
+])
+def test_a_partition_unlike_the_others_is_named(client, change, match):
+    # (they failed with "all the input array dimensions ... must match" on a worker, or
+    # FuturesCancelledError ... lost dependencies)
+    import dask
+    import pandas as pd
+    X, y = integer_data(n=300)
+    dy = da.from_array(y, chunks=100)
+    parts = [X[:100], X[100:200], X[200:]]
+    if change == "wider":
+        blocks = [da.from_array(parts[0]),
+                  da.from_delayed(dask.delayed(_wider)(parts[1]), shape=(100, 5), dtype=float),
+                  da.from_array(parts[2])]
+        dX = da.concatenate(blocks)
+    else:
+        frames = [pd.DataFrame(p, columns=list("abcde"), index=range(100 * i, 100 * i + 100))
+                  for i, p in enumerate(parts)]
+        frames[1] = {"missing": frames[1].drop(columns="c"),
+                     "reordered": frames[1][list("edcba")],
+                     "extra": frames[1].assign(z=0.0)}[change]
+        dX = dd.from_delayed([dask.delayed(lambda f: f)(f) for f in frames],
+                             meta=frames[0].iloc[:0], verify_meta=False)
+    with pytest.raises(ValueError, match=match):
+        DaskGBTRegressor(n_estimators=2, timeout=60).fit(dX, dy)
+
+
+@pytest.mark.parametrize("Est, bad, match", [
+    (DaskGBTRegressor, np.nan, "partition 1 of y contains NaN"),
+    (DaskGBTRegressor, np.inf, "partition 1 of y contains infinity"),
+    (DaskGBTClassifier, np.nan, "partition 1 of y contains NaN"),
+    (DaskGBTClassifier, np.inf, "partition 1 of y contains infinity"),
+])
+def test_labels_a_local_fit_refuses_are_refused_in_any_partition(client, Est, bad, match):
+    # (the regressor fitted and predicted non-finite values; the classifier made NaN a class)
+    X, y = integer_data(n=300)
+    y = (y > np.median(y)).astype(np.float64)
+    y[150] = bad
+    with pytest.raises(ValueError, match=match):
+        Est(n_estimators=2, timeout=60).fit(da.from_array(X, chunks=(100, -1)),
+                                            da.from_array(y, chunks=100))
+    local = Est._local_class()
+    with pytest.raises(ValueError, match=match.replace("partition 1 of ", "")):
+        local(n_estimators=2).fit(X, y)
+
+
+def test_labels_too_large_for_the_gradients_are_refused_as_locally(client, tmp_path):
+    # labels of 1e300 were fitted to one constant prediction on Dask
+    from gbtree import ExternalData
+    X, y = integer_data(n=300)
+    y = y * 1e300
+    match = "round 0 are inf or NaN: y or sample_weight is too large for their float32"
+    with pytest.raises(ValueError, match=match):
+        GBTRegressor(n_estimators=2).fit(X, y)
+    with pytest.raises(ValueError, match=match):
+        GBTRegressor(n_estimators=2).fit(ExternalData(lambda: iter([(X, y)]),
+                                                      cache_dir=tmp_path))
+    with pytest.raises(ValueError, match=match):
+        DaskGBTRegressor(n_estimators=2, timeout=60).fit(da.from_array(X, chunks=(100, -1)),
+                                                         da.from_array(y, chunks=100))
+
+
+def test_prediction_reads_partitions_of_any_layout(client):
+    # a partition whose rows are not a whole number of items apart (predict, probabilities)
+    X, y = integer_data(n=300)
+    buf = np.zeros(300 * 43 + 8, dtype=np.uint8)
+    odd = np.ndarray(X.shape, np.float64, buffer=buf, offset=1, strides=(43, 8))
+    odd[...] = X
+    model = DaskGBTClassifier(n_estimators=5, timeout=60).fit(
+        da.from_array(X, chunks=(100, -1)), da.from_array(y > np.median(y), chunks=100))
+    local = model.to_local()
+    for method in ("predict", "predict_proba"):
+        got = getattr(model, method)(da.from_array(odd, chunks=(100, -1))).compute()
+        np.testing.assert_array_equal(got, getattr(local, method)(X))

@@ -790,3 +790,51 @@ def test_bad_sources_and_parameters():
 
     with pytest.raises(ValueError, match="the same chunks every time"):
         GBTRegressor(max_depth=2).fit(ExternalData(shifting))
+
+
+@pytest.mark.parametrize("Est, bad, match", [
+    (GBTRegressor, np.nan, "chunk 1: y contains NaN"),
+    (GBTRegressor, np.inf, "chunk 1: y contains infinity"),
+    (GBTClassifier, np.nan, "chunk 1: y contains NaN"),
+    (GBTClassifier, -np.inf, "chunk 1: y contains infinity"),
+    (GBTClassifier, None, "chunk 1: y contains NaN"),
+])
+def test_labels_the_in_memory_fit_refuses_are_refused_in_any_chunk(tmp_path, Est, bad, match):
+    # (an inf label once became the class "inf"; NaN a KeyError)
+    X, y = integer_data(N)
+    y = (y > np.median(y)).astype(object if bad is None else np.float64)
+    y[1500] = bad
+    with pytest.raises(ValueError, match=match):
+        Est(n_estimators=2).fit(ExternalData(_chunked(X, y, sizes=(1000,)), cache_dir=tmp_path))
+    with pytest.raises(ValueError, match=match.replace("chunk 1: ", "")):
+        Est(n_estimators=2).fit(X, y)
+    assert os.listdir(tmp_path) == []
+
+
+def test_frame_chunks_are_read_by_their_columns_names(tmp_path):
+    # a chunk whose columns come in another order was read by position
+    X, y = integer_data(N)
+    names = [f"f{j}" for j in range(X.shape[1])]
+    frame = pd.DataFrame(X, columns=names)
+
+    def source(order):
+        return lambda: iter([(frame[:1000], y[:1000]), (frame[1000:][order], y[1000:])])
+
+    with pytest.raises(ValueError, match=r"chunk 1: X has the columns \['f1', 'f0'.*the first "
+                                         r"chunk \['f0', 'f1'"):
+        GBTRegressor(n_estimators=2).fit(ExternalData(source(names[1::-1] + names[2:]),
+                                                      cache_dir=tmp_path))
+    ext = GBTRegressor(**PARAMS).fit(ExternalData(source(names), cache_dir=tmp_path))
+    mem = GBTRegressor(**PARAMS).fit(frame, y)
+    assert_same_trees(ext, mem)
+    assert list(ext.feature_names_in_) == names
+    np.testing.assert_array_equal(ext.predict(frame), mem.predict(frame))
+    pytest.importorskip("pyarrow", reason="Parquet files need pyarrow (dask's dataframes "
+                                          "bring it in the test extra)")
+    files = []
+    for i, part in enumerate((slice(0, 1000), slice(1000, N))):
+        chunk = frame[part].assign(target=y[part])
+        files.append(tmp_path / f"part{i}.parquet")
+        (chunk if i == 0 else chunk[names[::-1] + ["target"]]).to_parquet(files[-1])
+    with pytest.raises(ValueError, match=r"chunk 1: X has the columns \['f4'"):
+        GBTRegressor(n_estimators=2).fit(ExternalData(files, cache_dir=tmp_path, label="target"))
