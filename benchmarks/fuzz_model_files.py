@@ -7,11 +7,13 @@
 Saves small models of every kind (regressor, binary and multiclass classifier,
 ranker, categorical columns, sparse-trained) in both encodings, mutates them
 (``tests/fuzz_models.py``: bit flips, truncation, deleted and duplicated fields,
-values of other types, huge and negative numbers, damaged zip members) and loads
-each mutation in a worker process with a 4 GiB address-space limit and a timeout
-per batch; every model that loads also predicts, applies and dumps. A mutation
-passes when it loads or raises ValueError; anything else (another exception, a
-crash, a hang) is listed with its file.
+values of other types, huge, negative and non-finite numbers, trees moved to
+other outputs, damaged zip members) and loads each mutation in a worker process
+with a 4 GiB address-space limit and a timeout per batch; every model that loads
+also predicts, applies and dumps, and must be sound (finite raw scores, trees in
+the outputs' order, SHAP values that add up to the raw scores). A mutation passes
+when it loads a sound model or raises ValueError; anything else (a broken model,
+another exception, a crash, a hang) is listed with its file.
 """
 import argparse
 import datetime

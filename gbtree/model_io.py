@@ -742,6 +742,13 @@ def _check_attributes(est, name):
     names = getattr(est, "feature_names_in_", None)
     if names is not None and names.shape[0] != width:
         raise _bad("attributes.feature_names_in_", f"expected {width} names")
+    layout = np.arange(ens.n_trees) % ens.n_outputs
+    if not np.array_equal(ens.tree_class, layout):
+        t = int(np.flatnonzero(ens.tree_class != layout)[0])
+        raise _bad("ensemble.tree_class", f"tree {t} adds to output {ens.tree_class[t]}; the "
+                                          f"trees of a model go round its {ens.n_outputs} "
+                                          f"outputs in order (tree t adds to output t % "
+                                          f"{ens.n_outputs})")
     per_round = ens.n_outputs * est.num_parallel_tree
     if est.n_estimators_ * per_round != ens.n_trees:
         raise _bad("attributes.n_estimators_", f"{est.n_estimators_} rounds of "

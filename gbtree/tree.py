@@ -19,6 +19,10 @@ from .binning import csr_arrays, kernel_array
 
 IMPORTANCE_TYPES = ("weight", "gain", "cover", "total_gain", "total_cover")
 
+# The most an output's base_score and its trees' largest leaf values may add up to:
+# every sum of a prediction, its SHAP and interaction values stays far inside float64.
+MAX_OUTPUT = 1e300
+
 # Joining pending trees and building the traversal copy change several arrays
 # together: threads that predict with one model at once take turns there.
 _ENSEMBLE_LOCK = threading.RLock()
@@ -385,6 +389,49 @@ def check_ensemble(n_features, base_score, nodes, tree_ptr, tree_class):
                                       n_features):
         _tree_errors(n_features, nodes, tree_ptr, bad)
         raise bad("nodes", "not a tree the predictor can walk")
+    _check_node_values(base_score, nodes, tree_ptr, tree_class, bad)
+
+
+def _check_node_values(base_score, nodes, tree_ptr, tree_class, bad):
+    """The numbers of valid trees: finite values, gains and covers (>= 0, each tree's
+    leaves' sum finite: the SHAP walks divide by them), split thresholds that are
+    numbers (+-inf splits off the missing values), and leaf values whose largest per
+    tree add up, with each output's base_score, to at most ``MAX_OUTPUT``."""
+    def where(mask):
+        k = int(np.flatnonzero(mask)[0])
+        t = int(np.searchsorted(tree_ptr, k, side="right") - 1)
+        return f"tree {t}, node {k - tree_ptr[t]}"
+
+    for field in ("value", "gain", "cover"):
+        wrong = ~np.isfinite(nodes[field])
+        if np.any(wrong):
+            raise bad(f"nodes.{field}", f"{where(wrong)}: {nodes[field][wrong][0]} is not finite")
+    if np.any(nodes["cover"] < 0):
+        raise bad("nodes.cover", f"{where(nodes['cover'] < 0)}: a cover (a sum of hessians) "
+                                 f"is >= 0")
+    split = nodes["is_leaf"] == 0
+    if np.any(split & np.isnan(nodes["threshold"])):
+        raise bad("nodes.threshold", f"{where(split & np.isnan(nodes['threshold']))}: a split's "
+                                     f"threshold is a number")
+    if tree_class.shape[0] == 0:
+        return
+    leaf = ~split
+    starts = tree_ptr[:-1]
+    covers = np.add.reduceat(np.where(leaf, nodes["cover"], 0.0), starts)
+    if not np.all(np.isfinite(covers)):
+        t = int(np.flatnonzero(~np.isfinite(covers))[0])
+        raise bad("nodes.cover", f"tree {t}: its leaves' covers add up to more than float64 "
+                                 f"holds")
+    largest = np.maximum.reduceat(np.where(leaf, np.abs(nodes["value"]), 0.0), starts)
+    with np.errstate(over="ignore"):
+        reach = np.abs(base_score) + np.bincount(tree_class, weights=largest,
+                                                 minlength=base_score.shape[0])
+    if not np.all(reach <= MAX_OUTPUT):
+        k = int(np.flatnonzero(~(reach <= MAX_OUTPUT))[0])
+        raise bad("nodes.value", f"the largest leaf values of the trees of output {k} and "
+                                 f"its base_score add up to {reach[k]:.3g}, beyond "
+                                 f"{MAX_OUTPUT:g}: float64 sums of predictions and SHAP "
+                                 f"values would overflow")
 
 
 def _tree_errors(n_features, nodes, tree_ptr, bad):

@@ -3,8 +3,9 @@ and benchmarks/fuzz_model_files.py).
 
 ``python fuzz_models.py DIR`` loads every file in DIR (sorted), predicts with each
 model that loads, and prints one JSON line per file: ``{"file", "outcome"}`` where
-outcome is "loaded", "ValueError" or the name of any other exception. A crash or a
-hang shows as a missing line: the caller knows the file from the last line printed.
+outcome is "loaded", "ValueError", "loaded a broken model" (see ``_sound``) or the name
+of any other exception. A crash or a hang shows as a missing line: the caller knows
+the file from the last line printed.
 """
 import copy
 import io
@@ -67,10 +68,32 @@ def _at(doc, path):
     return doc, path[-1]
 
 
+def _mutate_trees(doc, rng):
+    """A node's value, cover, gain or threshold made huge, tiny or not finite, or a
+    tree moved to another output (``doc`` in place)."""
+    ensemble = doc.get("ensemble") if isinstance(doc.get("ensemble"), dict) else None
+    try:
+        nodes = ensemble["nodes"]
+        classes = ensemble["tree_class"]["$array"]["data"]
+    except (KeyError, TypeError):
+        return False
+    if rng.random() < 0.3 and classes:
+        i = rng.randrange(len(classes))
+        classes[i] = rng.choice([0, 1, 2, classes[i] + 1, classes[-1]])
+        return True
+    data = nodes[rng.choice(["value", "value", "cover", "gain", "threshold"])]["$array"]["data"]
+    k = rng.randrange(len(data))
+    data[k] = rng.choice(["inf", "-inf", "nan", 1e308, -1e308, 1e300, 1e200, 1e-300, -1.0, 0.0])
+    return True
+
+
 def mutate_document(doc, rng):
     """One structural change of a parsed document (in place; returned): a field deleted
-    or duplicated, a value of another type, a huge or negative number."""
+    or duplicated, a value of another type, a huge or negative number, or a tree's
+    numbers (``_mutate_trees``)."""
     random.seed(rng.random())
+    if rng.random() < 0.25 and _mutate_trees(doc, rng):
+        return doc
     paths = list(_paths(doc))
     parent, key = _at(doc, rng.choice(paths))
     op = rng.choice(["delete", "duplicate", "type", "number", "number"])
@@ -203,6 +226,23 @@ def _limit_memory(gib):
         pass
 
 
+def _sound(est, X):
+    """What a model that loads must be: finite raw scores, trees that go round the
+    outputs in order, and SHAP values that add up to the raw scores (within float64
+    rounding of the model's scale: its base scores and largest leaf values summed)."""
+    ens = est._ensemble
+    if not np.array_equal(ens.tree_class, np.arange(ens.n_trees) % ens.n_outputs):
+        return False
+    raw = est._raw_predict(X)
+    contribs = est.predict(X, pred_contribs=True).reshape(raw.shape + (-1,))
+    nodes = ens.nodes
+    leaf_values = np.where(nodes["is_leaf"] == 1, np.abs(nodes["value"]), 0.0)
+    scale = np.abs(ens.base_score).sum() + np.maximum.reduceat(leaf_values,
+                                                               ens.tree_ptr[:-1]).sum()
+    return bool(np.all(np.isfinite(raw)) and np.all(np.isfinite(contribs))
+                and np.allclose(contribs.sum(axis=-1), raw, rtol=0, atol=1e-9 * scale))
+
+
 def load_all(folder):
     import warnings
     import gbtree
@@ -218,7 +258,7 @@ def load_all(folder):
             if hasattr(est, "predict_proba"):
                 est.predict_proba(X)
             est.get_dump()
-            outcome = "loaded"
+            outcome = "loaded" if _sound(est, X) else "loaded a broken model"
         except ValueError:
             outcome = "ValueError"
         except Exception as exc:  # reported to the caller, which fails on it
