@@ -75,9 +75,10 @@ def effective_n_threads(n_jobs):
         raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}")
     if not openmp_enabled():
         return 1
-    if n_jobs is not None and n_jobs > max_threads():
+    if n_jobs is not None and not -max_threads() <= n_jobs <= max_threads():
         raise ValueError(f"n_jobs must be at most {max_threads()} (4 threads per core, at "
-                         f"least 256), got {n_jobs!r}")
+                         f"least 256) and at least -{max_threads()} (all cores but "
+                         f"-n_jobs - 1), got {n_jobs!r}")
     if n_jobs is not None and n_jobs > 0:
         return _one_thread_after_fork(int(n_jobs))
     available = max(1, min(_cpu_count(), omp_max_threads()))

@@ -78,7 +78,7 @@ class EarlyStopping(Callback):
 
     def before_training(self, state):
         if not state.evals_result:
-            raise ValueError("early stopping needs an eval_set or validation_fraction > 0")
+            raise ValueError("early_stopping_rounds needs an eval_set or validation_fraction > 0")
         self._data = self.data_name or list(state.evals_result)[-1]
         if self._data not in state.evals_result:
             raise ValueError(f"early stopping data_name {self._data!r} is not an eval set; the "

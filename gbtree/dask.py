@@ -504,12 +504,13 @@ class _DaskMixin:
         what = type(self).__name__
         client = self.client if self.client is not None else default_client()
         local_class = self._local_class()
-        if self.warm_start and hasattr(self, "_local"):   # (the model to continue)
+        if (hasattr(self, "_local") and isinstance(self.warm_start, (bool, np.bool_))
+                and self.warm_start):   # (the model to continue)
             local = self._local.set_params(**local_params(self, local_class))
         else:
             local = local_class(**local_params(self, local_class))
         X, encoder, names = _encoded(client, X, local, self.timeout,
-                                     self.warm_start and hasattr(local, "_ensemble"))
+                                     local._continues())
         X = _row_blocks(X)   # (a dask array of known row chunks: its rows are counted)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")

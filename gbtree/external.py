@@ -574,7 +574,7 @@ def _categories_pass(data, estimator):
     keeps the fitted model's encoder (the first chunk's columns checked)."""
     if estimator.categorical_features is None:
         return None, None
-    if estimator.warm_start and hasattr(estimator, "_ensemble"):
+    if estimator._continues():
         # (a warm start: the fitted model's encoder, the columns checked)
         X = next(iter(data.features()), None)
         if X is None:

@@ -8,7 +8,7 @@ import numpy as np
 from . import booster
 from .approx import MAX_PARTS
 from .symmetric_grower import MAX_SYMMETRIC_DEPTH
-from .validation import _check_number
+from .validation import _check_choice, _check_number
 
 # the largest value of the integer parameters the kernels take as a C int
 C_INT_MAX = 2 ** 31 - 1
@@ -269,15 +269,13 @@ def set_shared(est, given):
 def boost_params(est):
     """The engine's parameters of an estimator, each checked (TypeError/ValueError naming
     the parameter)."""
-    _check_number("n_estimators", est.n_estimators, "int", 1)
+    _check_number("n_estimators", est.n_estimators, "int", 1, C_INT_MAX)
     _check_number("learning_rate", est.learning_rate, "real", 0, low_open=True)
     _check_number("max_depth", est.max_depth, "int", 0, C_INT_MAX)
     _check_number("max_leaves", est.max_leaves, "int", 0, C_INT_MAX)
     if est.max_leaves == 1:
         raise ValueError("max_leaves must be 0 (no limit) or >= 2, got 1")
-    if est.grow_policy not in ("depthwise", "lossguide", "symmetric"):
-        raise ValueError(f"grow_policy must be 'depthwise', 'lossguide' or 'symmetric', got "
-                         f"{est.grow_policy!r}")
+    _check_choice("grow_policy", est.grow_policy, ("depthwise", "lossguide", "symmetric"))
     if est.grow_policy == "symmetric":
         if est.max_leaves or not 1 <= est.max_depth <= MAX_SYMMETRIC_DEPTH:
             raise ValueError(f"grow_policy='symmetric' grows every level to max_depth: it "
@@ -302,9 +300,7 @@ def boost_params(est):
         _check_number(name, getattr(est, name), "real", 0, 1, low_open=True)
     if est.grad_quant_bins is not None:
         _check_number("grad_quant_bins", est.grad_quant_bins, "int", 2, 32766)
-    if est.sampling_method not in ("uniform", "goss"):
-        raise ValueError(f"sampling_method must be 'uniform' or 'goss', "
-                         f"got {est.sampling_method!r}")
+    _check_choice("sampling_method", est.sampling_method, ("uniform", "goss"))
     for name in ("top_rate", "other_rate"):
         _check_number(name, getattr(est, name), "real", 0, 1, low_open=True, high_open=True)
     if est.sampling_method == "goss":
@@ -315,33 +311,23 @@ def boost_params(est):
             raise ValueError("subsample must be 1.0 with sampling_method='goss' "
                              "(GOSS does its own row sampling)")
     _check_number("num_parallel_tree", est.num_parallel_tree, "int", 1, 100_000)
-    if est.booster not in ("gbtree", "dart"):
-        raise ValueError(f"booster must be 'gbtree' or 'dart', got {est.booster!r}")
+    _check_choice("booster", est.booster, ("gbtree", "dart"))
     for name in ("rate_drop", "skip_drop"):
         _check_number(name, getattr(est, name), "real", 0, 1)
     if not isinstance(est.one_drop, (bool, np.bool_)):
         raise TypeError(f"one_drop must be a bool, got {est.one_drop!r}")
-    if est.normalize_type not in ("tree", "forest"):
-        raise ValueError(f"normalize_type must be 'tree' or 'forest', got "
-                         f"{est.normalize_type!r}")
-    if est.sample_type not in ("uniform", "weighted"):
-        raise ValueError(f"sample_type must be 'uniform' or 'weighted', got "
-                         f"{est.sample_type!r}")
-    if est.multi_strategy not in ("one_output_per_tree", "multi_output_tree"):
-        raise ValueError(f"multi_strategy must be 'one_output_per_tree' or "
-                         f"'multi_output_tree', got {est.multi_strategy!r}")
+    _check_choice("normalize_type", est.normalize_type, ("tree", "forest"))
+    _check_choice("sample_type", est.sample_type, ("uniform", "weighted"))
+    _check_choice("multi_strategy", est.multi_strategy,
+                  ("one_output_per_tree", "multi_output_tree"))
     if est.multi_strategy == "multi_output_tree":
         for name in ("monotone_constraints", "interaction_constraints", "grad_quant_bins"):
             if getattr(est, name) is not None:
                 raise ValueError(f"{name} cannot be used with multi_strategy="
                                  f"'multi_output_tree' (trees whose leaves hold a vector)")
-    if est.tree_method not in ("hist", "exact", "approx"):
-        raise ValueError(f"tree_method must be 'hist', 'exact' or 'approx', got "
-                         f"{est.tree_method!r}")
+    _check_choice("tree_method", est.tree_method, ("hist", "exact", "approx"))
     _check_number("sketch_eps", est.sketch_eps, "real", 1e-6, 1, high_open=True)
-    if est.approx_proposal not in ("global", "local"):
-        raise ValueError(f"approx_proposal must be 'global' or 'local', got "
-                         f"{est.approx_proposal!r}")
+    _check_choice("approx_proposal", est.approx_proposal, ("global", "local"))
     if (est.tree_method == "approx" and est.approx_proposal == "global"
             and np.ceil(1.0 / est.sketch_eps) > MAX_PARTS):
         raise ValueError(f"approx_proposal='global' needs sketch_eps >= 1/{MAX_PARTS}: its "
@@ -353,8 +339,7 @@ def boost_params(est):
             raise ValueError(f"{method} grows depthwise to max_depth: it needs "
                              f"grow_policy='depthwise', max_leaves=0 and max_depth >= 1")
         _refuse_constraints(est, method)
-    if est.boosting_type not in ("plain", "ordered"):
-        raise ValueError(f"boosting_type must be 'plain' or 'ordered', got {est.boosting_type!r}")
+    _check_choice("boosting_type", est.boosting_type, ("plain", "ordered"))
     _check_number("permutation_count", est.permutation_count, "int", 1, 1024)
     if est.boosting_type == "ordered":
         refused = {"subsample < 1": est.subsample < 1.0,
@@ -468,17 +453,21 @@ def interaction_groups(est, n_features):
     names = list(getattr(est, "feature_names_in_", []))
     groups = []
     try:
-        for group in est.interaction_constraints:
+        for i, group in enumerate(est.interaction_constraints):
             if isinstance(group, str):
                 raise TypeError
             idx = []
+            if len(group) == 0:
+                raise ValueError(f"interaction_constraints[{i}] is empty: a group lists the "
+                                 f"features that may be split on together in a branch")
             for f in group:
                 if isinstance(f, str):
                     if f not in names:
                         raise ValueError(f"interaction_constraints names an unknown feature "
                                          f"{f!r}")
                     idx.append(names.index(f))
-                elif isinstance(f, numbers.Integral) and 0 <= f < n_features:
+                elif (isinstance(f, numbers.Integral) and not isinstance(f, (bool, np.bool_))
+                      and 0 <= f < n_features):
                     idx.append(int(f))
                 else:
                     raise ValueError(f"interaction_constraints: {f!r} is not a feature index "

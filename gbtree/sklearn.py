@@ -21,9 +21,9 @@ from ._threads import effective_n_threads
 from .callback import training_callbacks
 from .metrics import eval_metrics, ndcg_at_k
 from .queries import _check_group_weights, _pop_qid_column, _take, query_groups
-from .validation import (_all_or_nothing, _check_importance_type, _check_list, _check_number,
-                         _check_split, _is_str, _naming_the_argument, _same_kind,
-                         _sparse_frame_for_scipy, check_base_margin, check_labels)
+from .validation import (_all_or_nothing, _check_choice, _check_importance_type, _check_list,
+                         _check_number, _check_split, _is_str, _naming_the_argument,
+                         _same_kind, _sparse_frame_for_scipy, check_base_margin, check_labels)
 from .binning import canonical_csr, check_sparse_structure
 from .categorical import CategoricalEncoder, resolve_columns
 from .external import ExternalData, fit_external
@@ -142,11 +142,17 @@ class _GBTModel(ModelAccess, BaseEstimator):
         _check_eval_targets(sets, objective)
         return sets
 
+    def _continues(self):
+        """Whether a fit continues the fitted model (``warm_start=True``; any other
+        value is checked with the parameters)."""
+        return (isinstance(self.warm_start, (bool, np.bool_)) and bool(self.warm_start)
+                and hasattr(self, "_ensemble"))
+
     def _validate_fit_data(self, X, y, sample_weight, y_numeric, multi_output=False):
         if y is not None and not sp.issparse(y):   # (scikit-learn names those)
             check_labels(y, classes=not y_numeric)
         # continuing a model: X must have the fitted model's columns
-        continuing = self.warm_start is True and hasattr(self, "_ensemble")
+        continuing = self._continues()
         if continuing:
             self._check_same_categorical(X)
         X, y = self._check_x(X, not continuing, y, y_numeric, multi_output)
@@ -380,7 +386,7 @@ class _GBTModel(ModelAccess, BaseEstimator):
 
     def _warm_start_model(self, X, objective):
         """(model to continue, its rounds) under ``warm_start``, else (None, 0)."""
-        if not self.warm_start or not hasattr(self, "_ensemble"):
+        if not self._continues():
             return None, 0
         # the loss and its parameters; not the training data a ranker's objective holds
         ignore = ("func", "group_ptr", "_round")
@@ -564,9 +570,8 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         alphas = self._quantile_alphas()
         _check_number("tweedie_variance_power", self.tweedie_variance_power, "real", 1, 2,
                       low_open=True, high_open=True)
-        if self.aft_loss_distribution not in _obj.AFT_DISTRIBUTIONS:
-            raise ValueError(f"aft_loss_distribution must be one of "
-                             f"{tuple(_obj.AFT_DISTRIBUTIONS)}, got {self.aft_loss_distribution!r}")
+        _check_choice("aft_loss_distribution", self.aft_loss_distribution,
+                      tuple(_obj.AFT_DISTRIBUTIONS))
         _check_number("aft_loss_distribution_scale", self.aft_loss_distribution_scale, "real", 0,
                       low_open=True)
         obj = self.objective
@@ -795,7 +800,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
 
     def _set_classes(self, classes):
         """Take the classes of y (sorted); a warm start's must be the fitted model's."""
-        if (self.warm_start and hasattr(self, "_ensemble")
+        if (self._continues()
                 and not np.array_equal(classes, self.classes_)):
             raise ValueError(f"warm_start=True continues the fitted model, whose classes are "
                              f"{self.classes_!r}; y has {classes!r}")

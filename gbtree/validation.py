@@ -1,6 +1,7 @@
 """Checks of the estimators' arguments: numbers, lists, DataFrames, and errors
 that name the argument that is wrong."""
 import functools
+import math
 import numbers
 import re
 
@@ -62,14 +63,27 @@ def _infinite_label(v):
     return isinstance(v, numbers.Real) and not isinstance(v, bool) and v in (np.inf, -np.inf)
 
 
+def _check_choice(name, value, choices):
+    """Raise ValueError naming ``name`` unless ``value`` is one of the strings
+    ``choices`` (a list, an array or a dict is refused as any other value)."""
+    if not _is_str(value, *choices):
+        listed = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
+        raise ValueError(f"{name} must be {listed}, got {value!r}")
+
+
 def _check_number(name, value, kind, low=None, high=None, low_open=False, high_open=False):
     """Raise TypeError/ValueError naming ``name`` unless ``value`` is a valid number."""
     base = numbers.Integral if kind == "int" else numbers.Real
     if isinstance(value, bool) or not isinstance(value, base):
         raise TypeError(f"{name} must be {'an integer' if kind == 'int' else 'a real number'}, "
                         f"got {value!r} of type {type(value).__name__}")
-    if kind == "real" and not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+    if kind == "real":
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:   # (an integer beyond float64)
+            finite = False
+        if not finite:
+            raise ValueError(f"{name} must be finite, got {value!r}")
     if low is not None and (value < low or (low_open and value == low)):
         raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}")
     if high is not None and (value > high or (high_open and value == high)):
