@@ -36,8 +36,8 @@ tree shape          (``depth`` > 0) depthwise trees of that depth: gbtree and XG
                     ``max_depth``, others refuse
 split finding       (``tree_method="exact"``) exact greedy splits: gbtree and XGBoost
                     ``tree_method="exact"``; (``"approx"``) candidates between
-                    hessian-weighted quantiles proposed per tree: gbtree
-                    ``sketch_eps=1/max_bin``, XGBoost ``max_bin`` (both on a ``DMatrix``:
+                    hessian-weighted quantiles proposed per tree: gbtree's
+                    default (``max_bin`` - 1 parts), XGBoost ``max_bin`` (both on a ``DMatrix``:
                     they sketch every tree, XGBoost's exact method takes no
                     ``QuantileDMatrix``), others refuse
 several targets     (``n_targets`` > 1, regression) one tree per target and round, or
@@ -231,8 +231,6 @@ class GbtreeRunner(Runner):
         tree = (dict(max_depth=cfg.depth, max_leaves=0,
                      grow_policy="symmetric" if cfg.symmetric else "depthwise") if cfg.depth
                 else dict(max_depth=0, max_leaves=cfg.leaves, grow_policy="lossguide"))
-        if cfg.tree_method == "approx":
-            extra.update(sketch_eps=1.0 / cfg.max_bin)
         return cls(**tree, tree_method=cfg.tree_method, max_bin=cfg.max_bin + 1,
                    min_child_weight=cfg.min_child_weight, n_jobs=cfg.threads,
                    random_state=cfg.seed, **shape, **extra)

@@ -449,24 +449,23 @@ def split_positions(row_state[::1] state, int32_t[::1] leaf_of, const int32_t[::
 
 
 def local_bins(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
-               const float[::1] col_values, const row_state[::1] state, int m, double eps,
+               const float[::1] col_values, const row_state[::1] state, int m, int n_parts,
                int n_threads=1):
     """Each block entry's proposal bin within its node (the approx method's
     proposals): a node's entries of feature f, in increasing value, are cut into
-    ``ceil(1 / eps)`` parts of equal hessian (its exact hessian-weighted
-    quantiles; each part holds at most ``eps`` of the hessian, a single heavier
-    value aside), entries of one value in one bin. Entries of rows in no node
-    get -1."""
+    ``n_parts`` parts of equal hessian (its exact hessian-weighted quantiles; each
+    part holds at most ``1 / n_parts`` of the hessian, a single heavier value
+    aside), entries of one value in one bin. Entries of rows in no node get -1."""
     cdef Py_ssize_t F = col_ptr.shape[0] - 1, f, e
     cdef int nid
     cdef uint32_t r
     if col_rows.shape[0] != col_values.shape[0] or col_ptr[F] != col_rows.shape[0]:
         raise ValueError("col_ptr, col_rows and col_values do not match")
-    if not 0.0 < eps < 1.0:
-        raise ValueError(f"eps must be in (0, 1), got {eps}")
+    if n_parts < 2:
+        raise ValueError(f"n_parts must be >= 2, got {n_parts}")
     out = np.full(col_rows.shape[0], -1, dtype=np.int32)
     cdef int32_t[::1] bins = out
-    cdef double parts = np.ceil(1.0 / eps)
+    cdef double parts = n_parts
     failed = np.zeros(1, dtype=np.int32)
     cdef int32_t[::1] fail = failed
     cdef double* total
@@ -513,22 +512,22 @@ def local_bins(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
 
 
 def global_cuts(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
-                const float[::1] col_values, const float[::1] weights, double eps,
+                const float[::1] col_values, const float[::1] weights, int n_parts,
                 int n_threads=1):
     """The global proposals of a tree as bin edges: each feature's entries of the
     tree's rows (``weights``: each row's hessian, NaN for a row outside the tree),
-    in increasing value, cut into ``ceil(1 / eps)`` parts of equal weight by
+    in increasing value, cut into ``n_parts`` parts of equal weight by
     ``local_bins``' rule (one node), each cut between two values of the tree's
     rows (``_between``). Returns ``(cuts, cut_ptr)`` as ``BinMapper.cuts_`` and
     ``cut_ptr_``: feature f's increasing edges ``cuts[cut_ptr[f]:cut_ptr[f + 1]]``,
-    at most ``ceil(1 / eps) - 1`` of them (a last part of zero weight joins the
-    one before)."""
+    at most ``n_parts - 1`` of them (a last part of zero weight joins the one
+    before)."""
     cdef Py_ssize_t F = col_ptr.shape[0] - 1, f, e
     if col_rows.shape[0] != col_values.shape[0] or col_ptr[F] != col_rows.shape[0]:
         raise ValueError("col_ptr, col_rows and col_values do not match")
-    if not 0.0 < eps < 1.0:
-        raise ValueError(f"eps must be in (0, 1), got {eps}")
-    cdef int parts = <int>np.ceil(1.0 / eps)
+    if n_parts < 2:
+        raise ValueError(f"n_parts must be >= 2, got {n_parts}")
+    cdef int parts = n_parts
     out = np.empty((F, max(parts - 1, 1)), dtype=np.float64)
     counts = np.zeros(F, dtype=np.int32)
     cdef double[:, ::1] cut = out

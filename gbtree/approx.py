@@ -3,7 +3,7 @@
 candidates proposed once per tree.
 
 Each tree's candidates are the hessian-weighted quantiles of every feature over
-the tree's rows, ``ceil(1 / sketch_eps)`` parts of equal hessian, taken exactly
+the tree's rows, ``n_parts`` parts of equal hessian, taken exactly
 from the column blocks sorted once per fit (``_exact.global_cuts``). They become
 the bin edges of that tree: the rows are binned with them (``BinMapper``) and
 the tree grows on histograms (``TreeGrower``), which sums a node's gradients by
@@ -27,17 +27,16 @@ class GlobalApproxGrower:
     ``X``: the training matrix (dense, NaN = missing, or CSR whose absent entries
     are 0, or missing with ``absent_as_missing``); ``params``: a ``GrowerParams``
     (depthwise to ``max_depth``; constraints and quantised gradients refused, as
-    with the other approx proposals); ``sketch_eps`` with ``ceil(1 / sketch_eps)
-    <= 255``.
+    with the other approx proposals); ``n_parts``: 2 to 255.
     """
 
-    def __init__(self, X, params, n_threads, absent_as_missing=False, sketch_eps=0.03):
-        if not 0.0 < sketch_eps < 1.0 or np.ceil(1.0 / sketch_eps) > MAX_PARTS:
-            raise ValueError(f"approx_proposal='global' needs 1/{MAX_PARTS} <= sketch_eps < 1 "
-                             f"(its candidates become a tree's bins, at most {MAX_PARTS}), "
-                             f"got {sketch_eps!r}")
+    def __init__(self, X, params, n_threads, absent_as_missing=False, n_parts=MAX_PARTS):
+        if not 2 <= n_parts <= MAX_PARTS:
+            raise ValueError(f"approx_proposal='global' cuts a tree's rows into 2 to "
+                             f"{MAX_PARTS} parts (its candidates become a tree's bins), "
+                             f"got {n_parts!r}")
         check_depthwise(params, "tree_method='approx'")
-        self.X, self.p, self.n_threads, self.eps = X, params, n_threads, sketch_eps
+        self.X, self.p, self.n_threads, self.n_parts = X, params, n_threads, n_parts
         self.absent_as_missing = absent_as_missing
         self.blocks = column_blocks(X, absent_as_missing, n_threads)[0]
         self._grower = None
@@ -48,7 +47,7 @@ class GlobalApproxGrower:
         weights = np.full(self.X.shape[0], np.nan, dtype=np.float32)
         rows = slice(None) if sample is None else sample
         weights[rows] = hess[rows]
-        cuts, cut_ptr = global_cuts(*self.blocks, weights, self.eps, self.n_threads)
+        cuts, cut_ptr = global_cuts(*self.blocks, weights, self.n_parts, self.n_threads)
         return BinMapper.from_cuts(cuts, cut_ptr, self.absent_as_missing)
 
     def grow(self, grad, hess, learning_rate, raw, output, sample=None, seed=0):

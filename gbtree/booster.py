@@ -65,7 +65,7 @@ class BoostParams:
     num_parallel_tree: int = 1
     multi_strategy: str = "one_output_per_tree"   # or "multi_output_tree": vector leaves
     tree_method: str = "hist"   # or "exact", "approx"
-    sketch_eps: float = 0.03    # approx: about 1 / sketch_eps candidates per feature
+    approx_parts: int = 255     # approx: each feature's rows cut into that many parts
     approx_proposal: str = "global"   # approx: candidates per tree ("global") or per node
     boosting_type: str = "plain"      # or "ordered": CatBoost's ordered boosting
     permutation_count: int = 4        # ordered: the random orders of the rows
@@ -466,11 +466,11 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         if params.tree_method == "approx" and params.approx_proposal == "global":
             grower = GlobalApproxGrower(X, GrowerParams.from_boost(params), n_threads,
                                         absent_as_missing=mapper.absent_as_missing,
-                                        sketch_eps=params.sketch_eps)
+                                        n_parts=params.approx_parts)
         else:
             grower = ExactGrower(
                 X, GrowerParams.from_boost(params), n_threads,
-                absent_as_missing=mapper.absent_as_missing, sketch_eps=params.sketch_eps,
+                absent_as_missing=mapper.absent_as_missing, n_parts=params.approx_parts,
                 proposal="local" if params.tree_method == "approx" else None)
     else:
         kind = (SymmetricGrower if params.grow_policy == "symmetric"

@@ -6,11 +6,11 @@ The XGBoost paper's Algorithm 1 with its sparsity-aware enumeration
 (Algorithm 3): every split between two distinct values of a feature among a
 node's rows is a candidate, not only the edges of its bins. Its Algorithm 2
 (approx) keeps only the candidates between hessian-weighted quantiles of each
-feature, about ``1 / sketch_eps`` of them, proposed here for each node from its
+feature, ``n_parts - 1`` of them at most, proposed here for each node from its
 own rows (global proposals, once per tree, grow on histograms: ``approx.py``).
 The blocks being sorted, the quantiles are exact (``_exact.local_bins``: a
-summary of zero error, cut into parts of at most ``sketch_eps`` of the
-hessian), which the streaming ``sketch`` module only approximates. The raw values
+summary of zero error, cut into ``n_parts`` parts of equal hessian), which the
+streaming ``sketch`` module only approximates. The raw values
 are read as float32 (as XGBoost's exact method reads them) and sorted once
 per fit into column blocks (``_exact.sort_columns``); the tree grows level by
 level (depthwise, to ``max_depth``), each level's splits found in one walk of
@@ -93,16 +93,16 @@ class ExactGrower:
     are 0, or missing with ``absent_as_missing``); ``params``: a ``GrowerParams``.
     Depthwise to ``max_depth`` only; monotone and interaction constraints and
     quantised gradients are refused. ``proposal`` (None: exact; ``"local"``: approx
-    with ``sketch_eps``). ``buffer``: entries gathered at once
+    with ``n_parts`` parts of each node's hessian). ``buffer``: entries gathered at once
     per thread (0: none), which changes the speed, never the trees.
     """
 
     def __init__(self, X, params, n_threads, absent_as_missing=False, buffer=EXACT_BUFFER,
-                 proposal=None, sketch_eps=0.03):
-        if proposal not in (None, "local") or not 0.0 < sketch_eps < 1.0:
-            raise ValueError(f"proposal must be None or 'local' and sketch_eps in (0, 1), got "
-                             f"{proposal!r} and {sketch_eps!r}")
-        self.proposal, self.eps = proposal, sketch_eps
+                 proposal=None, n_parts=255):
+        if proposal not in (None, "local") or n_parts < 2:
+            raise ValueError(f"proposal must be None or 'local' and n_parts >= 2, got "
+                             f"{proposal!r} and {n_parts!r}")
+        self.proposal, self.n_parts = proposal, n_parts
         check_depthwise(params, "tree_method='exact'" if proposal is None else
                         "tree_method='approx'")
         self.p, self.n_threads, self.buffer = params, n_threads, buffer
@@ -157,7 +157,7 @@ class ExactGrower:
                 masks = [columns.mask(node, d) for node in level]
                 allowed = None if masks[0] is None else np.stack(masks)
                 if self.proposal == "local":
-                    bins = local_bins(*self.blocks, state, m, self.eps, self.n_threads)
+                    bins = local_bins(*self.blocks, state, m, self.n_parts, self.n_threads)
                 gain, feature, threshold, default_left, left = level_splits(
                     *self.blocks, self.has_missing, state, lsums, allowed, p.reg_lambda,
                     p.reg_alpha, p.min_child_weight, p.max_delta_step, self.buffer,

@@ -221,10 +221,12 @@ SHARED_PARAMS_DOC = """
         proposals each tree grows on histograms of its own bins. Both grow depthwise to
         ``max_depth`` only, without monotone or interaction constraints,
         ``grad_quant_bins`` or vector leaves. See docs/index.md.
-    sketch_eps : float, default=0.03
+    sketch_eps : float or None, default=None
         ``tree_method="approx"``: the candidates of a feature cut its rows into
-        about ``1 / sketch_eps`` parts of equal hessian, in (0, 1); at least
-        1/255 with global proposals (a tree's bins).
+        ``ceil(1 / sketch_eps)`` parts of equal hessian, in (0, 1); at least
+        1/255 with global proposals (a tree's bins). None: ``max_bin - 1``
+        parts (a bin is kept for missing values), as XGBoost's approx takes
+        ``max_bin`` bins.
     approx_proposal : {"global", "local"}, default="global"
         ``tree_method="approx"``: the candidates proposed once per tree from
         its rows (``"global"``), or for each node from its own rows
@@ -256,7 +258,7 @@ SHARED_DEFAULTS = dict(
     booster="gbtree",
     rate_drop=0.0, skip_drop=0.0, one_drop=False, normalize_type="tree", sample_type="uniform",
     num_parallel_tree=1, multi_strategy="one_output_per_tree", tree_method="hist",
-    sketch_eps=0.03, approx_proposal="global", boosting_type="plain", permutation_count=4,
+    sketch_eps=None, approx_proposal="global", boosting_type="plain", permutation_count=4,
 )
 
 
@@ -326,10 +328,14 @@ def boost_params(est):
                 raise ValueError(f"{name} cannot be used with multi_strategy="
                                  f"'multi_output_tree' (trees whose leaves hold a vector)")
     _check_choice("tree_method", est.tree_method, ("hist", "exact", "approx"))
-    _check_number("sketch_eps", est.sketch_eps, "real", 1e-6, 1, high_open=True)
+    if est.sketch_eps is None:   # (as XGBoost's approx: max_bin's bins, one for missing values)
+        approx_parts = int(est.max_bin) - 1
+    else:
+        _check_number("sketch_eps", est.sketch_eps, "real", 1e-6, 1, high_open=True)
+        approx_parts = int(np.ceil(1.0 / est.sketch_eps))
     _check_choice("approx_proposal", est.approx_proposal, ("global", "local"))
     if (est.tree_method == "approx" and est.approx_proposal == "global"
-            and np.ceil(1.0 / est.sketch_eps) > MAX_PARTS):
+            and approx_parts > MAX_PARTS):
         raise ValueError(f"approx_proposal='global' needs sketch_eps >= 1/{MAX_PARTS}: its "
                          f"candidates become the bins of a tree (at most {MAX_PARTS}); "
                          f"approx_proposal='local' takes any sketch_eps, got {est.sketch_eps!r}")
@@ -372,7 +378,7 @@ def boost_params(est):
         colsample_bynode=float(est.colsample_bynode),
         grad_quant_bins=0 if est.grad_quant_bins is None else int(est.grad_quant_bins),
         num_parallel_tree=int(est.num_parallel_tree), multi_strategy=est.multi_strategy,
-        tree_method=est.tree_method, sketch_eps=float(est.sketch_eps),
+        tree_method=est.tree_method, approx_parts=approx_parts,
         approx_proposal=est.approx_proposal, boosting_type=est.boosting_type,
         permutation_count=int(est.permutation_count),
         dart=None if est.booster == "gbtree" else booster.DartParams(

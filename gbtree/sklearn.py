@@ -549,7 +549,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                  max_cat_to_onehot=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
-                 multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=0.03,
+                 multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=None,
                  approx_proposal="global", boosting_type="plain", permutation_count=4):
         self.objective = objective
         self.huber_delta = huber_delta
@@ -730,7 +730,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                  max_cat_to_onehot=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
-                 multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=0.03,
+                 multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=None,
                  approx_proposal="global", boosting_type="plain", permutation_count=4):
         self.objective = objective
         self.class_weight = class_weight
@@ -921,7 +921,7 @@ class GBTRanker(_GBTModel):
                  max_cat_to_onehot=32,
                  booster="gbtree", rate_drop=0.0, skip_drop=0.0, one_drop=False,
                  normalize_type="tree", sample_type="uniform", num_parallel_tree=1,
-                 multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=0.03,
+                 multi_strategy="one_output_per_tree", tree_method="hist", sketch_eps=None,
                  approx_proposal="global", boosting_type="plain", permutation_count=4):
         self.objective = objective
         self.lambdarank_truncation_level = lambdarank_truncation_level
