@@ -53,17 +53,24 @@ def use_checkout_build():
         sys.path.insert(0, root)
 
 
-def run_dask_child(child):
+def run_dask_child(child, workload):
     """The main of a workload file run as a child process that starts a Dask cluster:
-    ``child(spec)`` on the JSON spec of its argument, its result printed as JSON.
-    (The file's folder is taken off the path first: its modules would shadow
-    packages dask imports, and the cluster's workers import the file as their main
-    module without it.)"""
+    ``child(spec)`` on the JSON spec of its argument, its result printed as JSON
+    (``python -m benchmarks WORKLOAD`` starts it; ``--help`` says so). (The file's
+    folder is taken off the path first: its modules would shadow packages dask
+    imports, and the cluster's workers import the file as their main module
+    without it.)"""
+    import argparse
     import json
+    parser = argparse.ArgumentParser(
+        description=f"The child process of one library's run of the {workload!r} "
+                    f"workload: run `python -m benchmarks {workload} --help` instead.")
+    parser.add_argument("spec", help="the run's JSON spec (written by the benchmark)")
+    spec = json.loads(parser.parse_args().spec)
     use_checkout_build()
     here = str(BENCH_DIR)
     sys.path[:] = [p for p in sys.path if p != here]
-    print(json.dumps(child(json.loads(sys.argv[1]))))
+    print(json.dumps(child(spec)))
 
 
 def log(message):

@@ -201,4 +201,4 @@ def _child(spec):
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from common import run_dask_child
-    run_dask_child(_child)
+    run_dask_child(_child, "dask-scaling")

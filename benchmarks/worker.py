@@ -260,4 +260,11 @@ def main(spec_path, result_path):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    import argparse
+    parser = argparse.ArgumentParser(
+        description="Run one library on one data set in this process (benchmarks/run.py "
+                    "starts it: run `python -m benchmarks --help` instead).")
+    parser.add_argument("spec_path", help="the run's JSON spec")
+    parser.add_argument("result_path", help="where the result is written as JSON")
+    args = parser.parse_args()
+    main(args.spec_path, args.result_path)

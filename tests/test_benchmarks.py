@@ -145,8 +145,14 @@ def test_help_of_the_entry_point_and_tables(capsys):
     assert "--results" in help_text(capsys, "tables")
 
 
-def test_profile_fit_help():
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "profile_fit.py"), "--help"],
+SCRIPTS = sorted(path.name for path in (ROOT / "benchmarks").glob("*.py")
+                 if 'if __name__ == "__main__":' in path.read_text())
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_every_script_answers_help(script):
+    # (the Dask workloads' children and worker.py once failed with a JSONDecodeError)
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), "--help"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("usage:")

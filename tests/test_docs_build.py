@@ -48,3 +48,15 @@ def test_the_docs_build_without_warnings(tmp_path):
     for name in examples:
         assert (out / "auto_examples" / f"{name}.html").is_file(), name
         assert (out / "_images" / f"sphx_glr_{name}_001.png").is_file(), name
+
+
+def test_the_docs_speak_of_the_software():
+    # the pages tell users about gbtree and its measurements, not how it was made
+    import re
+    made = re.compile(r"\b(other|previous|earlier|last|this|every|helper|benchmark)"
+                      r" sessions?\b|\bsessions'|\bsession's|\bhelper runs?\b", re.I)
+    pages = [ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "benchmarks" / "README.md",
+             *sorted((ROOT / "docs").glob("*.md"))]
+    found = [(page.name, m.group(0)) for page in pages
+             for m in made.finditer(page.read_text(encoding="utf-8"))]
+    assert found == []
