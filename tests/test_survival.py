@@ -234,7 +234,7 @@ def test_aft_on_real_data_files_and_refusals(tmp_path):
         GBTRegressor(objective="aft").fit(X, y[:, 0])
     with pytest.raises(ValueError, match="0 <= lower <= upper"):
         GBTRegressor(objective="aft").fit(X, y[:, ::-1])
-    with pytest.raises(ValueError, match="aft_loss_distribution must be one of"):
+    with pytest.raises(ValueError, match="aft_loss_distribution must be .normal., .logistic. or .extreme."):
         GBTRegressor(objective="aft", aft_loss_distribution="weibull").fit(X, y)
     with pytest.raises(ValueError, match="aft_loss_distribution_scale must be > 0"):
         GBTRegressor(objective="aft", aft_loss_distribution_scale=0.0).fit(X, y)
