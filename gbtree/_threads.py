@@ -1,7 +1,9 @@
-"""Turn a user's ``n_jobs`` into the number of OpenMP threads for the kernels."""
+"""Turn a user's ``n_jobs`` into the number of OpenMP threads for the kernels, and
+the threads of a fit into fewer while other processes hold the cores."""
 import functools
 import numbers
 import os
+import time
 import warnings
 
 from joblib import cpu_count
@@ -85,3 +87,138 @@ def effective_n_threads(n_jobs):
     if n_jobs is None:
         return _one_thread_after_fork(available)
     return _one_thread_after_fork(max(1, available + 1 + int(n_jobs)))
+
+
+# ---------------------------------------------------------------- cores other processes hold
+# OpenMP threads spin at the end of a parallel region until every thread of the
+# region is there (GNU libgomp: up to about 300,000 pauses before they sleep). When
+# other processes keep the cores busy, a thread waits for its partner's next time
+# slice, and each short region of a tree costs milliseconds: on 2 cores beside 2
+# busy processes, fits on 2 threads took 6 to 50 times as long as on 1. The models
+# are the same at any thread count, so a fit takes fewer threads while other
+# processes hold the cores, and more again when they let go.
+
+def _read_proc(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def runnable_elsewhere(own=1):
+    """Threads runnable on the machine right now besides ``own`` of this process
+    (Linux: /proc/loadavg's count of runnable tasks), or None where that is not
+    known."""
+    text = _read_proc("/proc/loadavg")
+    if text is None:
+        return None
+    try:
+        running = int(text.split()[3].split(b"/")[0])
+    except (IndexError, ValueError):
+        return None
+    return max(0, running - own)
+
+
+def _host_cpus():
+    return os.cpu_count() or 1
+
+
+def available_threads(limit):
+    """``limit``, or fewer when other processes are running on the cores now: at most
+    the machine's CPUs less the threads runnable elsewhere, at least 1 (``limit``
+    itself where that cannot be read)."""
+    if limit <= 1:
+        return limit
+    others = runnable_elsewhere()
+    if others is None:
+        return limit
+    return max(1, min(limit, _host_cpus() - others))
+
+
+# calls with fewer rows run in the calling thread (the predictor's FEW_ROWS)
+FEW_ROWS = 16
+
+
+def call_threads(n_jobs, n_rows):
+    """The threads of one call over ``n_rows`` rows (predict, apply, SHAP values):
+    ``effective_n_threads(n_jobs)``, fewer while other processes hold the cores
+    (``available_threads``; not looked at for the few rows the kernels walk in the
+    calling thread)."""
+    n = effective_n_threads(n_jobs)
+    return n if n_rows < FEW_ROWS else available_threads(n)
+
+
+def _run_delay():
+    """Seconds the calling thread has waited for a CPU while runnable (Linux's
+    schedstat), or None."""
+    text = _read_proc("/proc/thread-self/schedstat")
+    try:
+        return int(text.split()[1]) * 1e-9
+    except (AttributeError, IndexError, ValueError):
+        return None
+
+
+class ThreadBudget:
+    """The threads of one fit, round by round: ``n`` for the next round, at most
+    ``limit`` (the resolved ``n_jobs``). It starts at ``available_threads(limit)``;
+    ``round_done()`` after each round looks, at most every ``WINDOW`` seconds, at
+    how the last rounds ran: when the calling thread waited for a CPU at least
+    ``CONTENDED`` of the time (others took the cores: its partners wait for time
+    slices), ``n`` drops by one; when, on fewer than ``limit`` threads, the
+    machine has a CPU free (``runnable_elsewhere``) at two looks in a row, ``n``
+    grows by one. Without Linux's counts it compares the process's CPU time with
+    ``n`` busy threads instead, and tries one more thread after twice as many
+    looks each time that failed."""
+
+    WINDOW = 0.002
+    CONTENDED = 0.1
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.n = available_threads(limit)
+        self._free_looks = 0
+        self._backoff, self._until_probe = 1, 1
+        self._begin()
+
+    def _begin(self):
+        self._t0 = time.perf_counter()
+        self._delay0 = _run_delay() if self.n > 1 else None
+        self._cpu0 = time.process_time() if self.n > 1 and self._delay0 is None else None
+
+    def round_done(self):
+        """The threads of the next round (after a round on ``n``)."""
+        if self.limit <= 1:
+            return self.n
+        wall = time.perf_counter() - self._t0
+        if wall < self.WINDOW:
+            return self.n
+        if self.n > 1 and self._contended(wall):
+            self.n -= 1
+            self._free_looks = 0
+        elif self.n < self.limit and self._room():
+            self.n += 1
+        self._begin()
+        return self.n
+
+    def _contended(self, wall):
+        if self._delay0 is not None:
+            delay = _run_delay()
+            return delay is not None and delay - self._delay0 >= self.CONTENDED * wall
+        if self._cpu0 is not None:   # (spinning threads count as busy: a share under 1)
+            busy = (time.process_time() - self._cpu0) / (self.n * wall)
+            return busy < 1.0 - 2 * self.CONTENDED
+        return False
+
+    def _room(self):
+        others = runnable_elsewhere(own=self.n)
+        if others is None:   # (try one more thread, less often after each failure)
+            self._until_probe -= 1
+            if self._until_probe > 0:
+                return False
+            self._backoff = min(2 * self._backoff, 1024)
+            self._until_probe = self._backoff
+            return True
+        free = _host_cpus() - others - self.n >= 1
+        self._free_looks = self._free_looks + 1 if free else 0
+        return self._free_looks >= 2

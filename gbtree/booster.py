@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._expand_ahead import TreeGrower
-from ._threads import max_threads
+from ._threads import ThreadBudget, max_threads
 from ._typedefs import G_H_DTYPE
 from .approx import GlobalApproxGrower
 from .binning import BinMapper, canonical_csr, kernel_array
@@ -391,7 +391,8 @@ def stop_asked(callbacks, hook, state):
 
 
 def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state=None,
-          eval_sets=(), metrics=(), callbacks=(), init_model=None, base_margin=None):
+          eval_sets=(), metrics=(), callbacks=(), init_model=None, base_margin=None,
+          threads=None):
     """Fit a boosted ensemble.
 
     Parameters
@@ -414,6 +415,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     base_margin : ndarray (n_rows, n_outputs) or None
         Each row's starting raw score, in place of the ensemble's ``base_score``
         (XGBoost's ``base_margin``): the trees fit what it leaves.
+    threads : ThreadBudget or None
+        The threads of each round, at most ``n_threads`` (default:
+        ``ThreadBudget(n_threads)``, fewer while other processes hold the cores).
 
     Returns
     -------
@@ -423,14 +427,15 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     """
     t0 = time.perf_counter()
     _check_arrays(X, y, sample_weight, n_threads, objective.infinite_y)
+    threads = ThreadBudget(n_threads) if threads is None else threads
+    n = threads.n   # (this round's threads; the growers' buffers are for n_threads)
     y, sample_weight = kernel_array(y), kernel_array(sample_weight)   # (aligned loads)
     objective.check_target(y)
     if sp.issparse(X):
         X = canonical_csr(X)
     if init_model is None:
         mapper = BinMapper(params.max_bin, random_state=random_state,
-                           absent_as_missing=params.absent_as_missing).fit(X, sample_weight,
-                                                                           n_threads)
+                           absent_as_missing=params.absent_as_missing).fit(X, sample_weight, n)
     else:
         mapper = init_model[1]
         if X.shape[1] != init_model[0].n_features:
@@ -438,7 +443,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
                              f"{init_model[0].n_features}")
     # trees on sorted column blocks, or on bins of their own: thresholds off the mapper's edges
     exact = params.tree_method in ("exact", "approx")
-    X_binned = None if exact else mapper.transform(X, n_threads)
+    X_binned = None if exact else mapper.transform(X, n)
     t1 = time.perf_counter()
 
     n_rows, K = X.shape[0], objective.n_outputs
@@ -448,13 +453,13 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     else:
         ensemble = copy.deepcopy(init_model[0])
     absent = np.nan if mapper.absent_as_missing else 0.0
-    training_rows = (_BinnedRows(X_binned, mapper.n_bins_, n_threads)
+    training_rows = (_BinnedRows(X_binned, mapper.n_bins_, n)
                      if not exact and _on_bin_edges(ensemble, mapper)
-                     else _RawRows(X, absent, n_threads))
+                     else _RawRows(X, absent, n))
     # the same sums in the same order as the grower's updates: continuing is exact
     raw = training_rows.scores(ensemble, base_margin)
     for ev in eval_sets:
-        ev.raw = ensemble.predict_raw(ev.X, n_threads, absent=absent, base_margin=ev.base_margin)
+        ev.raw = ensemble.predict_raw(ev.X, n, absent=absent, base_margin=ev.base_margin)
     # (gradient, hessian) pairs: the histogram kernels read each output's rows in place
     pairs = np.empty((K, n_rows, 2), dtype=G_H_DTYPE)
     grad, hess = pairs[:, :, 0], pairs[:, :, 1]
@@ -506,6 +511,8 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         if stop_asked(callbacks, "before_iteration", state):
             break
         lr = round_learning_rate(state, rounds_before + it)
+        # (the model is the same at any thread count: each round takes what is free)
+        n = grower.n_threads = training_rows.n_threads = threads.n
         dropped = np.empty(0, dtype=np.intp)
         raw_all = raw
         if dart is not None:
@@ -519,7 +526,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             raw_all = raw.copy()
             raw -= contrib
             raw_dropped = raw.copy()
-        objective.gradient(y, raw, sample_weight, grad, hess, n_threads)
+        objective.gradient(y, raw, sample_weight, grad, hess, n)
         # every random draw of a round depends on (seed, round) only: any n_jobs, warm start
         rows, left_out, refit_weight, tree_seeds = _draws(
             params, np.random.default_rng([params.seed, rounds_before + it]), grad, hess,
@@ -566,7 +573,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
                 trees, outputs, K)
             for ev in eval_sets:
                 gone = np.zeros_like(ev.raw)
-                add_trees_to_raw(ev.X, dropped_trees, dropped_out, gone, n_threads, absent=absent)
+                add_trees_to_raw(ev.X, dropped_trees, dropped_out, gone, n, absent=absent)
                 ev.raw += (factor - 1.0) * gone
         else:
             weight = 1.0
@@ -579,8 +586,9 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             oob_improvement.append(oob_before - after)
             oob_scores.append(after)
         n_rounds += 1
-        if evaluate_round(eval_sets, trees, outputs, objective, state, callbacks, n_threads,
-                          absent):
+        stop = evaluate_round(eval_sets, trees, outputs, objective, state, callbacks, n, absent)
+        threads.round_done()
+        if stop:
             break
     for cb in callbacks:
         cb.after_training(state)

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from . import _treeshap
-from ._threads import effective_n_threads
+from ._threads import call_threads
 from .binning import csr_arrays, kernel_array
 from .validation import check_base_margin
 
@@ -112,7 +112,7 @@ def predict_explained(est, X, iteration_range, mode, base_margin=None):
     X = est._validate_predict_data(X)
     margin = check_base_margin(base_margin, X.shape[0], est._ensemble.n_outputs)
     out = shap_values(est._ensemble, X, mode, est._tree_range(iteration_range),
-                      effective_n_threads(est.n_jobs), est._absent(), margin)
+                      call_threads(est.n_jobs, X.shape[0]), est._absent(), margin)
     encoder = getattr(est, "_cat_encoder", None)
     if encoder is not None:   # indicator columns' values added to their column's
         out = encoder.fold(out, (2, 3) if mode == "interactions" else (2,))

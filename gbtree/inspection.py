@@ -7,7 +7,7 @@ import os
 from sklearn.utils.validation import check_is_fitted
 
 from . import explain, model_io
-from ._threads import effective_n_threads
+from ._threads import call_threads
 from .validation import _check_importance_type
 
 
@@ -61,7 +61,8 @@ class ModelAccess:
             ``t // (K * num_parallel_tree)``.
         """
         X = self._validate_predict_data(X)
-        return self._ensemble.apply(X, effective_n_threads(self.n_jobs), absent=self._absent())
+        return self._ensemble.apply(X, call_threads(self.n_jobs, X.shape[0]),
+                                    absent=self._absent())
 
     def to_shap(self, iteration_range=None):
         """The trees as the dictionary ``shap.TreeExplainer`` accepts:

@@ -50,7 +50,7 @@ from ._histogram import level_histograms, output_histograms, py_unpack_histogram
 from ._leaf_rows import add_leaf_values, leaf_sums
 from ._quantizer import gradient_extent_of, quantize_places, steps_of
 from ._splitting import find_best_split_outputs, partition_ranges, py_find_best_split
-from ._threads import effective_n_threads
+from ._threads import ThreadBudget, effective_n_threads
 from ._typedefs import G_H_DTYPE
 from .callback import TrainingState, training_callbacks
 from .leaf_quantiles import SELECTED, huber_location, select_quantiles
@@ -101,7 +101,9 @@ class RowShard(ShardExchange):
         self.places = (np.array([[0, self.n_rows]], dtype=np.int64) if places is None
                        else np.asarray(places, dtype=np.int64).reshape(-1, 2))
         self.objective = objective
-        self.n_threads = n_threads
+        # (the model is the same at any thread count: each round takes what is free)
+        self.threads = ThreadBudget(n_threads)
+        self.n_threads = self.threads.n
         self.grower = grower
         # quantised gradients: the levels, and per tree of the round its rows' packed
         # values; the steps (gradient, hessian) of each output
@@ -275,6 +277,7 @@ class RowShard(ShardExchange):
         outputs, their factor, the new trees' weight) when the round drops trees,
         else None. Returns each tree's nodes (NODE_DTYPE), unweighted."""
         K = self.pairs.shape[0]
+        self.n_threads = self.threads.n
         samples = samples or [None] * (trees // K)
         builder = TreeBuilder(self._level, self.thresholds, self.bin_offsets, self.grower,
                               self._renew if self.levels else None,
@@ -314,6 +317,7 @@ class RowShard(ShardExchange):
                              if samples[t // K] is not None]
         sending, self._sending = self._sending, []
         self._sent(sending)
+        self.threads.round_done()
         return [nodes for nodes, _ in grown]
 
     def _walk(self, nodes, k, j):

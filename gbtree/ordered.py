@@ -49,7 +49,8 @@ class OrderedBoosting:
                              f"{objective.name!r}")
         if permutation_count < 1:
             raise ValueError(f"permutation_count must be >= 1, got {permutation_count}")
-        self.inner, self.objective, self.p, self.n_threads = grower, objective, params, n_threads
+        self.inner, self.objective, self.p = grower, objective, params
+        self.n_threads = n_threads
         self.y, self.w = y, sample_weight
         n = self.n_rows = y.shape[0]
         rng = np.random.default_rng([seed, 0x0DE])
@@ -65,6 +66,15 @@ class OrderedBoosting:
         self.supporting = [[self.start[order[:min(2 ** (k + 1), n)]].copy()
                             for k in range(n_prefixes)] for order in self.orders]
         self._leaf_rows = None
+
+    @property
+    def n_threads(self):
+        """The threads of the next tree (those of the grower it wraps)."""
+        return self.inner.n_threads
+
+    @n_threads.setter
+    def n_threads(self, n):
+        self.inner.n_threads = n
 
     def _gradients(self, rows, raw):
         """(grad, hess), float64, of ``rows`` at raw scores ``raw`` (one per row)."""

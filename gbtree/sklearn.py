@@ -17,7 +17,7 @@ from . import booster, explain, model_io
 from . import params as _params
 from . import objectives as _obj
 from ._predictor import binary_labels
-from ._threads import effective_n_threads
+from ._threads import call_threads, effective_n_threads
 from .callback import training_callbacks
 from .metrics import eval_metrics, ndcg_at_k
 from .queries import _check_group_weights, _pop_qid_column, _take, query_groups
@@ -443,12 +443,12 @@ class _GBTModel(ModelAccess, BaseEstimator):
         # (every tree: no range to work out, the common case)
         trees = (None if iteration_range is None and self.best_iteration_ + 1 == self.n_estimators_
                  else self._tree_range(iteration_range))
-        return self._ensemble.predict_raw(X, effective_n_threads(self.n_jobs), trees,
+        return self._ensemble.predict_raw(X, call_threads(self.n_jobs, X.shape[0]), trees,
                                           absent=self._absent(), base_margin=base_margin)
 
     def _staged_raw(self, X, base_margin=None):
         X = self._validate_predict_data(X)
-        n_threads = effective_n_threads(self.n_jobs)
+        n_threads = call_threads(self.n_jobs, X.shape[0])
         ens = self._ensemble
         K, per_round = ens.n_outputs, self._trees_per_round()
         raw = ens._starting_raw(X.shape[0], check_base_margin(base_margin, X.shape[0], K))

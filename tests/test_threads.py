@@ -138,3 +138,187 @@ def test_a_child_forked_after_a_threaded_fit_predicts_and_fits_on_one_thread():
     # the parent keeps its threads
     np.testing.assert_array_equal(GBTRegressor(n_estimators=10, n_jobs=2).fit(X, y).predict(X),
                                   want_pred)
+
+
+# ---------------------------------------------------------------- thread counts that change
+class _Forced:
+    """A ``ThreadBudget`` that changes the thread count every round, from ``COUNTS``
+    (forced, not measured): the rounds of one fit run on 3, 1, 2, 3, 2, 1, ... threads."""
+    COUNTS = (3, 1, 2, 3, 2, 1)
+    made = []
+
+    def __init__(self, limit):
+        self.limit, self.i = limit, 0
+        self.n = min(limit, self.COUNTS[0])
+        _Forced.made.append(self)
+
+    def round_done(self):
+        self.i += 1
+        self.n = min(self.limit, self.COUNTS[self.i % len(self.COUNTS)])
+        return self.n
+
+
+def _kinds():
+    """(name, estimator, fit arguments) of every grower and round of the engine."""
+    from gbtree import GBTRanker
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(3000, 6))
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    Z = np.nan_to_num(X)
+    y = Z[:, 0] * 2 + np.sin(Z[:, 1] * 3) + rng.normal(size=3000)
+    yc = np.digitize(y, [-1, 1])
+    kw = dict(n_estimators=6, max_depth=4)
+    return [
+        ("hist depthwise", GBTRegressor(**kw), (X, y)),
+        ("hist lossguide", GBTRegressor(n_estimators=6, max_depth=0, max_leaves=24,
+                                        grow_policy="lossguide"), (X, y)),
+        ("multiclass", GBTClassifier(**kw), (X, yc)),
+        ("ranker", GBTRanker(**kw), (X, np.clip(np.round(y), 0, 3)),
+         dict(qid=np.arange(3000) // 30)),
+        ("sampling, GOSS", GBTRegressor(sampling_method="goss", **kw), (X, y)),
+        ("row and column sampling", GBTRegressor(subsample=0.7, colsample_bynode=0.6, **kw),
+         (X, y)),
+        ("quantised gradients", GBTRegressor(grad_quant_bins=16, **kw), (X, y)),
+        ("constraints", GBTRegressor(monotone_constraints=[1, 0, 0, 0, 0, 0],
+                                     interaction_constraints=[[0, 1], [2, 3, 4, 5]], **kw),
+         (X, y)),
+        ("dart", GBTRegressor(booster="dart", rate_drop=0.3, **kw), (X, y)),
+        ("forest", GBTRegressor(num_parallel_tree=3, subsample=0.8, **kw), (X, y)),
+        ("symmetric", GBTRegressor(grow_policy="symmetric", **kw), (X, y)),
+        ("ordered", GBTRegressor(boosting_type="ordered", **kw), (X, y)),
+        ("vector leaves", GBTClassifier(multi_strategy="multi_output_tree", **kw), (X, yc)),
+        ("exact", GBTRegressor(tree_method="exact", **kw), (X, y)),
+        ("approx global", GBTRegressor(tree_method="approx", **kw), (X, y)),
+        ("approx local", GBTRegressor(tree_method="approx", approx_proposal="local", **kw),
+         (X, y)),
+        ("quantile refit", GBTRegressor(objective="quantile", quantile_alpha=[0.2, 0.8], **kw),
+         (X, y)),
+    ]
+
+
+@needs_openmp
+@pytest.mark.parametrize("case", _kinds(), ids=lambda case: case[0])
+def test_thread_counts_changed_between_rounds_grow_the_same_model(case, monkeypatch):
+    from gbtree import booster
+    name, est, args, *more = case
+    fit_kw = more[0] if more else {}
+    X = args[0]
+    want = est.set_params(n_jobs=1).fit(*args, **fit_kw)
+    want_nodes, want_pred = want._ensemble.nodes.copy(), want.predict(X)
+    _Forced.made.clear()
+    monkeypatch.setattr(booster, "ThreadBudget", _Forced)
+    got = est.set_params(n_jobs=3).fit(*args, **fit_kw)
+    assert _Forced.made and _Forced.made[-1].i >= 5   # (the counts did change)
+    assert got._ensemble.nodes.tobytes() == want_nodes.tobytes(), name
+    np.testing.assert_array_equal(got.predict(X), want_pred)
+
+
+@needs_openmp
+@pytest.mark.parametrize("params", [dict(max_depth=4), dict(max_depth=0, max_leaves=20,
+                                                              grow_policy="lossguide"),
+                                    dict(max_depth=3, grow_policy="symmetric"),
+                                    dict(max_depth=4, grad_quant_bins=16)],
+                         ids=["depthwise", "lossguide", "symmetric", "quantised"])
+def test_thread_counts_changed_between_rounds_out_of_core(params, monkeypatch, tmp_path):
+    from gbtree import ExternalData, levelwise
+    rng = np.random.RandomState(4)
+    X = rng.normal(size=(3000, 5))
+    y = X[:, 0] + X[:, 1] ** 2 + rng.normal(size=3000)
+
+    def chunks():
+        return iter([(X[:1700], y[:1700]), (X[1700:], y[1700:])])
+
+    kw = dict(n_estimators=6, **params)
+    want = GBTRegressor(n_jobs=1, **kw).fit(ExternalData(chunks, cache_dir=tmp_path,
+                                                         block_rows=1000))
+    _Forced.made.clear()
+    monkeypatch.setattr(levelwise, "ThreadBudget", _Forced)
+    got = GBTRegressor(n_jobs=3, **kw).fit(ExternalData(chunks, cache_dir=tmp_path,
+                                                        block_rows=1000))
+    assert _Forced.made and _Forced.made[-1].i >= 5
+    assert got._ensemble.nodes.tobytes() == want._ensemble.nodes.tobytes()
+
+
+class _Machine:
+    """What a ``ThreadBudget`` reads, played: a clock, the calling thread's wait for a
+    CPU, the process's CPU time and the threads runnable elsewhere (None: unknown)."""
+
+    def __init__(self, others, cpus=2):
+        self.now = self.delay = self.cpu = 0.0
+        self.others, self.cpus = others, cpus
+
+    def round(self, seconds, n, waited=0.0):
+        """A round of ``seconds`` on ``n`` threads, each waiting ``waited`` of it."""
+        self.now += seconds
+        self.delay += waited * seconds
+        self.cpu += n * (1.0 - waited) * seconds
+
+    def install(self, monkeypatch, schedstat=True):
+        from gbtree import _threads
+        clock = type("Clock", (), {"perf_counter": lambda _: self.now,
+                                   "process_time": lambda _: self.cpu})()
+        monkeypatch.setattr(_threads, "time", clock)
+        monkeypatch.setattr(_threads, "_run_delay", lambda: self.delay if schedstat else None)
+        monkeypatch.setattr(_threads, "runnable_elsewhere", lambda own=1: self.others)
+        monkeypatch.setattr(_threads, "_host_cpus", lambda: self.cpus)
+
+
+def test_a_fit_takes_the_threads_the_cores_have_free(monkeypatch):
+    from gbtree._threads import ThreadBudget
+    machine = _Machine(others=0)
+    machine.install(monkeypatch)
+    budget = ThreadBudget(2)
+    assert budget.n == 2                      # an idle machine: every thread
+    for _ in range(5):
+        machine.round(0.01, budget.n)
+        budget.round_done()
+    assert budget.n == 2
+    # another process starts: the calling thread waits for a CPU, the fit takes one
+    machine.others = 1
+    machine.round(0.01, budget.n, waited=0.3)
+    assert budget.round_done() == 1
+    for _ in range(5):
+        machine.round(0.01, budget.n)         # (one thread waits for no one)
+        assert budget.round_done() == 1
+    # it stops: two looks later the fit takes both threads again
+    machine.others = 0
+    machine.round(0.01, 1)
+    assert budget.round_done() == 1
+    machine.round(0.01, 1)
+    assert budget.round_done() == 2
+    # rounds shorter than a look are looked at together
+    machine.others = 2
+    machine.round(ThreadBudget.WINDOW / 4, 2, waited=0.5)
+    assert budget.round_done() == 2
+    for _ in range(4):
+        machine.round(ThreadBudget.WINDOW / 4, 2, waited=0.5)
+        budget.round_done()
+    assert budget.n == 1
+
+
+def test_a_fit_starts_on_the_cores_other_processes_leave(monkeypatch):
+    from gbtree._threads import ThreadBudget, available_threads
+    machine = _Machine(others=2, cpus=2)
+    machine.install(monkeypatch)
+    assert ThreadBudget(2).n == 1 and available_threads(2) == 1
+    machine.others, machine.cpus = 3, 8
+    assert ThreadBudget(8).n == 5 and available_threads(4) == 4
+    assert ThreadBudget(1).n == 1
+
+
+def test_without_the_schedulers_counts_a_fit_reads_its_cpu_time(monkeypatch):
+    from gbtree._threads import ThreadBudget
+    machine = _Machine(others=None)
+    machine.install(monkeypatch, schedstat=False)
+    budget = ThreadBudget(2)
+    assert budget.n == 2
+    machine.round(0.01, 2, waited=0.5)        # two threads, half the CPU time: shared
+    assert budget.round_done() == 1
+    tried = []
+    for _ in range(40):
+        machine.round(0.01, budget.n, waited=0.5 if budget.n == 2 else 0.0)
+        tried.append(budget.round_done())
+    # it tries two threads again, less and less often while they do not pay
+    ups = [i for i in range(1, len(tried)) if tried[i] == 2 and tried[i - 1] == 1]
+    gaps = np.diff(ups)
+    assert len(ups) >= 3 and np.all(np.diff(gaps) > 0), ups
