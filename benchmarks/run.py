@@ -52,9 +52,10 @@ WORKLOADS = {
     "multiclass": dict(help="10 classes, 200k x 28 HIGGS-like features, 63 leaves",
                        dataset="multiclass", rows=200_000, test_rows=50_000, rounds=100,
                        leaves=63, libs="gbtree,xgboost,lightgbm"),
-    "threads": dict(help="higgs-like at 1 and 2 threads: the speed-up",
+    "threads": dict(help="higgs-like at 1 and 2 threads: the speed-up, on idle cores or "
+                         "beside busy programs (--busy-list), at several sizes (--rows-list)",
                     dataset="higgs-like", rows=1_000_000, test_rows=250_000, rounds=100,
-                    leaves=255, threads_list=[1, 2]),
+                    leaves=255, threads_list=[1, 2], libs="gbtree,xgboost,lightgbm"),
     "rows": dict(help="higgs-like fit time against training rows",
                  dataset="higgs-like", rows_list=[100_000, 250_000, 500_000, 1_000_000,
                                                   2_000_000, 4_000_000],
@@ -88,6 +89,7 @@ class Bench:
         self.tmpdir = Path(tmpdir)
         self.libs = libs
         self.results = []
+        self.busy = args.busy   # busy loops beside every timed process
         self.spec = {}          # more for every worker's spec (e.g. "mmap": keys of data)
         self._xcore = None      # path of the compiled xcore.c, or False
 
@@ -139,7 +141,7 @@ class Bench:
         runner = RUNNERS[lib]
         if not runner.is_installed():
             return {"lib": lib, "status": "skipped", "error": f"{runner.module} not installed"}
-        with busy_loops(self.args.busy):
+        with busy_loops(self.busy):
             result = self._run_worker(lib, mode, cfg, data)
         if cfg.threads >= 2 and result["status"] == "ok":
             result["xcore_ns"] = self.cross_core_ns()   # measured right after the run
@@ -150,7 +152,7 @@ class Bench:
         each): how fast the machine runs independent copies side by side."""
         if not RUNNERS[lib].is_installed():
             return [{"lib": lib, "status": "skipped", "error": f"{RUNNERS[lib].module} not installed"}]
-        with busy_loops(self.args.busy), ThreadPoolExecutor(copies) as pool:   # each thread waits on its child
+        with busy_loops(self.busy), ThreadPoolExecutor(copies) as pool:   # each thread waits on its child
             return list(pool.map(lambda _: self._run_worker(lib, mode, cfg, data), range(copies)))
 
     def _run_worker(self, lib, mode, cfg, data):
@@ -315,10 +317,14 @@ def compare_table(results):
     return markdown_table(headers, rows)
 
 
-def threads_table(results, threads_list, together=0):
-    """One row per library: fit/predict seconds at each thread count and the speed-ups
-    (with ``together``: also the machine's ceiling for the last thread count, see
-    ``together_ceiling``)."""
+def threads_table(results, threads_list, together=0, cases=()):
+    """One row per library (and per case: ``cases`` names the keys, such as the rows
+    and the busy loops, whose values make the rows' first columns): fit/predict
+    seconds at each thread count and the speed-ups (with ``together``: also the
+    machine's ceiling for the last thread count, see ``together_ceiling``)."""
+    names = {"rows": "train rows", "busy": "busy programs"}
+    if cases:
+        return _cases_table(results, threads_list, together, cases, names)
     t0, rest = threads_list[0], threads_list[1:]
     headers = (["library"] + [f"fit s ({t} thr)" for t in threads_list]
                + [f"fit speed-up {t0}→{t}" for t in rest]
@@ -336,7 +342,7 @@ def threads_table(results, threads_list, together=0):
             rows.append(status_row(bad, len(headers)))
             continue
         row = [lib]
-        for key, digits in (("fit_seconds", 2), ("predict_seconds", 3)):
+        for key, digits in (("fit_seconds", 3), ("predict_seconds", 3)):
             row += [fmt(r[key], digits) for r in runs]
             row += [speed_up(runs[0], r, key) for r in runs[1:]]
             if key == "fit_seconds" and together:
@@ -344,6 +350,20 @@ def threads_table(results, threads_list, together=0):
         row.append(runs[0]["metric"].upper() + " " + " / ".join(f"{r['score']:.4f}" for r in runs))
         rows.append(row)
     return markdown_table(headers, rows)
+
+
+def _cases_table(results, threads_list, together, cases, names):
+    """``threads_table`` for results of several cases, their keys' values first."""
+    seen = dict.fromkeys(tuple(r.get(key) for key in cases) for r in results)
+    tables = [threads_table([r for r in results if tuple(r.get(k) for k in cases) == case],
+                            threads_list, together).splitlines() for case in seen]
+    header, rule = tables[0][:2]
+    lines = ["| " + " | ".join(names.get(k, k) for k in cases) + " " + header,
+             "|" + "---:|" * len(cases) + rule[1:]]
+    for case, table in zip(seen, tables):
+        cells = " | ".join(f"{v:,}" if isinstance(v, int) else str(v) for v in case)
+        lines += [f"| {cells} {line}" for line in table[2:]]
+    return "\n".join(lines)
 
 
 def speed_up(base, other, key):
@@ -484,21 +504,36 @@ def workload_compare(bench, settings, args):
 
 
 def workload_threads(bench, settings, args):
-    data = bench.data(settings["dataset"], settings["rows"], settings["test_rows"])
     cfgs = [make_config(settings, args, threads) for threads in settings["threads_list"]]
     # the ceiling: as many one-thread fits at once as the last thread count has threads
     together = settings["threads_list"][-1] // settings["threads_list"][0] if args.together else 0
-    results = bench.run_grid("fit-predict", cfgs, data, together=together, rows=settings["rows"])
-    header = (f"{describe_data(settings, settings['rows'])}; {settings['rounds']} rounds, "
+    rows_list = settings.get("rows_list") or [settings["rows"]]
+    busy_list = args.busy_list or [args.busy]
+    results = []
+    for rows in rows_list:
+        data = bench.data(settings["dataset"], rows, settings["test_rows"])
+        for busy in busy_list:
+            log(f"{rows:,} rows, {busy} busy program{'s' * (busy != 1)}")
+            bench.busy = busy
+            results += bench.run_grid("fit-predict", cfgs, data, together=together, rows=rows,
+                                      busy=busy)
+    cases = [key for key, values in (("rows", rows_list), ("busy", busy_list))
+             if len(values) > 1]
+    data_text = (describe_data(settings, rows_list[0]) if len(rows_list) == 1 else
+                 f"{settings['dataset']}, {settings['test_rows']:,} test rows")
+    header = (f"{data_text}; {settings['rounds']} rounds, "
               f"{settings['leaves']} leaves; speed-up = time at "
               f"{threads_text(settings['threads_list'][0])} ÷ time at more, the median "
               f"over the repeats (each run next to its partner) and their range")
+    if len(busy_list) > 1:
+        header += ("; busy programs: that many other processes each keeping a core busy "
+                   "beside every run")
     if together:
         header += (f"; throughput = {together} fits at "
                    f"{threads_text(settings['threads_list'][0])} in separate processes at "
                    f"once: the sum of (time alone ÷ time together), what the machine gives "
                    f"to independent work")
-    return header, threads_table(results, settings["threads_list"], together)
+    return header, threads_table(results, settings["threads_list"], together, cases)
 
 
 def workload_rows(bench, settings, args):
@@ -540,6 +575,11 @@ def add_arguments(p, name):
         p.add_argument("--together", action="store_true",
                        help="every repeat also runs copies of the fewest-threads fit at once, "
                             "in separate processes (the machine's ceiling for the speed-up)")
+        p.add_argument("--rows-list", type=int_list,
+                       help="training sizes, one table row each (default: --rows)")
+        p.add_argument("--busy-list", type=lambda text: [int(v) for v in text.split(",")],
+                       help="busy programs beside the runs, one table row each, such as "
+                            "0,1,2 (default: --busy)")
     if name == "rows":
         p.add_argument("--rows-list", type=int_list,
                        help="training sizes (default 1e5,2.5e5,5e5,1e6,2e6,4e6)")

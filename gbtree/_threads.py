@@ -106,18 +106,43 @@ def _read_proc(path):
         return None
 
 
-def runnable_elsewhere(own=1):
-    """Threads runnable on the machine right now besides ``own`` of this process
-    (Linux: /proc/loadavg's count of runnable tasks), or None where that is not
-    known."""
+def runnable_elsewhere():
+    """Threads of other processes runnable on the machine right now (Linux: the count
+    of runnable tasks of /proc/loadavg, less this process's: its OpenMP threads may
+    still spin after a parallel region), or None where that is not known."""
+    running = _running()
+    if running is None:
+        return None
+    if running <= 1:   # (the calling thread alone: no need to look at the others)
+        return 0
+    own = _own_running()
+    # (the fewer of two counts around the look at this process's threads: one that
+    # stopped spinning meanwhile is not counted as another process's)
+    return max(0, min(running, _running() or running) - own)
+
+
+def _running():
+    """Linux's count of the machine's runnable tasks now (/proc/loadavg), or None."""
     text = _read_proc("/proc/loadavg")
-    if text is None:
-        return None
     try:
-        running = int(text.split()[3].split(b"/")[0])
-    except (IndexError, ValueError):
+        return int(text.split()[3].split(b"/")[0])
+    except (AttributeError, IndexError, ValueError):
         return None
-    return max(0, running - own)
+
+
+def _own_running():
+    """This process's threads that are running or runnable (the caller among them)."""
+    count = 0
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return 1
+    for tid in tasks:
+        text = _read_proc(f"/proc/self/task/{tid}/stat")
+        # (the state follows the command name, which is in parentheses)
+        if text is not None and text[text.rfind(b")") + 2:text.rfind(b")") + 3] == b"R":
+            count += 1
+    return max(count, 1)
 
 
 def _host_cpus():
@@ -171,7 +196,7 @@ class ThreadBudget:
     ``n`` busy threads instead, and tries one more thread after twice as many
     looks each time that failed."""
 
-    WINDOW = 0.002
+    WINDOW = 0.005
     CONTENDED = 0.1
 
     def __init__(self, limit):
@@ -211,7 +236,7 @@ class ThreadBudget:
         return False
 
     def _room(self):
-        others = runnable_elsewhere(own=self.n)
+        others = runnable_elsewhere()
         if others is None:   # (try one more thread, less often after each failure)
             self._until_probe -= 1
             if self._until_probe > 0:

@@ -428,7 +428,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     t0 = time.perf_counter()
     _check_arrays(X, y, sample_weight, n_threads, objective.infinite_y)
     threads = ThreadBudget(n_threads) if threads is None else threads
-    n = threads.n   # (this round's threads; the growers' buffers are for n_threads)
+    n = threads.n   # (the threads of the next round; the growers take more on demand)
     y, sample_weight = kernel_array(y), kernel_array(sample_weight)   # (aligned loads)
     objective.check_target(y)
     if sp.issparse(X):
@@ -469,12 +469,12 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             raise ValueError(f"tree_method={params.tree_method!r} grows one output per tree: "
                              f"it cannot be used with multi_strategy='multi_output_tree'")
         if params.tree_method == "approx" and params.approx_proposal == "global":
-            grower = GlobalApproxGrower(X, GrowerParams.from_boost(params), n_threads,
+            grower = GlobalApproxGrower(X, GrowerParams.from_boost(params), n,
                                         absent_as_missing=mapper.absent_as_missing,
                                         n_parts=params.approx_parts)
         else:
             grower = ExactGrower(
-                X, GrowerParams.from_boost(params), n_threads,
+                X, GrowerParams.from_boost(params), n,
                 absent_as_missing=mapper.absent_as_missing, n_parts=params.approx_parts,
                 proposal="local" if params.tree_method == "approx" else None)
     else:
@@ -482,14 +482,14 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
                 else VectorLeafGrower if vector_leaves else TreeGrower)
         grower = kind(
             X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
-            GrowerParams.from_boost(params), n_threads, default_bin=mapper.default_bins())
+            GrowerParams.from_boost(params), n, default_bin=mapper.default_bins())
     if params.boosting_type == "ordered":
         if init_model is not None:
             raise ValueError("boosting_type='ordered' cannot continue a fitted model: its "
                              "supporting models would start from scores that saw every row")
         grower = OrderedBoosting(grower, objective, y, sample_weight, raw[:, 0].copy(),
                                  GrowerParams.from_boost(params), params.permutation_count,
-                                 params.seed, n_threads)
+                                 params.seed, n)
     # warm start: round numbers continue
     rounds_before = ensemble.n_trees // (K * params.num_parallel_tree)
     P = params.num_parallel_tree

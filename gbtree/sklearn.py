@@ -780,7 +780,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         # (the codes by search in the sorted classes: np.unique's return_inverse
         # argsorts y, 60 ms against 15 ms for a million labels)
         classes = np.unique(y)
-        y_enc = _obj.class_codes(y, classes, effective_n_threads(self.n_jobs))
+        y_enc = _obj.class_codes(y, classes, call_threads(self.n_jobs, y.shape[0]))
         self._set_classes(classes)
         n_classes = self.classes_.shape[0]
         if n_classes < 2:

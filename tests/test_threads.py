@@ -143,8 +143,9 @@ def test_a_child_forked_after_a_threaded_fit_predicts_and_fits_on_one_thread():
 # ---------------------------------------------------------------- thread counts that change
 class _Forced:
     """A ``ThreadBudget`` that changes the thread count every round, from ``COUNTS``
-    (forced, not measured): the rounds of one fit run on 3, 1, 2, 3, 2, 1, ... threads."""
-    COUNTS = (3, 1, 2, 3, 2, 1)
+    (forced, not measured): a fit starts on 1 thread, its rounds run on 3, 2, 1, 3,
+    ... threads."""
+    COUNTS = (1, 3, 2, 1, 3, 2)
     made = []
 
     def __init__(self, limit):
@@ -259,7 +260,7 @@ class _Machine:
                                    "process_time": lambda _: self.cpu})()
         monkeypatch.setattr(_threads, "time", clock)
         monkeypatch.setattr(_threads, "_run_delay", lambda: self.delay if schedstat else None)
-        monkeypatch.setattr(_threads, "runnable_elsewhere", lambda own=1: self.others)
+        monkeypatch.setattr(_threads, "runnable_elsewhere", lambda: self.others)
         monkeypatch.setattr(_threads, "_host_cpus", lambda: self.cpus)
 
 
