@@ -192,9 +192,10 @@ class ThreadBudget:
     ``CONTENDED`` of the time (others took the cores: its partners wait for time
     slices), ``n`` drops by one; when, on fewer than ``limit`` threads, the
     machine has a CPU free (``runnable_elsewhere``) at two looks in a row, ``n``
-    grows by one. Without Linux's counts it compares the process's CPU time with
-    ``n`` busy threads instead, and tries one more thread after twice as many
-    looks each time that failed."""
+    grows by one (while there is none, it looks at twice as many windows' ends
+    each time, up to 64). Without Linux's counts it compares the process's CPU
+    time with ``n`` busy threads instead, and tries one more thread after twice
+    as many looks each time that failed."""
 
     WINDOW = 0.005
     CONTENDED = 0.1
@@ -203,6 +204,8 @@ class ThreadBudget:
         self.limit = limit
         self.n = available_threads(limit)
         self._free_looks = 0
+        # (looks for a free CPU, or tries of one more thread, twice as far apart after
+        # each that finds none: few looks while other processes keep the cores)
         self._backoff, self._until_probe = 1, 1
         self._begin()
 
@@ -236,14 +239,22 @@ class ThreadBudget:
         return False
 
     def _room(self):
+        self._until_probe -= 1
+        if self._until_probe > 0:
+            return False
         others = runnable_elsewhere()
-        if others is None:   # (try one more thread, less often after each failure)
-            self._until_probe -= 1
-            if self._until_probe > 0:
-                return False
+        if others is None:   # (try one more thread, less and less often)
             self._backoff = min(2 * self._backoff, 1024)
             self._until_probe = self._backoff
             return True
-        free = _host_cpus() - others - self.n >= 1
-        self._free_looks = self._free_looks + 1 if free else 0
-        return self._free_looks >= 2
+        if _host_cpus() - others - self.n >= 1:
+            self._free_looks += 1
+            self._until_probe = 1
+        else:
+            self._free_looks = 0
+            self._backoff = min(2 * self._backoff, 64)
+            self._until_probe = self._backoff
+        if self._free_looks >= 2:
+            self._free_looks, self._backoff = 0, 1
+            return True
+        return False
