@@ -726,3 +726,12 @@ def test_prediction_reads_partitions_of_any_layout(client):
     for method in ("predict", "predict_proba"):
         got = getattr(model, method)(da.from_array(odd, chunks=(100, -1))).compute()
         np.testing.assert_array_equal(got, getattr(local, method)(X))
+
+
+def test_the_dask_model_is_unchanged(client):
+    # the scores tests/fits/make_fits.py wrote (as tests/test_fits.py for local fits)
+    import _fits
+    got = _fits.raw_scores(*_fits.dask_fit(_fits.data(), client))
+    with np.load(os.path.join(os.path.dirname(__file__), "fits", "raw_scores.npz")) as saved:
+        want = saved["dask"]
+    assert got.tobytes() == want.tobytes(), np.abs(got - want).max()
