@@ -16,6 +16,9 @@ from .binning import csr_arrays, kernel_array
 from .validation import check_base_margin
 
 _MODES = {"contribs": 0, "approx": 1, "interactions": 2}
+# a row's SHAP values by a tree cost about as much as 300 walks down it (200 rows'
+# contributions by 100 trees of 255 leaves: 47 ms; 250,000 rows' predictions: 0.2 s)
+SHAP_COST = 256
 
 
 def _check_flag(name, value):
@@ -112,7 +115,8 @@ def predict_explained(est, X, iteration_range, mode, base_margin=None):
     X = est._validate_predict_data(X)
     margin = check_base_margin(base_margin, X.shape[0], est._ensemble.n_outputs)
     out = shap_values(est._ensemble, X, mode, est._tree_range(iteration_range),
-                      call_threads(est.n_jobs, X.shape[0]), est._absent(), margin)
+                      call_threads(est.n_jobs, X.shape[0], est._ensemble.n_trees,
+                                   SHAP_COST), est._absent(), margin)
     encoder = getattr(est, "_cat_encoder", None)
     if encoder is not None:   # indicator columns' values added to their column's
         out = encoder.fold(out, (2, 3) if mode == "interactions" else (2,))

@@ -61,8 +61,8 @@ class ModelAccess:
             ``t // (K * num_parallel_tree)``.
         """
         X = self._validate_predict_data(X)
-        return self._ensemble.apply(X, call_threads(self.n_jobs, X.shape[0]),
-                                    absent=self._absent())
+        n_threads = call_threads(self.n_jobs, X.shape[0], self._ensemble.n_trees)
+        return self._ensemble.apply(X, n_threads, absent=self._absent())
 
     def to_shap(self, iteration_range=None):
         """The trees as the dictionary ``shap.TreeExplainer`` accepts:

@@ -443,13 +443,14 @@ class _GBTModel(ModelAccess, BaseEstimator):
         # (every tree: no range to work out, the common case)
         trees = (None if iteration_range is None and self.best_iteration_ + 1 == self.n_estimators_
                  else self._tree_range(iteration_range))
-        return self._ensemble.predict_raw(X, call_threads(self.n_jobs, X.shape[0]), trees,
+        n_threads = call_threads(self.n_jobs, X.shape[0], self._ensemble.n_trees)
+        return self._ensemble.predict_raw(X, n_threads, trees,
                                           absent=self._absent(), base_margin=base_margin)
 
     def _staged_raw(self, X, base_margin=None):
         X = self._validate_predict_data(X)
-        n_threads = call_threads(self.n_jobs, X.shape[0])
         ens = self._ensemble
+        n_threads = call_threads(self.n_jobs, X.shape[0], self._trees_per_round())
         K, per_round = ens.n_outputs, self._trees_per_round()
         raw = ens._starting_raw(X.shape[0], check_base_margin(base_margin, X.shape[0], K))
         for r in range(self.n_estimators_):
