@@ -68,9 +68,9 @@ from .levelwise_fit import (CATEGORICAL, check_params, continued, fitted, flat_c
                             local_params, make_objective, per_feature, prepare, summary_cuts)
 from .queries import _check_group_weights
 from .shard_exchange import feature_ranges, message_bytes, sum_in_order
-from .validation import check_labels
+from .validation import check_labels, class_factors
 from .sketch import Summary
-from .sklearn import GBTClassifier, GBTRanker, GBTRegressor, _class_factors
+from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
 from .validation import check_base_margin
 
 __all__ = ["DaskGBTRegressor", "DaskGBTClassifier", "DaskGBTRanker"]
@@ -749,7 +749,7 @@ class DaskGBTClassifier(_DaskMixin, GBTClassifier):
                              dtype=np.float64)
         if self.class_weight is not None:   # (multiplied into sample_weight, as locally)
             counts = da.bincount(codes.astype(np.intp), minlength=classes.shape[0]).compute()
-            factors = _class_factors(self.class_weight, classes, counts)
+            factors = class_factors(self.class_weight, classes, counts)
             cw = codes.map_blocks(lambda b: factors[b.astype(np.intp)], dtype=np.float64)
             sample_weight = cw if sample_weight is None else _row_blocks(sample_weight, name="sample_weight") * cw
         self._fit_distributed(X, codes, sample_weight,

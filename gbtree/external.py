@@ -52,7 +52,7 @@ from .levelwise import RowShard, boost
 from .levelwise_fit import (CATEGORICAL, check_params, continued, fitted, flat_cuts,
                             make_objective, per_feature, prepare, summary_cuts)
 from .sketch import Sketch
-from .validation import check_base_margin, check_labels
+from .validation import check_base_margin, check_labels, class_factors
 
 __all__ = ["ExternalData"]
 
@@ -475,9 +475,8 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     ``local_class``) on ``data`` (an ``ExternalData``) out of core;
     ``eval_sets_of(objective)`` gives the eval sets (in memory, checked against the
     fitted width). Returns the estimator."""
-    from .sklearn import GBTClassifier, GBTRanker, _class_factors
-    classifier = issubclass(local_class, GBTClassifier)
-    ranker = issubclass(local_class, GBTRanker)
+    classifier = local_class._kind == "classifier"
+    ranker = local_class._kind == "ranker"
     what = f"{type(estimator).__name__}.fit on ExternalData"
     check_params(estimator, local_class, what, CATEGORICAL)
     params = estimator._boost_params()
@@ -509,7 +508,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         objective = make_objective(estimator, classes.shape[0], what)
         sums, counts = np.array([labels[c] for c in classes.tolist()]).T
         # (class_weight: a factor per class, multiplied into each row's weight)
-        factors = _class_factors(estimator.class_weight, classes, counts)
+        factors = class_factors(estimator.class_weight, classes, counts)
         if factors is not None:
             sums = sums * factors
         # (the class codes, each weighted by its class's weight: the same sums)

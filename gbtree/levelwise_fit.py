@@ -57,8 +57,7 @@ def check_params(estimator, local_class, what, more=()):
         if not same:
             raise ValueError(f"{what} does not support {name}={value!r} yet: leave it at its "
                              f"default ({default!r}) or fit in memory")
-    from .sklearn import GBTRegressor
-    if issubclass(local_class, GBTRegressor):
+    if local_class._kind == "regressor":
         make_objective(estimator, 0, what)   # (a classifier's loss needs its classes)
     if estimator.grow_policy not in ("depthwise", "lossguide", "symmetric"):
         raise ValueError(f"{what} grows depthwise, lossguide or symmetric trees, not "

@@ -22,6 +22,7 @@ import zlib
 import numpy as np
 
 from . import objectives as _obj
+from ._threads import effective_n_threads
 from ._typedefs import NODE_DTYPE
 from .tree import TreeEnsemble
 
@@ -35,7 +36,15 @@ _CANONICAL_NAN = np.array(np.nan).view(np.uint64).item()
 _MAX_NESTING = 64
 # a deflated member expands at most ~1032 times (zlib's limit); beyond that it lies
 _DEFLATE_RATIO = 1100
-_ESTIMATORS = ("GBTRegressor", "GBTClassifier", "GBTRanker")
+# the estimator classes a document may name, by name (sklearn.py registers them)
+ESTIMATORS = {}
+
+
+def estimator_class(cls):
+    """Register ``cls`` as the class of the documents that name it (a decorator)."""
+    ESTIMATORS[cls.__name__] = cls
+    return cls
+
 # the objectives a file may name, with a default instance giving their fields' types
 _OBJECTIVES = {
     "SquaredError": lambda: _obj.SquaredError(), "AbsoluteError": lambda: _obj.AbsoluteError(),
@@ -340,7 +349,7 @@ def to_document(est, mode):
         "format_version": FORMAT_VERSION,
         "gbtree_version": __version__,
         "estimator": next(c.__name__ for c in type(est).__mro__   # (a user's subclass: ours)
-                          if c.__name__ in _ESTIMATORS and c.__module__ == "gbtree.sklearn"),
+                          if ESTIMATORS.get(c.__name__) is c),
         "params": params,
         "unsaved_params": unsaved,
         "objective": {"class": type(objective).__name__,
@@ -433,17 +442,16 @@ def check_header(doc):
     if version < 1:
         raise _bad("format_version", f"{version} is not a format version")
     name = _get(doc, "estimator", "estimator", "str")
-    if name not in _ESTIMATORS:
-        raise _bad("estimator", f"{name[:40]!r} is not one of {_ESTIMATORS}")
+    if name not in ESTIMATORS:
+        raise _bad("estimator", f"{name[:40]!r} is not one of {tuple(ESTIMATORS)}")
     return name
 
 
 def from_document(doc, dec, into=None):
     """The fitted estimator a document describes (``into``: that estimator, which must
     be of the class the document names). Every field is checked before use."""
-    from . import sklearn as _sk
     name = check_header(doc)
-    cls = getattr(_sk, name)
+    cls = ESTIMATORS[name]
     if into is not None and not isinstance(into, cls):
         raise ValueError(f"the model file holds a {name}, not a {type(into).__name__}: load "
                          f"it with gbtree.load_model")
@@ -462,7 +470,7 @@ def from_document(doc, dec, into=None):
         raise _bad("unsaved_params", "must list parameter names")
     try:
         est._boost_params()
-        _sk.effective_n_threads(est.n_jobs)
+        effective_n_threads(est.n_jobs)
     except (TypeError, ValueError) as exc:
         raise _bad("params", str(exc)) from None
 

@@ -11,7 +11,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted,
                                       validate_data)
 
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
-from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
+from sklearn.utils.class_weight import compute_sample_weight
 
 from . import booster, explain, model_io
 from . import params as _params
@@ -23,7 +23,8 @@ from .metrics import eval_metrics, ndcg_at_k
 from .queries import _check_group_weights, _pop_qid_column, _take, query_groups
 from .validation import (_all_or_nothing, _check_choice, _check_importance_type, _check_list,
                          _check_number, _check_split, _is_str, _naming_the_argument,
-                         _same_kind, _sparse_frame_for_scipy, check_base_margin, check_labels)
+                         _same_kind, _sparse_frame_for_scipy, check_base_margin,
+                         check_class_weight, check_labels)
 from .binning import canonical_csr, check_sparse_structure
 from .categorical import CategoricalEncoder, resolve_columns
 from .external import ExternalData, fit_external
@@ -501,7 +502,9 @@ class _GBTModel(ModelAccess, BaseEstimator):
         model_io.restore_pickle_state(self, state, super().__setstate__)
 
 
+@model_io.estimator_class
 class GBTRegressor(RegressorMixin, _GBTModel):
+    _kind = "regressor"   # (what a fit out of core or on Dask reads of it)
     # (a docstring joined with "+" is an expression, not a docstring: hence __doc__)
     __doc__ = """Gradient-boosted trees for regression.
 
@@ -701,7 +704,9 @@ class GBTRegressor(RegressorMixin, _GBTModel):
             yield self._objective.transform(raw)
 
 
+@model_io.estimator_class
 class GBTClassifier(ClassifierMixin, _GBTModel):
+    _kind = "classifier"   # (what a fit out of core or on Dask reads of it)
     __doc__ = """Gradient-boosted trees for classification: binary log loss, or
     multinomial (softmax, one tree per class per round) for 3+ classes.
 
@@ -787,7 +792,7 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         if n_classes < 2:
             raise ValueError(f"y must contain at least two classes; got 1 class: {self.classes_[0]!r}")
         if self.class_weight is not None:
-            _check_class_weight(self.class_weight)
+            check_class_weight(self.class_weight)
             cw = compute_sample_weight(self.class_weight, y)
             sample_weight = cw if sample_weight is None else sample_weight * cw
             if not np.any(sample_weight > 0):
@@ -885,7 +890,9 @@ _RANKER_PARAMS_DOC = """
 """
 
 
+@model_io.estimator_class
 class GBTRanker(_GBTModel):
+    _kind = "ranker"   # (what a fit out of core or on Dask reads of it)
     __doc__ = """Gradient-boosted trees for learning to rank (LambdaMART, RankNet, MAP).
 
     Rows are documents; every row belongs to a query, given at ``fit`` by
@@ -1143,38 +1150,6 @@ class GBTRanker(_GBTModel):
         scores = self.predict(X)
         return ndcg_at_k(y, scores, qid=qid, group=group, sample_weight=sample_weight, k=10,
                          exp_gain=self.ndcg_exp_gain)
-
-
-def _check_class_weight(class_weight):
-    """A ValueError unless ``class_weight`` is "balanced" or a dict of weights >= 0."""
-    if not (_is_str(class_weight, "balanced") or isinstance(class_weight, dict)):
-        raise ValueError(f"class_weight must be 'balanced', a dict or None, got "
-                         f"{class_weight!r}")
-    if isinstance(class_weight, dict):
-        bad = {k: v for k, v in class_weight.items()
-               if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)
-               or not np.isfinite(v) or v < 0}
-        if bad:
-            raise ValueError(f"class_weight values must be finite numbers >= 0, got {bad!r}")
-
-
-def _class_factors(class_weight, classes, counts):
-    """Each class's weight under ``class_weight`` (checked; None: None), as
-    ``compute_sample_weight`` gives it to the class's rows, from the classes' row
-    counts ``counts`` (a fit that does not hold its labels in one array): "balanced"
-    is ``n / (n_classes * count)``, a dict its value (1 for a class it leaves out).
-    A ValueError when every row would weigh 0."""
-    if class_weight is None:
-        return None
-    _check_class_weight(class_weight)
-    counts = np.asarray(counts, dtype=np.float64)
-    if _is_str(class_weight, "balanced"):
-        factors = np.sum(counts) / (classes.shape[0] * counts)
-    else:
-        factors = compute_class_weight(class_weight, classes=classes, y=classes)
-    if not np.any(factors[counts > 0] > 0):
-        raise ValueError("class_weight gives every row weight 0")
-    return factors
 
 
 def _check_eval_targets(eval_sets, objective):

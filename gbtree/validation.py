@@ -6,6 +6,7 @@ import numbers
 import re
 
 import numpy as np
+from sklearn.utils.class_weight import compute_class_weight
 
 from .tree import IMPORTANCE_TYPES
 
@@ -230,3 +231,35 @@ def check_base_margin(margin, n_rows, n_outputs, name="base_margin"):
     if not np.all(np.isfinite(m)):
         raise ValueError(f"{name} contains NaN or infinity")
     return np.array(m, dtype=np.float64, order="C")   # a copy: the fit writes raw scores
+
+
+def check_class_weight(class_weight):
+    """A ValueError unless ``class_weight`` is "balanced" or a dict of weights >= 0."""
+    if not (_is_str(class_weight, "balanced") or isinstance(class_weight, dict)):
+        raise ValueError(f"class_weight must be 'balanced', a dict or None, got "
+                         f"{class_weight!r}")
+    if isinstance(class_weight, dict):
+        bad = {k: v for k, v in class_weight.items()
+               if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)
+               or not np.isfinite(v) or v < 0}
+        if bad:
+            raise ValueError(f"class_weight values must be finite numbers >= 0, got {bad!r}")
+
+
+def class_factors(class_weight, classes, counts):
+    """Each class's weight under ``class_weight`` (checked; None: None), as
+    ``compute_sample_weight`` gives it to the class's rows, from the classes' row
+    counts ``counts`` (a fit that does not hold its labels in one array): "balanced"
+    is ``n / (n_classes * count)``, a dict its value (1 for a class it leaves out).
+    A ValueError when every row would weigh 0."""
+    if class_weight is None:
+        return None
+    check_class_weight(class_weight)
+    counts = np.asarray(counts, dtype=np.float64)
+    if _is_str(class_weight, "balanced"):
+        factors = np.sum(counts) / (classes.shape[0] * counts)
+    else:
+        factors = compute_class_weight(class_weight, classes=classes, y=classes)
+    if not np.any(factors[counts > 0] > 0):
+        raise ValueError("class_weight gives every row weight 0")
+    return factors
