@@ -592,6 +592,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
             break
     for cb in callbacks:
         cb.after_training(state)
+    objective.fit_done()
     ensemble._flush()   # the fitted model holds no pending trees (threads may predict at once)
     t2 = time.perf_counter()
     settle_best(state, n_rounds, eval_sets)

@@ -339,7 +339,7 @@ def to_document(est, mode):
     mapper = est._bin_mapper
     encoder = getattr(est, "_cat_encoder", None)
     nodes = ens.nodes
-    state = {k: v for k, v in vars(objective).items() if k not in ("group_ptr", "func")}
+    state = {k: v for k, v in objective.state().items() if k != "func"}
     if mode == "pickle" and "func" in vars(objective):
         state["func"] = objective.func
     attrs = {k: v for k, v in _fitted_attributes(est).items() if k not in _ENSEMBLE_ATTRS}
@@ -536,7 +536,7 @@ def _objective(sec, dec, n_outputs, estimator):
     else:
         default = _OBJECTIVES[cls_name]()
     obj = type(default).__new__(type(default))
-    fields = {k: v for k, v in vars(default).items() if k != "group_ptr"}
+    fields = default.state()
     if set(state) != set(fields):
         raise _bad("objective.state", f"expected the fields {sorted(fields)}, got "
                                       f"{sorted(map(str, state))[:20]}")

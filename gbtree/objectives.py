@@ -10,7 +10,6 @@ re-estimate each leaf on its rows' residuals after the tree is grown
 """
 import copy
 import inspect
-import weakref
 
 import numpy as np
 from scipy.optimize import brentq
@@ -81,6 +80,11 @@ def weighted_quantile(values, weights, alpha):
     return float(grouped_weighted_quantile(values, weights, groups, 1, alpha)[0])
 
 
+# attributes of a loss that hold the training rows' data, then its working buffers
+# (none of its ``state``; ``fit_done`` drops the buffers)
+_NOT_STATE = ("group_ptr", "group_ids", "_last_ranking")
+
+
 class Objective:
     """Interface of a loss; see the subclasses."""
 
@@ -125,6 +129,17 @@ class Objective:
 
     def continue_from(self, fitted):
         """Take over the running state of ``fitted`` (same loss) when training continues."""
+
+    def fit_done(self):
+        """The fit is over: let go of the working buffers of its rows."""
+        for name in _NOT_STATE[2:]:
+            self.__dict__.pop(name, None)
+
+    def state(self):
+        """The loss's parameters and running state, what a model keeps of it: its
+        attributes but the training rows' data it holds (a ranking's query offsets and
+        numbers) and its working buffers."""
+        return {k: v for k, v in vars(self).items() if k not in _NOT_STATE}
 
     def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves, output=0):
         """Optimal value of each leaf of a tree of ``output`` given the raw predictions
@@ -826,27 +841,6 @@ MAX_EXP_GAIN_LABEL = 31
 """Largest label the exponential gain ``2^y - 1`` accepts (as LightGBM's default label_gain)."""
 
 
-_LAST_RANKING = {}
-
-
-def _last_ranking(group_ptr, n_rows):
-    """The buffer in which the ranking kernel keeps each group's ranking between rounds.
-
-    One per ``group_ptr`` array (the training queries of one fit), dropped with that
-    array, so it is neither part of the objective's state (pickles, warm-start
-    comparisons) nor kept after the fit. It only speeds up sorting: the gradients
-    are the same whatever it holds.
-    """
-    key = id(group_ptr)
-    entry = _LAST_RANKING.get(key)
-    if entry is None or entry[0]() is not group_ptr or entry[1].shape[0] != n_rows:
-        entry = (weakref.ref(group_ptr), np.full(n_rows, -1, dtype=np.int32))
-        if key not in _LAST_RANKING:
-            weakref.finalize(group_ptr, _LAST_RANKING.pop, key, None)
-        _LAST_RANKING[key] = entry
-    return entry[1]
-
-
 class Ranking(Objective):
     """Pairwise ranking losses over query groups (LambdaMART / RankNet); kernel in _ranking.pyx.
 
@@ -919,7 +913,17 @@ class Ranking(Objective):
         part = copy.copy(self)
         part.group_ptr = np.ascontiguousarray(group_ptr, dtype=np.intp)
         part.group_ids = np.ascontiguousarray(group_ids, dtype=np.int64)
+        part._last_ranking = None
         return part
+
+    def _last_ranking_of(self, n_rows):
+        """The buffer in which the ranking kernel keeps each group's ranking between
+        rounds (of these training rows: no part of the loss's ``state``). It only speeds
+        up sorting: the gradients are the same whatever it holds."""
+        last = getattr(self, "_last_ranking", None)
+        if last is None or last.shape[0] != n_rows:
+            last = self._last_ranking = np.full(n_rows, -1, dtype=np.int32)
+        return last
 
     def gradient(self, y, raw, sample_weight, grad, hess, n_threads):
         weighted = sample_weight is not None
@@ -930,7 +934,7 @@ class Ranking(Objective):
         self._round += 1
         _ranking.ranking_grad(y, raw, w, weighted, self.group_ptr, grad, hess, n_threads,
                               _ranking.KINDS[self.kind], self.truncation_level, self.exp_gain,
-                              self.norm, n_pair, seed, _last_ranking(self.group_ptr, y.shape[0]),
+                              self.norm, n_pair, seed, self._last_ranking_of(y.shape[0]),
                               self.group_ids)
 
     def loss(self, y, raw, sample_weight=None):

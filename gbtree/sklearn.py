@@ -390,9 +390,9 @@ class _GBTModel(ModelAccess, BaseEstimator):
         if not self._continues():
             return None, 0
         # the loss and its parameters; not the training data a ranker's objective holds
-        ignore = ("func", "group_ptr", "_round")
-        new = {k: v for k, v in vars(objective).items() if k not in ignore}
-        old = {k: v for k, v in vars(self._objective).items() if k not in ignore}
+        ignore = ("func", "_round")
+        new = {k: v for k, v in objective.state().items() if k not in ignore}
+        old = {k: v for k, v in self._objective.state().items() if k not in ignore}
         same = (type(objective) is type(self._objective)
                 and objective.n_outputs == self._objective.n_outputs
                 and getattr(objective, "func", None) is getattr(self._objective, "func", None)

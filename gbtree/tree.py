@@ -23,9 +23,6 @@ IMPORTANCE_TYPES = ("weight", "gain", "cover", "total_gain", "total_cover")
 # every sum of a prediction, its SHAP and interaction values stays far inside float64.
 MAX_OUTPUT = 1e300
 
-# Joining pending trees and building the traversal copy change several arrays
-# together: threads that predict with one model at once take turns there.
-_ENSEMBLE_LOCK = threading.RLock()
 
 
 class TreeEnsemble:
@@ -46,6 +43,9 @@ class TreeEnsemble:
         self._tree_class = np.empty(0, dtype=np.int32)
         self._pending = []
         self._forest = None
+        # (joining pending trees and building the traversal copy change several
+        # arrays together: threads that predict with this model at once take turns)
+        self._lock = threading.RLock()
 
     @property
     def nodes(self):
@@ -80,7 +80,7 @@ class TreeEnsemble:
     def _flush(self):
         if not self._pending:
             return
-        with _ENSEMBLE_LOCK:
+        with self._lock:
             if not self._pending:
                 return      # another thread joined them meanwhile
             new_nodes = [n for n, _ in self._pending]
@@ -98,7 +98,7 @@ class TreeEnsemble:
         forest = self._forest
         if forest is not None and not self._pending:
             return forest   # built: it no longer changes
-        with _ENSEMBLE_LOCK:
+        with self._lock:
             self._flush()
             if self._forest is None:   # rebuilt when trees change
                 self._forest = Forest(self._nodes, self._tree_ptr, self._tree_class,
@@ -113,7 +113,7 @@ class TreeEnsemble:
     def scale_trees(self, trees, factor):
         """Multiply the values (leaves and inner nodes) of the listed trees by ``factor``."""
         self._flush()
-        with _ENSEMBLE_LOCK:
+        with self._lock:
             for t in np.asarray(trees, dtype=np.intp):
                 self._nodes["value"][self._tree_ptr[t]:self._tree_ptr[t + 1]] *= factor
             self._forest = None
@@ -137,7 +137,8 @@ class TreeEnsemble:
 
     def __getstate__(self):
         self._flush()
-        return {k: v for k, v in self.__dict__.items() if k not in ("_pending", "_forest")}
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("_pending", "_forest", "_lock")}
 
     def __setstate__(self, state):
         if not isinstance(state, dict):
@@ -149,6 +150,7 @@ class TreeEnsemble:
         self.__dict__.update(state)
         self._pending = []
         self._forest = None
+        self._lock = threading.RLock()
 
     def tree(self, t):
         """The nodes of tree t (a view)."""
@@ -203,7 +205,7 @@ class TreeEnsemble:
         X may be a CSR matrix, whose absent entries have the value ``absent``.
         """
         self._check_width(X)
-        with _ENSEMBLE_LOCK:
+        with self._lock:
             self._flush()
             nodes, tree_ptr = self._nodes, self._tree_ptr
         out = np.empty((X.shape[0], tree_ptr.shape[0] - 1), dtype=np.int32)
