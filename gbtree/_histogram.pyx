@@ -798,6 +798,20 @@ cdef void _node_histogram(const X_BINNED_C* X, const sparse_binned* S, const IDX
                     out, scratch, plan, n_threads, default_bin, totals)
 
 
+def py_unpack_histogram(const int64_t[::1] packed, double g_step, double h_step):
+    """``unpack_histogram``: a packed histogram as (n_entries, 2) float64 sums."""
+    out = np.zeros((packed.shape[0], 2), dtype=np.float64)
+    cdef double[:, ::1] o = out
+    cdef double scales[2]
+    scales[0] = g_step
+    scales[1] = h_step
+    if packed.shape[0] > 0:
+        unpack_histogram(&packed[0], packed.shape[0], scales, <hist_entry*>&o[0, 0])
+    return out
+
+
+# ---------------------------------------------------------------- for the tests only
+# (the C-level functions above called from Python by tests/; gbtree itself does not)
 def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
                        const int[::1] bin_offsets, int n_threads=1, int max_chunks=16,
                        default_bin=None, bint return_totals=False, packed=None,
@@ -905,18 +919,6 @@ def py_quantize(const G_H_C[::1] grad, const G_H_C[::1] hess, int levels, uint64
     if grad.shape[0] > 0:
         quantize_into(&pairs[0, 0], grad.shape[0], levels, seed, &o[0], scales, n_threads)
     return out, (scales[0], scales[1])
-
-
-def py_unpack_histogram(const int64_t[::1] packed, double g_step, double h_step):
-    """``unpack_histogram``: a packed histogram as (n_entries, 2) float64 sums."""
-    out = np.zeros((packed.shape[0], 2), dtype=np.float64)
-    cdef double[:, ::1] o = out
-    cdef double scales[2]
-    scales[0] = g_step
-    scales[1] = h_step
-    if packed.shape[0] > 0:
-        unpack_histogram(&packed[0], packed.shape[0], scales, <hist_entry*>&o[0, 0])
-    return out
 
 
 def py_plan(Py_ssize_t n_rows, int n_features, Py_ssize_t n_entries, int max_chunks=16,

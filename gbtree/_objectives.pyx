@@ -103,8 +103,10 @@ cdef extern from *:
     double gbt_exp(double x) noexcept nogil
 
 
+# ---------------------------------------------------------------- for the tests only
+# (the C-level functions above called from Python by tests/; gbtree itself does not)
 def py_exp(const double[::1] x):
-    """``gbt_exp`` of every value (tests)."""
+    """``gbt_exp`` of every value."""
     out = np.empty(x.shape[0])
     cdef double[::1] o = out
     cdef Py_ssize_t i

@@ -761,9 +761,11 @@ cdef class SerialGrower:
         return out, starts, ends
 
 
+# ---------------------------------------------------------------- for the tests only
+# (the C-level functions above called from Python by tests/; gbtree itself does not)
 def py_keep_first(double[::1] keys, int[::1] nodes, int n_keep):
     """``_keep_first`` on the pairs ``(keys[i], nodes[i])``: returns (kept, dropped)
-    as int arrays (tests)."""
+    as int arrays."""
     cdef vector[pair[double, int]] order
     cdef vector[int] kept, dropped
     cdef Py_ssize_t i
