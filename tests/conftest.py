@@ -18,6 +18,16 @@ def rng():
     return np.random.RandomState(42)
 
 
+@pytest.fixture(scope="module")
+def noisy_regression():
+    """(X_train, X_test, y_train, y_test): a noisy non-linear regression."""
+    from sklearn.model_selection import train_test_split
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(3000, 5))
+    y = np.sin(3 * X[:, 0]) + X[:, 1] + rng.normal(scale=1.0, size=3000)
+    return train_test_split(X, y, random_state=0)
+
+
 def pytest_report_header(config):
     from gbtree._openmp_helpers import openmp_enabled, omp_max_threads
     from gbtree._predictor import simd_level
