@@ -18,18 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._expand_ahead import TreeGrower
 from ._threads import ThreadBudget, max_threads
 from ._typedefs import G_H_DTYPE
-from .approx import GlobalApproxGrower
 from .binning import BinMapper, canonical_csr, kernel_array
 from .callback import LogEvaluation, TrainingState
-from .exact import ExactGrower
-from .grower_params import GrowerParams
-from .ordered import OrderedBoosting
-from .symmetric_grower import SymmetricGrower
+from .growers import make_grower
 from .tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
-from .vector_grower import VectorLeafGrower
 
 
 @dataclass
@@ -464,32 +458,11 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     pairs = np.empty((K, n_rows, 2), dtype=G_H_DTYPE)
     grad, hess = pairs[:, :, 0], pairs[:, :, 1]
     vector_leaves = params.multi_strategy == "multi_output_tree"
-    if exact:
-        if vector_leaves:
-            raise ValueError(f"tree_method={params.tree_method!r} grows one output per tree: "
-                             f"it cannot be used with multi_strategy='multi_output_tree'")
-        if params.tree_method == "approx" and params.approx_proposal == "global":
-            grower = GlobalApproxGrower(X, GrowerParams.from_boost(params), n,
-                                        absent_as_missing=mapper.absent_as_missing,
-                                        n_parts=params.approx_parts)
-        else:
-            grower = ExactGrower(
-                X, GrowerParams.from_boost(params), n,
-                absent_as_missing=mapper.absent_as_missing, n_parts=params.approx_parts,
-                proposal="local" if params.tree_method == "approx" else None)
-    else:
-        kind = (SymmetricGrower if params.grow_policy == "symmetric"
-                else VectorLeafGrower if vector_leaves else TreeGrower)
-        grower = kind(
-            X_binned, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
-            GrowerParams.from_boost(params), n, default_bin=mapper.default_bins())
-    if params.boosting_type == "ordered":
-        if init_model is not None:
-            raise ValueError("boosting_type='ordered' cannot continue a fitted model: its "
-                             "supporting models would start from scores that saw every row")
-        grower = OrderedBoosting(grower, objective, y, sample_weight, raw[:, 0].copy(),
-                                 GrowerParams.from_boost(params), params.permutation_count,
-                                 params.seed, n)
+    if params.boosting_type == "ordered" and init_model is not None:
+        raise ValueError("boosting_type='ordered' cannot continue a fitted model: its "
+                         "supporting models would start from scores that saw every row")
+    grower = make_grower(params, X, X_binned, mapper, n,
+                         (objective, y, sample_weight, raw[:, 0].copy()))
     # warm start: round numbers continue
     rounds_before = ensemble.n_trees // (K * params.num_parallel_tree)
     P = params.num_parallel_tree

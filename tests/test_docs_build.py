@@ -60,3 +60,16 @@ def test_the_docs_speak_of_the_software():
     found = [(page.name, m.group(0)) for page in pages
              for m in made.finditer(page.read_text(encoding="utf-8"))]
     assert found == []
+
+
+def test_the_design_page_names_every_module():
+    # docs/design.md's map of the code: every source file of the package has a line
+    text = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    sources = [p for p in sorted((ROOT / "gbtree").iterdir())
+               if p.suffix in (".py", ".pyx", ".pxd", ".h", ".json")]
+    # (a .pxd declares what other kernels cimport of the .pyx beside it: named with it)
+    named = [p.name for p in sources
+             if p.name in text or (p.suffix == ".pxd" and f"{p.stem}.pyx" in text)
+             or f"{p.stem}.pxd/.pyx" in text]
+    assert len(sources) > 50
+    assert sorted(set(p.name for p in sources) - set(named)) == []
