@@ -1,4 +1,4 @@
-"""Build script: cythonizes every ``gbtree/*.pyx`` with -O3 and OpenMP.
+"""Build script: cythonizes every ``gbtree/**/*.pyx`` with -O3 and OpenMP.
 
 When the compiler cannot build an OpenMP program the extensions are built
 without it (the ``prange`` loops then run serially) and a warning is printed.
@@ -107,13 +107,13 @@ class BuildExt(build_ext):
 
 extensions = [
     Extension(
-        "gbtree." + os.path.splitext(os.path.basename(path))[0],
+        os.path.splitext(path)[0].replace(os.sep, "."),
         [path],
         include_dirs=[np.get_include()],
         language="c++",
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
-    for path in sorted(glob.glob(os.path.join("gbtree", "*.pyx")))
+    for path in sorted(glob.glob(os.path.join("gbtree", "**", "*.pyx"), recursive=True))
 ]
 
 setup(

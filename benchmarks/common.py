@@ -21,12 +21,11 @@ RESULTS_DIR = BENCH_DIR / "results"
 
 
 def checkout_is_built(root=REPO_ROOT):
-    """True when every ``gbtree/*.pyx`` of the checkout has its compiled extension beside it."""
-    package = Path(root) / "gbtree"
-    sources = list(package.glob("*.pyx"))
+    """True when every ``gbtree/**/*.pyx`` of the checkout has its compiled extension beside it."""
+    sources = list((Path(root) / "gbtree").rglob("*.pyx"))
     suffixes = importlib.machinery.EXTENSION_SUFFIXES
     return bool(sources) and all(
-        any((package / (src.stem + suffix)).exists() for suffix in suffixes) for src in sources)
+        any(src.with_name(src.stem + suffix).exists() for suffix in suffixes) for src in sources)
 
 
 def child_pythonpath():

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import datagen  # noqa: E402
 from common import machine_info  # noqa: E402
 
-from gbtree.exact import ExactGrower  # noqa: E402
-from gbtree.grower_params import GrowerParams  # noqa: E402
+from gbtree.growing.exact import ExactGrower  # noqa: E402
+from gbtree.growing.grower_params import GrowerParams  # noqa: E402
 
 
 def main(argv=None):

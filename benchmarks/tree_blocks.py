@@ -38,7 +38,7 @@ from datagen import TASKS, make_dataset  # noqa: E402
 from runners import Config, GbtreeRunner  # noqa: E402
 
 from gbtree.callback import Callback  # noqa: E402
-from gbtree.grower_params import GrowerParams  # noqa: E402
+from gbtree.growing.grower_params import GrowerParams  # noqa: E402
 
 #: smaller nodes are expanded ahead
 LARGE_ROWS = GrowerParams().ahead_max_rows

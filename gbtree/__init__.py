@@ -1,6 +1,6 @@
 """gbtree: gradient-boosted trees with Cython/OpenMP histogram kernels and a scikit-learn API."""
 try:
-    from ._typedefs import NODE_DTYPE as _NODE_DTYPE  # noqa: F401  (is the build there?)
+    from .kernels._typedefs import NODE_DTYPE as _NODE_DTYPE  # noqa: F401  (is the build there?)
 except ImportError as exc:  # pragma: no cover - only in an unbuilt source checkout
     import os as _os
 
@@ -11,11 +11,11 @@ except ImportError as exc:  # pragma: no cover - only in an unbuilt source check
         "to use the installed gbtree."
     ) from exc
 
-from .external import ExternalData
-from .model_io import load_model
-from .plotting import plot_importance, plot_tree
-from .metrics import ndcg_at_k
-from .scorers import make_ndcg_scorer
+from .data.external import ExternalData
+from .io.model_io import load_model
+from .explaining.plotting import plot_importance, plot_tree
+from .boosting.metrics import ndcg_at_k
+from .estimators.scorers import make_ndcg_scorer
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
 
 __version__ = "0.1.0"

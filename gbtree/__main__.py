@@ -16,8 +16,8 @@ from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
 from . import GBTClassifier, GBTRegressor, __version__
-from ._openmp_helpers import openmp_enabled
-from ._threads import effective_n_threads
+from .kernels._openmp_helpers import openmp_enabled
+from .kernels._threads import effective_n_threads
 
 
 def _auc(model, X, y):

@@ -29,8 +29,8 @@ def noisy_regression():
 
 
 def pytest_report_header(config):
-    from gbtree._openmp_helpers import openmp_enabled, omp_max_threads
-    from gbtree._predictor import simd_level
+    from gbtree.kernels._openmp_helpers import openmp_enabled, omp_max_threads
+    from gbtree.predicting._predictor import simd_level
     return [f"gbtree: OpenMP enabled={openmp_enabled()}, omp_get_max_threads={omp_max_threads()}, "
             f"cpu_count={os.cpu_count()}, "
             f"vector tree walk={('none', 'AVX2', 'AVX-512')[simd_level()]}"]

@@ -4,7 +4,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import _reference as ref
-from gbtree.binning import BinMapper
+from gbtree.data.binning import BinMapper
 
 
 @settings(max_examples=50, deadline=None)
@@ -195,7 +195,7 @@ def test_sorted_finite_columns_match_reference(X, n_threads, data):
 
 
 def _check_sorted_columns(X, n_threads, data=None):
-    from gbtree._binning import sorted_finite_columns
+    from gbtree.data._binning import sorted_finite_columns
     lo, hi = 0, X.shape[1]
     if data is not None:
         if data.draw(st.booleans()):
@@ -246,7 +246,7 @@ def test_sorted_finite_columns_large(rng, dtype):
 )
 def test_sorted_cuts_equal_the_per_column_sort(X, max_bin, n_threads):
     # the edges from the radix-sorted batches are those of np.sort column by column
-    from gbtree.binning import _weighted_cuts
+    from gbtree.data.binning import _weighted_cuts
     got = BinMapper._sorted_cuts(X, max_bin - 1, n_threads)
     for f in range(X.shape[1]):
         col = X[:, f]
@@ -256,8 +256,8 @@ def test_sorted_cuts_equal_the_per_column_sort(X, max_bin, n_threads):
 
 def _check_column_edges(columns, max_value_bins, n_threads):
     """sorted_column_edges of the sorted columns against _weighted_cuts, bit for bit."""
-    from gbtree._binning import sorted_column_edges
-    from gbtree.binning import _weighted_cuts
+    from gbtree.data._binning import sorted_column_edges
+    from gbtree.data.binning import _weighted_cuts
     n = max([c.size for c in columns] + [1])
     values = np.zeros((len(columns), n), dtype=columns[0].dtype)
     lengths = np.array([c.size for c in columns], dtype=np.int64)
@@ -319,12 +319,12 @@ def test_sorted_column_edges_with_zero_and_few_bins(max_value_bins):
                np.array([0.0, 1.0, 2.0, 3.0, 4.0]), np.array([-3.0, 0.0, 0.0, 2.0])]
     _check_column_edges(columns, max_value_bins, 1)
     expected = {2: [-1.5], 3: [-2.5, -0.5], 4: [-3.5, -1.5, -0.5]}[max_value_bins]
-    from gbtree.binning import _weighted_cuts
+    from gbtree.data.binning import _weighted_cuts
     np.testing.assert_array_equal(_weighted_cuts(columns[1], None, max_value_bins), expected)
 
 
 def test_sorted_column_edges_reject_bad_shapes():
-    from gbtree._binning import sorted_column_edges
+    from gbtree.data._binning import sorted_column_edges
     values = np.zeros((2, 5))
     ok = dict(lengths=np.array([5, 5]), edges=np.empty((2, 9)), n_edges=np.empty(2, np.int64),
               scratch=np.empty((1, 2, 5)))
@@ -345,7 +345,7 @@ def test_sorted_column_edges_reject_bad_shapes():
 @settings(max_examples=40, deadline=None)
 @given(X=_float_matrices(0, 40), n_threads=st.sampled_from([1, 2, 3]), data=st.data())
 def test_take_rows_matches_fancy_indexing(X, n_threads, data):
-    from gbtree._binning import take_rows
+    from gbtree.data._binning import take_rows
     rows = np.asarray(data.draw(st.lists(st.integers(0, X.shape[0] - 1), max_size=60))
                       if X.shape[0] > 0 else [], dtype=np.int64)
     out = np.full((rows.size, X.shape[1]), 7, dtype=X.dtype)
@@ -354,7 +354,7 @@ def test_take_rows_matches_fancy_indexing(X, n_threads, data):
 
 
 def test_take_rows_rejects_bad_rows_and_shapes():
-    from gbtree._binning import take_rows
+    from gbtree.data._binning import take_rows
     X = np.arange(12, dtype=np.float64).reshape(4, 3)
     out = np.empty((2, 3))
     for bad in ([0, 4], [-1, 0]):
@@ -366,7 +366,7 @@ def test_take_rows_rejects_bad_rows_and_shapes():
 
 @pytest.mark.parametrize("n_rows, size", [(10, 3), (1000, 999), (100_000, 20_000)])
 def test_sketch_rows_are_the_sorted_draw(n_rows, size):
-    from gbtree.binning import sketch_rows
+    from gbtree.data.binning import sketch_rows
     expected = np.sort(np.random.RandomState(5).choice(n_rows, size, replace=False))
     np.testing.assert_array_equal(sketch_rows(np.random.RandomState(5), n_rows, size), expected)
 

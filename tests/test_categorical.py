@@ -1,4 +1,4 @@
-"""Categorical features: ordered target statistics (gbtree/categorical.py)."""
+"""Categorical features: ordered target statistics (gbtree/data/categorical.py)."""
 import pickle
 
 import numpy as np
@@ -12,7 +12,7 @@ from sklearn.model_selection import GridSearchCV
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor, ndcg_at_k
 import _reference as ref
-from gbtree.categorical import CategoricalEncoder, empirical_bayes_smooth, ordered_statistics
+from gbtree.data.categorical import CategoricalEncoder, empirical_bayes_smooth, ordered_statistics
 
 
 def _rmse(a, b):
@@ -250,7 +250,7 @@ def test_indicator_values_are_added_to_their_column():
         expected = np.bincount(parents, raw, minlength=3)
         np.testing.assert_allclose(model.feature_importances_, expected / expected.sum())
     # SHAP values and interaction values, against the trees' own features
-    from gbtree.explain import shap_values
+    from gbtree.explaining.explain import shap_values
     for mode, axes in (("contribs", 2), ("approx", 2), ("interactions", 3)):
         wide_values = shap_values(model._ensemble, wide[:200], mode)[:, 0]
         got = model.predict(X[:200], pred_contribs=mode != "interactions",
@@ -472,7 +472,7 @@ def test_what_categorical_features_cannot_take_is_refused_clearly():
 def test_factorize_without_pandas_matches_pandas():
     # pandas' hash table when it is installed, a dict otherwise: the same groups
     pytest.importorskip("pandas")
-    from gbtree.categorical import _factorize
+    from gbtree.data.categorical import _factorize
     rng = np.random.RandomState(0)
     pool = np.array(["a", "b", 3, 3.0, None, np.nan, "c", 7], dtype=object)
     col = pool[rng.randint(0, len(pool), 500)]

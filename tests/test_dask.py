@@ -53,7 +53,7 @@ def test_the_regressor_grows_the_local_trees(client, chunks):
 
 
 def test_feature_ranges_share_the_bins_out():
-    from gbtree.shard_exchange import feature_ranges
+    from gbtree.distributed.shard_exchange import feature_ranges
     offsets = np.r_[0, np.cumsum([257, 3, 257, 257, 41, 257])]
     assert feature_ranges(offsets, 1) == [(0, 6)]
     assert feature_ranges(offsets, 2) == [(0, 6), (0, 6)]      # both scan every feature
@@ -71,8 +71,8 @@ def test_feature_ranges_share_the_bins_out():
 def test_the_edges_of_a_sample_of_the_rows(client, monkeypatch):
     # beyond SKETCH_SUBSAMPLE rows each worker summarises its share of that many, drawn
     # from the seed: integer features keep their edges, and two fits are alike
-    import gbtree.dask
-    monkeypatch.setattr(gbtree.dask, "SKETCH_SUBSAMPLE", 1200)
+    import gbtree.estimators.dask
+    monkeypatch.setattr(gbtree.estimators.dask, "SKETCH_SUBSAMPLE", 1200)
     X, y = integer_data(seed=5)
     X[:, 4] = np.random.default_rng(6).normal(size=X.shape[0])   # (a continuous column)
     # (persisted: both fits find each partition on the same worker, whose share of
@@ -596,7 +596,7 @@ class _EndsAsTheWaitDoes:
 
 
 def test_a_result_that_comes_as_a_wait_ends_is_taken():
-    from gbtree.dask import _wait_all
+    from gbtree.estimators.dask import _wait_all
     assert _wait_all([_EndsAsTheWaitDoes(1), _EndsAsTheWaitDoes(2)], 5, "a test") == [1, 2]
     with pytest.raises(ValueError, match="a test failed on a worker: bad rows"):
         _wait_all([_EndsAsTheWaitDoes(ValueError("bad rows"))], 5, "a test")

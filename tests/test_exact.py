@@ -8,9 +8,9 @@ from hypothesis import given, settings, strategies as st
 
 import _reference as ref
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree._exact import global_cuts, level_splits, local_bins, row_states, sort_columns
-from gbtree.exact import ExactGrower
-from gbtree.grower_params import GrowerParams
+from gbtree.kernels._exact import global_cuts, level_splits, local_bins, row_states, sort_columns
+from gbtree.growing.exact import ExactGrower
+from gbtree.growing.grower_params import GrowerParams
 
 EXACT = dict(tree_method="exact")
 

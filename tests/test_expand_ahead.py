@@ -7,10 +7,10 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
-from gbtree._expand_ahead import TreeGrower
-from gbtree.grower_params import GrowerParams
-from gbtree._openmp_helpers import openmp_enabled
-from gbtree.binning import BinMapper
+from gbtree.growing._expand_ahead import TreeGrower
+from gbtree.growing.grower_params import GrowerParams
+from gbtree.kernels._openmp_helpers import openmp_enabled
+from gbtree.data.binning import BinMapper
 
 
 def _data(rng, n=20_000, p=6, max_bin=64):

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 import _reference
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree._typedefs import NODE_DTYPE
-from gbtree.explain import model_input, shap_values
-from gbtree.objectives import REGRESSION_OBJECTIVES
-from gbtree.tree import TreeEnsemble
+from gbtree.kernels._typedefs import NODE_DTYPE
+from gbtree.explaining.explain import model_input, shap_values
+from gbtree.boosting.objectives import REGRESSION_OBJECTIVES
+from gbtree.predicting.tree import TreeEnsemble
 
 
 def random_tree(rng, n_features, n_leaves, zero_cover=0.0):

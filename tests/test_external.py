@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from gbtree import ExternalData, GBTClassifier, GBTRanker, GBTRegressor
-from gbtree import external
+from gbtree.distributed import blocks
 from _levelwise import (CONSTRAINTS, assert_constrained, assert_saves_loads_and_explains,
                         assert_same_trees, integer_data)
 
@@ -748,7 +748,7 @@ def test_a_full_disk_is_a_clear_error(tmp_path, monkeypatch):
     def full(path, array):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(external, "_write", full)
+    monkeypatch.setattr(blocks, "_write", full)
     with pytest.raises(OSError, match="could not write the out-of-core blocks .* disk is full"):
         GBTRegressor(n_estimators=2, max_depth=2).fit(
             ExternalData(_chunked(X, y), cache_dir=tmp_path))

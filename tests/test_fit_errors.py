@@ -87,11 +87,11 @@ def test_a_diverging_model_is_an_error_not_nan_predictions(objective, learning_r
 
 
 def test_the_internal_train_checks_its_arguments():
-    # gbtree.booster.train is not exported, but before these checks a y of another
+    # gbtree.boosting.booster.train is not exported, but before these checks a y of another
     # length than X trained silently, a class code of 3 with three classes segfaulted
     # (the softmax kernel indexes the raw scores by y) and n_threads=-3 aborted libgomp
-    from gbtree.booster import BoostParams, train
-    from gbtree.objectives import Logistic, Softmax, SquaredError
+    from gbtree.boosting.booster import BoostParams, train
+    from gbtree.boosting.objectives import Logistic, Softmax, SquaredError
     rng = np.random.RandomState(0)
     X = rng.normal(size=(50, 3))
     y = rng.normal(size=50)

@@ -3,11 +3,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import _reference as ref
-from gbtree._binned_matrix import columns_of
-from gbtree._expand_ahead import TreeGrower
-from gbtree.grower_params import GrowerParams
-from gbtree.binning import BinMapper
-from gbtree.tree import TreeEnsemble
+from gbtree.kernels._binned_matrix import columns_of
+from gbtree.growing._expand_ahead import TreeGrower
+from gbtree.growing.grower_params import GrowerParams
+from gbtree.data.binning import BinMapper
+from gbtree.predicting.tree import TreeEnsemble
 
 
 def _setup(rng, n=3000, p=5, max_bin=64, missing=0.05):
@@ -259,7 +259,7 @@ def test_keep_first_matches_the_reference(data):
     # ``_drop_hopeless`` keeps the open nodes that come first by (-gain, node) and
     # closes the rest; many gains tie (depthwise: all of them), so the node id
     # decides. One node kept too many or too few changes the sets.
-    from gbtree._serial_grower import py_keep_first
+    from gbtree.growing._serial_grower import py_keep_first
     n = data.draw(st.integers(0, 40))
     nodes = np.array(data.draw(st.lists(st.integers(0, 10_000), min_size=n, max_size=n,
                                         unique=True)), dtype=np.intc)

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import _reference as ref
-from gbtree._histogram import (py_build_histogram, py_plan, py_quantize,
+from gbtree.kernels._histogram import (py_build_histogram, py_plan, py_quantize,
                                py_subtract_histograms, py_unpack_histogram)
 
 
@@ -170,8 +170,8 @@ def test_quantize_matches_reference(seed, n, levels, n_threads, scale):
 def test_rows_quantised_at_their_places_get_the_values_of_all_rows(seed, n, levels, n_threads):
     # a shard of the level-wise trainer holds some rows of the data in its own order:
     # with the steps of all rows, each of its rows gets the value it has among all rows
-    from gbtree._quantizer import gradient_extent_of, quantize_places, steps_of
-    from gbtree.levelwise import runs
+    from gbtree.kernels._quantizer import gradient_extent_of, quantize_places, steps_of
+    from gbtree.distributed.levelwise import runs
     rng = np.random.RandomState(seed)
     pairs = np.column_stack([rng.normal(size=n), rng.uniform(0, 2, size=n)]).astype(np.float32)
     tree_seed = int(rng.randint(0, 2**62))

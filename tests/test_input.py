@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree import booster
+from gbtree.boosting import booster
 
 
 def _data(n=300, seed=0):

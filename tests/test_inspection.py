@@ -8,7 +8,7 @@ import pytest
 from sklearn.datasets import load_diabetes, load_iris, make_classification
 
 from gbtree import GBTClassifier, GBTRegressor, plot_importance, plot_tree
-from gbtree.tree import IMPORTANCE_TYPES
+from gbtree.predicting.tree import IMPORTANCE_TYPES
 
 TYPES = list(IMPORTANCE_TYPES)
 

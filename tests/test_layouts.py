@@ -256,8 +256,9 @@ def test_a_frame_of_sparse_columns_with_any_fill_value():
 
 def test_kernels_refuse_strides_that_are_not_whole_items():
     # the estimators copy such arrays first; the kernels themselves never misread one
-    from gbtree import _predictor, _treeshap
-    from gbtree.binning import kernel_array
+    from gbtree.predicting import _predictor
+    from gbtree.explaining import _treeshap
+    from gbtree.data.binning import kernel_array
     X = _values(4, 50, 3, "float64", with_nan=True)
     odd = _strided(X, 3 * 8 + 4)
     model = _estimator("regressor").fit(X, _targets("regressor", X, 4))

@@ -1,11 +1,11 @@
-"""The level-wise trainer's own pieces (``gbtree.levelwise`` and its modules)
+"""The level-wise trainer's own pieces (``gbtree.distributed.levelwise`` and its modules)
 against their NumPy twins; the fits that use them are tested in test_external.py and test_dask.py."""
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from gbtree._leaf_rows import leaf_sums
-from gbtree.leaf_quantiles import select_quantiles
-from gbtree.objectives import grouped_weighted_quantile
+from gbtree.kernels._leaf_rows import leaf_sums
+from gbtree.distributed.leaf_quantiles import select_quantiles
+from gbtree.boosting.objectives import grouped_weighted_quantile
 
 
 @settings(max_examples=60, deadline=None)

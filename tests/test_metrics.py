@@ -4,8 +4,8 @@ import pytest
 from scipy.stats import poisson
 from sklearn import metrics as skm
 
-from gbtree.metrics import METRIC_NAMES, get_metric
-from gbtree.objectives import Quantile, Tweedie
+from gbtree.boosting.metrics import METRIC_NAMES, get_metric
+from gbtree.boosting.objectives import Quantile, Tweedie
 
 
 def _weights(rng, n, weighted):

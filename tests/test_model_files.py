@@ -10,7 +10,7 @@ import pytest
 
 import gbtree
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree.tree import TreeEnsemble
+from gbtree.predicting.tree import TreeEnsemble
 
 sys.path.insert(0, os.path.dirname(__file__))
 import fuzz_models  # noqa: E402
@@ -97,7 +97,7 @@ def test_pickle_goes_through_the_model_document(models, kind):
 
 
 def test_non_finite_floats_keep_their_bits(models, tmp_path):
-    from gbtree.model_io import _Decoder, _Encoder
+    from gbtree.io.model_io import _Decoder, _Encoder
     est, X = models["regressor"]
     est = pickle.loads(pickle.dumps(est))
     nodes = est._ensemble.nodes
@@ -333,7 +333,7 @@ def test_a_changed_byte_in_a_pickled_multiclass_model_is_refused(models):
 def _ensemble_state(nodes_spec):
     """The pickled state of a one-tree ensemble with nodes (left, right, depth)."""
     ens = TreeEnsemble(2, [0.0])
-    from gbtree._typedefs import NODE_DTYPE
+    from gbtree.kernels._typedefs import NODE_DTYPE
     nodes = np.zeros(len(nodes_spec), dtype=NODE_DTYPE)
     for k, (left, right, depth) in enumerate(nodes_spec):
         nodes[k]["left"], nodes[k]["right"], nodes[k]["depth"] = left, right, depth
@@ -367,8 +367,8 @@ def test_a_valid_hand_built_ensemble_predicts():
 
 def _verdicts(nodes, tree_ptr, n_features):
     """(the kernel's verdict, the NumPy twin's) on whether the trees are valid."""
-    from gbtree import _predictor
-    from gbtree.tree import _tree_errors
+    from gbtree.predicting import _predictor
+    from gbtree.predicting.tree import _tree_errors
 
     def bad(field, msg):
         return ValueError(f"{field}: {msg}")
@@ -430,7 +430,7 @@ SAVED = [(version, name) for version in sorted(os.listdir(MODELS_DIR)) if versio
 def _rows(spec):
     import pandas as pd
     import scipy.sparse as sp
-    from gbtree.model_io import _Decoder
+    from gbtree.io.model_io import _Decoder
     dec = _Decoder("json", limit=1 << 30)
     if "frame" in spec:
         return pd.DataFrame({c: dec(v, c) for c, v in spec["frame"].items()})
@@ -443,7 +443,7 @@ def _rows(spec):
 @pytest.mark.parametrize("version,name", SAVED)
 @pytest.mark.parametrize("suffix", [".json", ".gbt"])
 def test_files_of_every_format_version_load_and_predict_as_written(version, name, suffix):
-    from gbtree.model_io import _Decoder
+    from gbtree.io.model_io import _Decoder
     with open(os.path.join(MODELS_DIR, version, "expected.json")) as f:
         expected = json.load(f)[name]
     est = gbtree.load_model(os.path.join(MODELS_DIR, version, name + suffix))

@@ -4,7 +4,7 @@ import pytest
 
 import gbtree
 from gbtree import GBTRegressor
-from gbtree.metrics import quantile_loss
+from gbtree.boosting.metrics import quantile_loss
 
 
 def heteroscedastic(seed, n):
@@ -83,7 +83,7 @@ def test_multi_quantile_metrics_files_and_errors(tmp_path):
     with pytest.raises(ValueError, match="eval_metric 'rmse' does not apply"):
         GBTRegressor(objective="quantile", quantile_alpha=[0.1, 0.9], eval_metric="rmse").fit(X, y)
     with pytest.raises(ValueError, match="no known transform to export"):
-        model.to_onnx() if hasattr(model, "to_onnx") else gbtree.export.to_onnx(model)
+        model.to_onnx() if hasattr(model, "to_onnx") else gbtree.io.export.to_onnx(model)
     # a single alpha in a list is the single-quantile model
     one = GBTRegressor(objective="quantile", quantile_alpha=[0.3], n_estimators=5).fit(X, y)
     np.testing.assert_array_equal(

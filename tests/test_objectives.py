@@ -4,7 +4,7 @@ from hypothesis import given, settings, strategies as st
 from scipy.optimize import minimize, minimize_scalar
 
 import _reference as ref
-from gbtree.objectives import (AbsoluteError, Gamma, Huber, Logistic, Poisson, Quantile,
+from gbtree.boosting.objectives import (AbsoluteError, Gamma, Huber, Logistic, Poisson, Quantile,
                                Softmax, SquaredError, Tweedie, grouped_weighted_quantile)
 
 
@@ -58,7 +58,7 @@ def test_gradients_match_reference(rng, obj, make_y, reference, K, weighted, n):
 
 
 def test_vectorised_exp_is_within_one_unit_in_the_last_place():
-    from gbtree._objectives import py_exp
+    from gbtree.kernels._objectives import py_exp
     rng = np.random.RandomState(0)
     x = np.concatenate([np.linspace(-708, 708, 100_001), rng.normal(size=100_000) * 5,
                         [0.0, -0.0, 1e-300, -1e-300, 0.5 * np.log(2), -0.5 * np.log(2)]])
@@ -170,7 +170,7 @@ def test_transforms():
 def test_class_codes_are_the_labels_sorted_positions(dtype, labels, n, n_threads, seed):
     # the codes the classifier trains on: np.searchsorted of the sorted distinct labels,
     # for every label dtype (-0.0 and 0.0 are one label; more rows than a thread's share)
-    from gbtree.objectives import class_codes
+    from gbtree.boosting.objectives import class_codes
     rng = np.random.default_rng(seed)
     values = np.asarray(labels)
     if np.dtype(dtype).kind == "u":

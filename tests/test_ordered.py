@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree._typedefs import NODE_DTYPE
-from gbtree.grower_params import GrowerParams
-from gbtree.objectives import Logistic, SquaredError
-from gbtree.ordered import OrderedBoosting
+from gbtree.kernels._typedefs import NODE_DTYPE
+from gbtree.growing.grower_params import GrowerParams
+from gbtree.boosting.objectives import Logistic, SquaredError
+from gbtree.growing.ordered import OrderedBoosting
 
 ORDERED = dict(boosting_type="ordered")
 

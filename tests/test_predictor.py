@@ -3,7 +3,7 @@ import pytest
 
 from gbtree import GBTClassifier, GBTRegressor
 import _reference as ref
-from gbtree.binning import BinMapper
+from gbtree.data.binning import BinMapper
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -71,9 +71,9 @@ def test_traversal_copy_follows_the_trees(rng):
 from hypothesis import given, settings, strategies as st  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
-from gbtree._predictor import (compact_nodes, predict_raw, predict_raw_csr,  # noqa: E402
+from gbtree.predicting._predictor import (compact_nodes, predict_raw, predict_raw_csr,  # noqa: E402
                                simd_level, split_columns)
-from gbtree._typedefs import NODE_DTYPE  # noqa: E402
+from gbtree.kernels._typedefs import NODE_DTYPE  # noqa: E402
 
 # the vector walks this CPU has (1: AVX2, 2: AVX-512), each compared with the portable one
 LEVELS = list(range(1, simd_level() + 1))
@@ -286,7 +286,7 @@ def test_forest_predicts_many_rows_as_the_lane_walk_does(rng):
 _SIMD_CHILD = """
 import numpy as np, sys
 from gbtree import GBTRegressor
-from gbtree._predictor import simd_level
+from gbtree.predicting._predictor import simd_level
 rng = np.random.RandomState(0)
 X = rng.normal(size=(3000, 6)).astype(sys.argv[1])
 X[rng.rand(*X.shape) < 0.1] = np.nan
@@ -326,7 +326,7 @@ def test_gbtree_simd_chooses_the_walk_and_every_walk_predicts_the_same(tmp_path,
 # Forest: the compiled trees predict_raw walks; fewer than 16 C-ordered rows go
 # through the trees side by side in the calling thread
 
-from gbtree._predictor import Forest  # noqa: E402
+from gbtree.predicting._predictor import Forest  # noqa: E402
 
 
 @settings(max_examples=40, deadline=None)
@@ -384,7 +384,7 @@ def test_forest_refuses_what_it_cannot_walk(rng):
         forest.add_raw(X, frozen, 0, 4, 1)
 
 
-from gbtree._predictor import binary_labels  # noqa: E402
+from gbtree.predicting._predictor import binary_labels  # noqa: E402
 
 
 @settings(max_examples=200, deadline=None)

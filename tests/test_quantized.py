@@ -11,9 +11,9 @@ from sklearn.model_selection import train_test_split
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
 import _reference as ref
-from gbtree._expand_ahead import TreeGrower
-from gbtree.grower_params import GrowerParams
-from gbtree.binning import BinMapper
+from gbtree.growing._expand_ahead import TreeGrower
+from gbtree.growing.grower_params import GrowerParams
+from gbtree.data.binning import BinMapper
 
 
 def _data(rng, n, p=6, max_bin=64):

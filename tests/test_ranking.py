@@ -11,9 +11,9 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, cross_val_score
 from conftest import data_file
 from gbtree import GBTRanker, GBTRegressor, make_ndcg_scorer, ndcg_at_k
 import _reference
-from gbtree import _ranking
-from gbtree.metrics import get_metric, map_per_query, ndcg_per_query
-from gbtree.objectives import Ranking
+from gbtree.kernels import _ranking
+from gbtree.boosting.metrics import get_metric, map_per_query, ndcg_per_query
+from gbtree.boosting.objectives import Ranking
 
 
 def _random_groups(rng, n_groups=30, max_size=12, n_labels=4):
@@ -580,7 +580,7 @@ def test_logged_ranknet_loss_of_a_large_query_takes_blocks_of_rows():
     # the loss that verbosity logs built dense (query size)^2 matrices: 1.85 GB for
     # one query of 10,000 rows
     import tracemalloc
-    from gbtree.objectives import Ranking
+    from gbtree.boosting.objectives import Ranking
     rng = np.random.RandomState(0)
     n = 3000
     y, raw = rng.randint(0, 4, n).astype(float), rng.normal(size=(n, 1))

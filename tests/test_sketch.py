@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gbtree.sketch import Sketch, Summary
+from gbtree.data.sketch import Sketch, Summary
 
 
 def true_ranks(values, weights, y):

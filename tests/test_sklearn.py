@@ -120,7 +120,7 @@ def test_clone_pipeline_and_grid_search(binary):
 def test_inner_threads_follow_joblib_limits():
     # each loky worker of GridSearchCV(n_jobs=2) gets cpu_count // 2 OpenMP threads
     from joblib import Parallel, delayed
-    from gbtree._threads import effective_n_threads
+    from gbtree.kernels._threads import effective_n_threads
 
     from joblib import cpu_count
     seen = Parallel(n_jobs=2, backend="loky")(delayed(effective_n_threads)(None) for _ in range(2))

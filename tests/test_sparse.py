@@ -13,11 +13,11 @@ from sklearn.preprocessing import OneHotEncoder
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
 import _reference as ref
-from gbtree._expand_ahead import TreeGrower
-from gbtree._histogram import py_build_histogram, py_plan, py_quantize
-from gbtree._splitting import py_partition, py_partition_sparse
-from gbtree.binning import BinMapper, SparseBinned
-from gbtree.grower_params import GrowerParams
+from gbtree.growing._expand_ahead import TreeGrower
+from gbtree.kernels._histogram import py_build_histogram, py_plan, py_quantize
+from gbtree.kernels._splitting import py_partition, py_partition_sparse
+from gbtree.data.binning import BinMapper, SparseBinned
+from gbtree.growing.grower_params import GrowerParams
 
 
 def _sparse(rng, n_rows, n_features, density, nan=0.0, zeros=0.0, inf=0.0, distinct=None):

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from gbtree import GBTClassifier, GBTRegressor
-from gbtree._predictor import (add_tree_binned_rows, add_tree_binned_rows_csr, apply_raw,
+from gbtree.predicting._predictor import (add_tree_binned_rows, add_tree_binned_rows_csr, apply_raw,
                                apply_raw_csr, compact_nodes, predict_binned,
                                predict_binned_csr, predict_raw, predict_raw_csr)
-from gbtree._typedefs import NODE_DTYPE
-from gbtree.binning import BinMapper
-from gbtree.tree import TreeEnsemble, add_trees_to_raw
+from gbtree.kernels._typedefs import NODE_DTYPE
+from gbtree.data.binning import BinMapper
+from gbtree.predicting.tree import TreeEnsemble, add_trees_to_raw
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 import _reference as ref
-from gbtree._splitting import py_find_best_split, py_leaf_weight, py_partition
+from gbtree.kernels._splitting import py_find_best_split, py_leaf_weight, py_partition
 
 REGULARISERS = [
     {},
@@ -163,7 +163,7 @@ def test_partition_ranges_matches_reference(layout, seed, n, m, n_threads):
     # and missing direction, in one call; the bins dense (by columns) or a SparseBinned
     # (its features of many entries copied densely, the others column-wise, or found in
     # each row's entries)
-    from gbtree._splitting import partition_ranges
+    from gbtree.kernels._splitting import partition_ranges
     rng = np.random.RandomState(seed)
     n_features = 5
     n_bins = rng.randint(1, 40, size=n_features)
@@ -197,7 +197,7 @@ def test_partition_ranges_matches_reference(layout, seed, n, m, n_threads):
 
 def _sparse_binned(X, n_bins, default, column_copies):
     """X's bins (uint8) as a ``SparseBinned`` whose absent entries are ``default``."""
-    from gbtree.binning import SparseBinned
+    from gbtree.data.binning import SparseBinned
     offsets = np.r_[0, np.cumsum(n_bins + 1)].astype(np.int32)
     stored = X != default[None, :]
     r, f = np.nonzero(stored)
@@ -210,7 +210,7 @@ def _sparse_binned(X, n_bins, default, column_copies):
 
 
 def test_partition_ranges_refuses_what_is_not_a_range_or_a_column():
-    from gbtree._splitting import partition_ranges
+    from gbtree.kernels._splitting import partition_ranges
     columns = np.zeros((2, 10), dtype=np.uint8)
     rows = np.arange(10, dtype=np.uint32)
     one = (np.array([0], dtype=np.intc), np.array([0], dtype=np.intc),

@@ -10,12 +10,12 @@ from hypothesis import given, settings, strategies as st
 import _reference as ref
 import gbtree
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree._histogram import py_quantize
-from gbtree._predictor import predict_raw, simd_level
-from gbtree._symmetric_walk import predict_symmetric, symmetric_trees
-from gbtree.binning import BinMapper
-from gbtree.grower_params import GrowerParams
-from gbtree.symmetric_grower import SymmetricGrower
+from gbtree.kernels._histogram import py_quantize
+from gbtree.predicting._predictor import predict_raw, simd_level
+from gbtree.predicting._symmetric_walk import predict_symmetric, symmetric_trees
+from gbtree.data.binning import BinMapper
+from gbtree.growing.grower_params import GrowerParams
+from gbtree.growing.symmetric_grower import SymmetricGrower
 
 SYMMETRIC = dict(grow_policy="symmetric")
 
@@ -265,9 +265,9 @@ def test_as_accurate_as_catboosts_symmetric_trees_on_real_data():
 @given(seed=st.integers(0, 2 ** 31 - 1), m=st.integers(1, 9), n_threads=st.sampled_from([1, 2, 3]),
        sparse=st.booleans())
 def test_level_kernels_match_their_numpy_twins(seed, m, n_threads, sparse):
-    from gbtree._histogram import level_histograms
-    from gbtree._leaf_rows import add_leaf_values
-    from gbtree._splitting import partition_level
+    from gbtree.kernels._histogram import level_histograms
+    from gbtree.kernels._leaf_rows import add_leaf_values
+    from gbtree.kernels._splitting import partition_level
     rng = np.random.RandomState(seed)
     n = 500
     X = np.round(rng.normal(size=(n, 4)), 1)

@@ -8,8 +8,8 @@ from threadpoolctl import threadpool_limits
 
 import gbtree
 from gbtree import GBTClassifier, GBTRegressor
-from gbtree._openmp_helpers import openmp_enabled
-from gbtree._threads import effective_n_threads
+from gbtree.kernels._openmp_helpers import openmp_enabled
+from gbtree.kernels._threads import effective_n_threads
 from joblib import cpu_count
 
 needs_openmp = pytest.mark.skipif(not openmp_enabled(), reason="built without OpenMP: always 1 thread")
@@ -67,7 +67,7 @@ def test_threadpoolctl_limit_is_respected():
 
 @needs_openmp
 def test_omp_num_threads_is_respected(tmp_path):
-    code = "from gbtree._threads import effective_n_threads as e; print(e(None), e(-1))"
+    code = "from gbtree.kernels._threads import effective_n_threads as e; print(e(None), e(-1))"
     # the child must import the same gbtree as this process, wherever that lives
     here = os.path.dirname(os.path.dirname(gbtree.__file__))
     env = dict(os.environ, OMP_NUM_THREADS="1",
@@ -200,7 +200,7 @@ def _kinds():
 @needs_openmp
 @pytest.mark.parametrize("case", _kinds(), ids=lambda case: case[0])
 def test_thread_counts_changed_between_rounds_grow_the_same_model(case, monkeypatch):
-    from gbtree import booster
+    from gbtree.boosting import booster
     name, est, args, *more = case
     fit_kw = more[0] if more else {}
     X = args[0]
@@ -221,7 +221,8 @@ def test_thread_counts_changed_between_rounds_grow_the_same_model(case, monkeypa
                                     dict(max_depth=4, grad_quant_bins=16)],
                          ids=["depthwise", "lossguide", "symmetric", "quantised"])
 def test_thread_counts_changed_between_rounds_out_of_core(params, monkeypatch, tmp_path):
-    from gbtree import ExternalData, levelwise
+    from gbtree import ExternalData
+    from gbtree.distributed import levelwise
     rng = np.random.RandomState(4)
     X = rng.normal(size=(3000, 5))
     y = X[:, 0] + X[:, 1] ** 2 + rng.normal(size=3000)
@@ -255,7 +256,7 @@ class _Machine:
         self.cpu += n * (1.0 - waited) * seconds
 
     def install(self, monkeypatch, schedstat=True):
-        from gbtree import _threads
+        from gbtree.kernels import _threads
         clock = type("Clock", (), {"perf_counter": lambda _: self.now,
                                    "process_time": lambda _: self.cpu})()
         monkeypatch.setattr(_threads, "time", clock)
@@ -265,7 +266,7 @@ class _Machine:
 
 
 def test_a_fit_takes_the_threads_the_cores_have_free(monkeypatch):
-    from gbtree._threads import ThreadBudget
+    from gbtree.kernels._threads import ThreadBudget
     machine = _Machine(others=0)
     machine.install(monkeypatch)
     budget = ThreadBudget(2)
@@ -301,7 +302,7 @@ def test_a_fit_takes_the_threads_the_cores_have_free(monkeypatch):
 
 
 def test_a_fit_starts_on_the_cores_other_processes_leave(monkeypatch):
-    from gbtree._threads import ThreadBudget, available_threads
+    from gbtree.kernels._threads import ThreadBudget, available_threads
     machine = _Machine(others=2, cpus=2)
     machine.install(monkeypatch)
     assert ThreadBudget(2).n == 1 and available_threads(2) == 1
@@ -311,7 +312,7 @@ def test_a_fit_starts_on_the_cores_other_processes_leave(monkeypatch):
 
 
 def test_without_the_schedulers_counts_a_fit_reads_its_cpu_time(monkeypatch):
-    from gbtree._threads import ThreadBudget
+    from gbtree.kernels._threads import ThreadBudget
     machine = _Machine(others=None)
     machine.install(monkeypatch, schedstat=False)
     budget = ThreadBudget(2)

@@ -7,9 +7,9 @@ from hypothesis import given, settings, strategies as st
 import _reference as ref
 import gbtree
 from gbtree import GBTClassifier, GBTRegressor
-from gbtree._histogram import output_histograms, py_build_histogram
-from gbtree._splitting import find_best_split_outputs
-from gbtree.binning import BinMapper
+from gbtree.kernels._histogram import output_histograms, py_build_histogram
+from gbtree.kernels._splitting import find_best_split_outputs
+from gbtree.data.binning import BinMapper
 
 VECTOR = dict(multi_strategy="multi_output_tree")
 REGULARISERS = [{}, dict(reg_lambda=0.0), dict(reg_alpha=2.0), dict(min_child_weight=30.0),

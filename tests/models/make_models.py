@@ -14,7 +14,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree.model_io import FORMAT_VERSION, _Encoder
+from gbtree.io.model_io import FORMAT_VERSION, _Encoder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -1,0 +1,1 @@
+"""The boosting loop of an in-memory fit, its losses, metrics and callbacks."""

@@ -1,0 +1,1 @@
+"""Input: checks, binning, the weighted quantile sketch, categorical columns, query groups, ExternalData."""

@@ -1,0 +1,1 @@
+"""Trees grown over rows held elsewhere: in blocks on disk or in shards on Dask workers."""

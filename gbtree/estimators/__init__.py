@@ -1,0 +1,1 @@
+"""The scikit-learn estimators: their parameters and checks, and their fits in memory, out of core and on Dask."""

@@ -1,0 +1,158 @@
+"""What the estimators do around a level-wise fit (``levelwise``: out of core and
+on Dask): which of their parameters it takes, its loss, its warm start, and the
+fitted local estimator it makes."""
+import inspect
+
+import numpy as np
+
+from ..boosting import booster
+from ..boosting import objectives as _obj
+from . import params as _params
+from ..distributed.leaf_quantiles import SELECTED
+from ..boosting.metrics import eval_metrics
+
+# the parameters a level-wise fit takes (the others must stay at their defaults)
+SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_leaves",
+             "grow_policy", "max_bin",
+             "min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step",
+             "colsample_bytree", "colsample_bylevel", "colsample_bynode", "feature_weights",
+             "subsample", "interaction_constraints", "monotone_constraints", "num_parallel_tree",
+             "booster", "rate_drop", "skip_drop", "one_drop", "normalize_type", "sample_type",
+             "class_weight", "absent_as_missing", "grad_quant_bins", "warm_start",
+             "multi_strategy", "n_jobs",
+             "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
+             "early_stopping_rounds", "callbacks", "tweedie_variance_power", "quantile_alpha",
+             "huber_delta",
+             "lambdarank_truncation_level", "lambdarank_num_pair_per_sample",
+             "lambdarank_norm", "ndcg_exp_gain"}
+
+# the losses whose starting value and gradients a level-wise fit computes part by part
+OBJECTIVES = ("squared_error", "poisson", "gamma", "tweedie", "log_loss", "a callable",
+              "absolute_error", "quantile", "huber")
+
+
+
+def local_params(estimator, local_class):
+    """The parameters of ``local_class`` (a local estimator class) read off ``estimator``."""
+    names = inspect.signature(local_class.__init__).parameters
+    return {k: getattr(estimator, k) for k in names if k != "self"}
+
+
+# the parameters of categorical columns (a fit that encodes them: gbtree.dask)
+CATEGORICAL = {"categorical_features", "max_cat_to_ordinal", "max_cat_to_onehot", "cat_smooth"}
+
+
+def check_params(estimator, local_class, what, more=()):
+    """A ValueError naming the first parameter of ``estimator`` a level-wise fit does
+    not support (``what`` names the fit in the message; ``more``: parameters it
+    supports beside ``SUPPORTED``)."""
+    defaults = local_class().get_params()
+    for name, value in local_params(estimator, local_class).items():
+        if name in SUPPORTED or name in more:
+            continue
+        default = defaults[name]
+        same = value is default or (not isinstance(value, (list, dict, np.ndarray))
+                                    and value == default)
+        if not same:
+            raise ValueError(f"{what} does not support {name}={value!r} yet: leave it at its "
+                             f"default ({default!r}) or fit in memory")
+    if local_class._kind == "regressor":
+        make_objective(estimator, 0, what)   # (a classifier's loss needs its classes)
+    if estimator.grow_policy not in ("depthwise", "lossguide", "symmetric"):
+        raise ValueError(f"{what} grows depthwise, lossguide or symmetric trees, not "
+                         f"grow_policy={estimator.grow_policy!r}")
+    if not (estimator.max_depth in range(1, 33)
+            or (estimator.max_depth == 0 and estimator.max_leaves)):
+        raise ValueError(f"{what}: max_depth must be in 1..32, or 0 with max_leaves set; got "
+                         f"max_depth={estimator.max_depth!r}")
+
+
+def make_objective(estimator, n_classes, what, n_targets=0):
+    """The loss of a level-wise fit: a classifier's of ``n_classes`` classes, or (0) a
+    regressor's (of a y of ``n_targets`` columns, 0: one); a ValueError naming
+    ``what`` for a loss whose starting value or leaf values need all rows at once."""
+    if n_classes:
+        objective = _obj.classification_objective(estimator.objective, n_classes)
+    else:
+        objective = estimator._make_objective(n_targets)
+    if not (isinstance(objective, SELECTED)
+            or (objective.summable_start and not objective.needs_refit)):
+        raise ValueError(f"{what} does not support objective={estimator.objective!r} yet (its "
+                         f"starting value or leaf values need all rows at once): use one of "
+                         f"{', '.join(OBJECTIVES)}, or fit in memory")
+    return objective
+
+
+def per_feature(local, params, encoder=None):
+    """Set ``params``' per-feature parameters from ``local`` (``prepare``d; its
+    categorical columns' ``encoder``), as a local fit sets them."""
+    n = local.n_features_in_
+    params.feature_weights = _params.feature_weights(local, n)
+    params.interaction_constraints = _params.interaction_groups(local, n)
+    params.monotone_constraints = _params.monotone_constraints(local, n)
+    if encoder is not None and encoder.parents().shape[0] > local.n_features_in_:
+        _params.widen(params, encoder.parents())
+
+
+def prepare(local, n_features, encoder=None, names=None):
+    """``local`` (a local estimator) told the data before a level-wise fit checks its
+    eval sets against it: its width, its categorical columns' ``encoder`` (fitted;
+    None: none) and its column names (None: none)."""
+    local.n_features_in_ = n_features
+    local._cat_encoder = encoder
+    local.is_categorical_ = (None if encoder is None else
+                             np.isin(np.arange(n_features), encoder.columns))
+    if names is not None:
+        local.feature_names_in_ = np.asarray(names, dtype=object)
+    elif hasattr(local, "feature_names_in_"):
+        del local.feature_names_in_
+
+
+def continued(local, objective, n_features, what, params):
+    """What a warm start of ``local`` (a fitted local estimator, its parameters set;
+    ``objective``: this fit's loss, which takes over the fitted one's state)
+    continues: (its ensemble, its bin mapper, its rounds), ``params.n_estimators``
+    made the rounds still to grow; or (None, None, 0) when the fit starts anew. A
+    ValueError when the model cannot be continued by a level-wise fit (``what``
+    names it) on ``n_features`` columns."""
+    init, done = local._warm_start_model(None, objective)
+    if init is None:
+        return None, None, 0
+    ensemble, mapper = init
+    if ensemble.n_features != n_features:
+        raise ValueError(f"X has {n_features} features, but the model to continue has "
+                         f"{ensemble.n_features}")
+    if not booster._on_bin_edges(ensemble, mapper):
+        raise ValueError(f"{what} continues models whose trees split at their bin edges; "
+                         f"this one's do not (tree_method='exact' or 'approx'): set "
+                         f"warm_start=False to refit")
+    params.n_estimators -= done
+    return ensemble, mapper, done
+
+
+def fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets, fit_info, done=0):
+    """``local`` (a local estimator, ``prepare``d) made the fitted model of
+    ``ensemble``, built in ``n_rounds`` rounds after the ``done`` rounds of the
+    model a warm start continued; ``state``: the fit's ``TrainingState``."""
+    if isinstance(objective, _obj.Ranking):
+        # (the shards' losses drew that many rounds of pairs)
+        objective._round = done + n_rounds
+    previous = {}
+    for name in ("evals_result_", "best_score_", "best_iteration_", "oob_improvement_",
+                 "oob_scores_", "oob_score_"):
+        if hasattr(local, name):
+            previous[name] = getattr(local, name)
+            delattr(local, name)
+    local._ensemble = ensemble
+    local._objective = objective
+    local._bin_mapper = mapper
+    local.n_estimators_ = done + n_rounds
+    local.best_iteration_ = done + state.best_iteration
+    if eval_sets:
+        local.evals_result_ = state.evals_result
+        local.best_score_ = state.best_score
+    if done:   # (the histories cover every round; early stopping keeps the best of all)
+        local._continue_histories(previous, eval_metrics(local.eval_metric, objective,
+                                                         type(local).__name__), n_rounds)
+    local.fit_info_ = dict(fit_info)
+    return local

@@ -1,0 +1,1 @@
+"""The growers: one tree from the gradients, picked by ``growers.make_grower``."""

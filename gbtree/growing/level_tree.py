@@ -1,0 +1,195 @@
+"""The tree a level-wise fit grows (``levelwise``): ``TreeBuilder`` decides each
+batch of splits from the shards' best splits and emits the tree's nodes, as the
+local growers would grow it."""
+import numpy as np
+
+from ..kernels._constraints import MonotoneConstraints
+from ..kernels._splitting import py_leaf_weight
+from ..kernels._typedefs import NODE_DTYPE
+from .symmetric_grower import build_children
+
+
+class TreeBuilder:
+    """Grows one tree, a batch of splits at a time: ``level(t, splits)`` applies the
+    splits of tree ``t`` and returns the children's row counts and best splits
+    (``RowShard._level``). Depthwise, a batch is a level (up to the ``max_leaves``
+    budget: the local grower splits the nodes of a level oldest first); lossguide,
+    it is the one open node of the largest gain (the oldest on a tie), as the local
+    grower picks them. With ``renew`` (quantised gradients), ``renew(t, leaves)``
+    gives the exact sums of the leaves of tree ``t`` once it is grown
+    (``RowShard._renew``): those of every node are made from them before its values.
+    With ``refit``, ``refit(t, leaves)`` gives the loss's own value of each leaf
+    (``RowShard._refit``; NaN: keep the Newton value), as a local fit refits them."""
+
+    def __init__(self, level, thresholds, bin_offsets, params, renew=None, refit=None):
+        self.level = level
+        self.renew = renew
+        self.refit = refit
+        self.thresholds, self.bin_offsets = thresholds, bin_offsets
+        self.p = params
+        self.monotone = (None if params.monotone_constraints is None
+                         or not np.any(params.monotone_constraints)
+                         else MonotoneConstraints(len(bin_offsets) - 1,
+                                                  params.monotone_constraints))
+
+    def grow(self, t, root, learning_rate):
+        """Tree ``t`` of the round from its root's (sums, row count, best split);
+        returns its nodes (NODE_DTYPE) and its leaves' values by node id."""
+        p = self.p
+        if p.symmetric:
+            nodes, children = self._grow_symmetric(t, root)
+            return self._finish(t, nodes, children, learning_rate)
+        sums, count, split = root
+        unbounded = (-np.inf, np.inf)
+        # (``bounds``: those of a node's weight; ``clip``: those its value is clipped
+        # to, its parent's, as the local grower clips a split's children)
+        nodes = [dict(sums=sums, count=int(count), depth=0, split=split, bounds=unbounded,
+                      clip=unbounded)]
+        opened = [0] if split is not None else []   # (in the order of their ids)
+        children = {}
+        n_leaves = 1
+        while opened and not (p.max_leaves and n_leaves >= p.max_leaves):
+            if p.lossguide:
+                best = max(range(len(opened)), key=lambda k: (nodes[opened[k]]["split"][0], -k))
+                batch = [opened.pop(best)]
+            else:
+                room = len(opened) if not p.max_leaves else p.max_leaves - n_leaves
+                batch, opened = opened[:room], opened[room:]
+            n_leaves += len(batch)
+            # (the children may split: below the depth limit, with leaves to spare)
+            more = not (p.max_leaves and n_leaves >= p.max_leaves)
+            splits = []
+            for i in batch:
+                gain, f, b, default_left, left_sums = nodes[i]["split"][:5]
+                left, right = len(nodes), len(nodes) + 1
+                depth = nodes[i]["depth"] + 1
+                sums_l, sums_r = left_sums, nodes[i]["sums"] - left_sums
+                lo, up = nodes[i]["bounds"]
+                bounds = (lo, up, lo, up)
+                if self.monotone is not None:
+                    bounds = self.monotone.children_bounds(
+                        f, lo, up, self._weight(sums_l, (lo, up)),
+                        self._weight(sums_r, (lo, up)))
+                nodes += [dict(sums=sums_l, depth=depth, bounds=bounds[:2], clip=(lo, up)),
+                          dict(sums=sums_r, depth=depth, bounds=bounds[2:], clip=(lo, up))]
+                children[i] = (left, right)
+                # the child of the smaller hessian sum is built, the other derived
+                build = -1
+                if more and not (p.max_depth and depth >= p.max_depth):
+                    # (of a structure of several outputs: their summed hessians)
+                    hess_l, hess_r = np.sum(sums_l[..., 1]), np.sum(sums_r[..., 1])
+                    build = left if hess_l <= hess_r else right
+                splits.append((i, f, b, default_left, left, right, build, sums_l, sums_r,
+                               depth, bounds[:2], bounds[2:]))
+            counts, found = self.level(t, splits)
+            for k, split in enumerate(splits):
+                for side, c in enumerate(split[4:6]):
+                    nodes[c]["count"] = int(counts[2 * k + side])
+                    nodes[c]["split"] = found[2 * k + side]
+                    if found[2 * k + side] is not None:
+                        opened.append(c)
+        return self._finish(t, nodes, children, learning_rate)
+
+    def _grow_symmetric(self, t, root):
+        """A symmetric tree (``grow_policy="symmetric"``): every node of a level split
+        alike, by the level's best split, complete to its depth (node i's children
+        are 2i + 1 and 2i + 2), as a local fit's ``SymmetricGrower`` grows it: its
+        nodes and children, as ``grow`` makes them."""
+        p = self.p
+        sums, count, split = root
+        unbounded = (-np.inf, np.inf)
+        nodes = [dict(sums=sums, count=int(count), depth=0, split=None, clip=unbounded)]
+        children = {}
+        level = [0]
+        depth = 0
+        while split is not None and depth < p.max_depth:
+            _, f, b, default_left, left_sums, gains = split
+            depth += 1
+            child_sums = np.empty((2 * len(level), 2))
+            child_sums[0::2] = left_sums
+            child_sums[1::2] = [nodes[i]["sums"] for i in level] - left_sums
+            built = set(build_children(child_sums).tolist()) if depth < p.max_depth else ()
+            splits = []
+            for j, i in enumerate(level):
+                left, right = 2 * i + 1, 2 * i + 2
+                nodes[i]["split"] = (gains[j], f, b, default_left)
+                nodes += [dict(sums=child_sums[2 * j], depth=depth, clip=unbounded),
+                          dict(sums=child_sums[2 * j + 1], depth=depth, clip=unbounded)]
+                children[i] = (left, right)
+                build = left if 2 * j in built else right if 2 * j + 1 in built else -1
+                splits.append((i, f, b, default_left, left, right, build, child_sums[2 * j],
+                               child_sums[2 * j + 1], depth, unbounded, unbounded))
+            counts, (split,) = self.level(t, splits)
+            level = [c for i in level for c in children[i]]
+            for c, n in zip(level, counts):
+                nodes[c]["count"] = int(n)
+        return nodes, children
+
+    def _finish(self, t, nodes, children, learning_rate):
+        """The grown tree's nodes (NODE_DTYPE) and its leaves' values by node id, after
+        the renewal of its sums and its leaves' refit; with vector leaves, the list of
+        each output's tree and the list of their values (``VectorLeafGrower``'s K
+        trees of one structure, each with its output's values, covers and gains)."""
+        if not self.p.vector_leaves:
+            return self._output_tree(t, nodes, children, learning_rate)
+        trees = []
+        for k in range(len(nodes[0]["sums"])):
+            mine = [dict(node, sums=node["sums"][k]) for node in nodes]
+            for i in children:
+                split = nodes[i]["split"]
+                mine[i]["split"] = (split[5][k],) + tuple(split[1:4])
+            trees.append(self._output_tree(t, mine, children, learning_rate, k))
+        return [nodes for nodes, _ in trees], [values for _, values in trees]
+
+    def _output_tree(self, t, nodes, children, learning_rate, k=None):
+        """``_finish`` of one output's tree (``k``: its output, of a structure of
+        several; None: the tree's own)."""
+        if self.renew is not None:
+            leaves = [i for i in range(len(nodes)) if i not in children]
+            for i, sums in zip(leaves, self.renew(t, leaves)):
+                nodes[i]["sums"] = sums
+            for i in sorted(children, reverse=True):   # (children after their parent)
+                left, right = children[i]
+                nodes[i]["sums"] = nodes[left]["sums"] + nodes[right]["sums"]
+        out, values = self._emit(nodes, children, learning_rate)
+        if self.refit is not None:
+            leaves = list(values)
+            best = self.refit(t, leaves, k)
+            for i, v in zip(leaves, best):
+                if not np.isnan(v):   # (within the bounds of monotone constraints)
+                    lo, up = nodes[i]["clip"]
+                    values[i] = out["value"][i] = learning_rate * min(max(v, lo), up)
+        return out, values
+
+    def _weight(self, sums, bounds):
+        """The weight of a node of ``sums``, within ``bounds``."""
+        p = self.p
+        w = py_leaf_weight(sums[0], sums[1], p.reg_lambda, p.reg_alpha, p.min_child_weight,
+                           p.max_delta_step)
+        return min(max(w, bounds[0]), bounds[1])
+
+    def _emit(self, nodes, children, learning_rate):
+        n = len(nodes)
+        out = np.zeros(n, dtype=NODE_DTYPE)
+        out["value"] = [learning_rate * self._weight(node["sums"], node["clip"])
+                        for node in nodes]
+        out["cover"] = [node["sums"][1] for node in nodes]
+        out["count"] = [node["count"] for node in nodes]
+        out["depth"] = [node["depth"] for node in nodes]
+        out["feature"] = out["left"] = out["right"] = -1
+        out["is_leaf"] = 1
+        if children:
+            split = np.array(sorted(children), dtype=np.intp)
+            found = [nodes[i]["split"] for i in split.tolist()]
+            f = np.array([s[1] for s in found], dtype=np.intp)
+            b = np.array([s[2] for s in found], dtype=np.intp)
+            out["feature"][split] = f
+            out["bin_threshold"][split] = b
+            out["threshold"][split] = self.thresholds[self.bin_offsets[f] + b]
+            out["default_left"][split] = [s[3] for s in found]
+            out["gain"][split] = [s[0] for s in found]
+            out["left"][split] = [children[i][0] for i in split.tolist()]
+            out["right"][split] = [children[i][1] for i in split.tolist()]
+            out["is_leaf"][split] = 0
+        leaves = np.flatnonzero(out["is_leaf"])
+        return out, dict(zip(leaves.tolist(), out["value"][leaves].tolist()))

@@ -1,0 +1,1 @@
+"""Model files (save_model, load_model) and exports (ONNX, Treelite)."""

@@ -1,0 +1,1 @@
+"""The Cython/OpenMP kernels every layer above calls, and the threads they take."""
