@@ -44,3 +44,19 @@ def test_values_that_cannot_be_meant_are_refused(params, match):
     # (they hung, were accepted silently, or failed with errors that did not name them)
     with pytest.raises(ValueError, match=match):
         GBTRegressor(**{"n_estimators": 3, **params}).fit(X, y)
+
+
+@pytest.mark.parametrize("Est", list(FITS))
+def test_the_shared_parameters_are_in_each_signature_and_unknown_names_refused(Est):
+    # the shared parameters are written once (params.SHARED_DEFAULTS): each estimator's
+    # signature shows them after its own, with their defaults, and stores them
+    import inspect
+    from gbtree.estimators.params import SHARED_DEFAULTS
+    parameters = inspect.signature(Est.__init__).parameters
+    shown = {n: p.default for n, p in parameters.items() if n in SHARED_DEFAULTS}
+    assert shown == SHARED_DEFAULTS
+    assert list(parameters)[-len(SHARED_DEFAULTS):] == list(SHARED_DEFAULTS)
+    assert all(p.kind == p.KEYWORD_ONLY for n, p in parameters.items() if n != "self")
+    assert Est(max_depth=3, gamma=0.5).get_params()["gamma"] == 0.5
+    with pytest.raises(TypeError, match="unexpected keyword argument 'n_estimator'"):
+        Est(n_estimator=3)

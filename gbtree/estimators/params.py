@@ -1,6 +1,7 @@
 """The parameters every estimator shares: their documentation, their defaults, their
 check into the engine's ``booster.BoostParams``, and the per-feature ones (weights,
 monotone and interaction constraints) read against the training columns."""
+import inspect
 import numbers
 
 import numpy as np
@@ -263,9 +264,26 @@ SHARED_DEFAULTS = dict(
 
 
 def set_shared(est, given):
-    """Store the shared parameters of an estimator's ``__init__`` (``given``: its locals)."""
-    for name in SHARED_DEFAULTS:
-        setattr(est, name, given[name])
+    """Store the shared parameters given to an estimator's ``__init__`` (``**shared``),
+    the others at their defaults; an unknown name is Python's TypeError."""
+    for name in given:
+        if name not in SHARED_DEFAULTS:
+            raise TypeError(f"{type(est).__name__}.__init__() got an unexpected keyword "
+                            f"argument {name!r}")
+    for name, default in SHARED_DEFAULTS.items():
+        setattr(est, name, given.get(name, default))
+
+
+def with_shared_signature(cls):
+    """An estimator class whose ``__init__(self, *, <its own>, **shared)`` shows the
+    shared parameters with their defaults after its own: the signature ``help()``,
+    scikit-learn's ``get_params`` and ``clone`` read."""
+    sig = inspect.signature(cls.__init__)
+    own = [p for p in sig.parameters.values() if p.kind != p.VAR_KEYWORD]
+    shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+              for name, default in SHARED_DEFAULTS.items()]
+    cls.__init__.__signature__ = sig.replace(parameters=own + shared)
+    return cls
 
 
 def boost_params(est):
