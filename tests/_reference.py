@@ -44,7 +44,7 @@ def splitmix64(x):
 
 
 def quantize(grad, hess, levels, seed):
-    """Packed int32 row values and (gradient step, hessian step) (``_histogram.quantize_into``):
+    """Packed int32 row values and (gradient step, hessian step) (``_quantizer.quantize_into``):
     g / step_g and h / step_h rounded down or up at random (up with probability
     their fractional part), packed as g_int * 2**16 + h_int."""
     g, h = grad.astype(np.float64), hess.astype(np.float64)

@@ -3,7 +3,8 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 import _reference as ref
-from gbtree.kernels._splitting import py_find_best_split, py_leaf_weight, py_partition
+from gbtree.kernels._partition import py_partition
+from gbtree.kernels._splitting import py_find_best_split, py_leaf_weight
 
 REGULARISERS = [
     {},
@@ -163,7 +164,7 @@ def test_partition_ranges_matches_reference(layout, seed, n, m, n_threads):
     # and missing direction, in one call; the bins dense (by columns) or a SparseBinned
     # (its features of many entries copied densely, the others column-wise, or found in
     # each row's entries)
-    from gbtree.kernels._splitting import partition_ranges
+    from gbtree.kernels._partition import partition_ranges
     rng = np.random.RandomState(seed)
     n_features = 5
     n_bins = rng.randint(1, 40, size=n_features)
@@ -210,7 +211,7 @@ def _sparse_binned(X, n_bins, default, column_copies):
 
 
 def test_partition_ranges_refuses_what_is_not_a_range_or_a_column():
-    from gbtree.kernels._splitting import partition_ranges
+    from gbtree.kernels._partition import partition_ranges
     columns = np.zeros((2, 10), dtype=np.uint8)
     rows = np.arange(10, dtype=np.uint32)
     one = (np.array([0], dtype=np.intc), np.array([0], dtype=np.intc),

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 import _reference as ref
 import gbtree
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree.kernels._histogram import py_quantize
+from gbtree.kernels._quantizer import py_quantize
 from gbtree.predicting._predictor import predict_raw, simd_level
 from gbtree.predicting._symmetric_walk import predict_symmetric, symmetric_trees
 from gbtree.data.binning import BinMapper
@@ -267,7 +267,7 @@ def test_as_accurate_as_catboosts_symmetric_trees_on_real_data():
 def test_level_kernels_match_their_numpy_twins(seed, m, n_threads, sparse):
     from gbtree.kernels._histogram import level_histograms
     from gbtree.kernels._leaf_rows import add_leaf_values
-    from gbtree.kernels._splitting import partition_level
+    from gbtree.kernels._partition import partition_level
     rng = np.random.RandomState(seed)
     n = 500
     X = np.round(rng.normal(size=(n, 4)), 1)

@@ -49,7 +49,8 @@ from ..kernels._constraints import InteractionConstraints
 from ..kernels._histogram import level_histograms, output_histograms, py_unpack_histogram
 from ..kernels._leaf_rows import add_leaf_values, leaf_sums
 from ..kernels._quantizer import gradient_extent_of, quantize_places, steps_of
-from ..kernels._splitting import find_best_split_outputs, partition_ranges, py_find_best_split
+from ..kernels._partition import partition_ranges
+from ..kernels._splitting import find_best_split_outputs, py_find_best_split
 from ..kernels._threads import ThreadBudget, effective_n_threads
 from ..kernels._typedefs import G_H_DTYPE
 from ..boosting.callback import TrainingState, training_callbacks

@@ -19,8 +19,8 @@ import numpy as np
 from ..kernels._column_sampler import ColumnSampler
 from ..kernels._histogram import level_histograms, output_histograms
 from ..kernels._leaf_rows import add_leaf_values
-from ..kernels._splitting import (find_best_split_outputs, partition_level, py_leaf_weight,
-                         py_partition_sparse)
+from ..kernels._partition import partition_level, py_partition_sparse
+from ..kernels._splitting import find_best_split_outputs, py_leaf_weight
 from ..kernels._typedefs import NODE_DTYPE
 from .binned_grower import BinnedGrower
 

@@ -1,8 +1,7 @@
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t
 
-from ._typedefs cimport X_BINNED_C
+from ._typedefs cimport sparse_feature, X_BINNED_C
 from ._histogram cimport sparse_binned
-from ._splitting cimport sparse_feature
 
 
 cdef class BinnedMatrix:

@@ -6,9 +6,8 @@ import numpy as np
 
 from cython.parallel cimport prange
 
-from ._typedefs cimport X_BINNED_C
+from ._typedefs cimport sparse_feature, X_BINNED_C
 from ._histogram cimport sparse_binned
-from ._splitting cimport sparse_feature
 
 
 # Rows per block of the parallel transpose (``columns_of``): the block's rows,

@@ -41,18 +41,5 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
 cdef void subtract_histograms(acc_t* parent, const acc_t* child,
                               Py_ssize_t n_entries, int n_threads) noexcept nogil
 
-cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
-                        uint64_t seed, int32_t* out, double* scales,
-                        int n_threads) noexcept nogil
-
-cdef bint gradient_extent(const G_H_C* pairs, Py_ssize_t n, double* extent,
-                          int n_threads) noexcept nogil
-
-cdef void quant_steps(const double* extent, int levels, double* scales) noexcept nogil
-
-cdef void quantize_rows(const G_H_C* pairs, Py_ssize_t n, int levels, uint64_t seed,
-                        int64_t first, const double* scales, int32_t* out,
-                        int n_threads) noexcept nogil
-
 cdef void unpack_histogram(const int64_t* packed, Py_ssize_t n_entries, const double* scales,
                            hist_entry* out) noexcept nogil

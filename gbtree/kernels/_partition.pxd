@@ -1,11 +1,20 @@
-from ._typedefs cimport IDX_C, GBT_PREFETCH
+from ._typedefs cimport X_BINNED_C, IDX_C, GBT_PREFETCH, sparse_feature
 from ._binned_matrix cimport BinnedMatrix
 
 
 cdef enum:
-    # How many rows ahead ``add_to_rows`` prefetches a leaf's rows: they are
-    # scattered, so far enough for a load from memory to arrive in time
+    # How many rows ahead the partition and ``add_to_rows`` prefetch: a row takes
+    # about a nanosecond, and the scattered rows of a deep node each have their bin
+    # (or raw score) on a cache line of its own, so far enough for a load from memory
     PREFETCH_ROWS = 64
+    # The same for a sparse node's rows (two stages: offsets, then entries); not
+    # retuned with the dense distance above.
+    SPARSE_PREFETCH_ROWS = 16
+    # Upper bound on the parallel partition's chunks (size of chunk_counts).
+    MAX_PARTITION_CHUNKS = 64
+    # The partition runs in parallel, one chunk per thread, when every chunk
+    # gets at least this many rows.
+    MIN_PARTITION_ROWS = 2048
 
 
 cdef class DataPartition:
@@ -21,6 +30,11 @@ cdef class DataPartition:
                     int n_threads) noexcept nogil
     cdef void merge(self, const Py_ssize_t* lo, const Py_ssize_t* hi,
                     const Py_ssize_t* left_in) noexcept nogil
+
+cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
+                          Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
+                          IDX_C* buffer, Py_ssize_t* chunk_counts,
+                          int n_threads, const sparse_feature* sparse=*) noexcept nogil
 
 
 cdef inline void add_to_rows(double* raw, Py_ssize_t stride, const IDX_C* rows,

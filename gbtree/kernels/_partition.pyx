@@ -6,14 +6,23 @@ its second), increasing in each. A split partitions each half in place, stably,
 the left child's rows first, so a leaf's rows stay increasing. With two threads
 each thread partitions one half, the one whose rows it wrote last time, in its
 own core's caches; when the halves differ by more than a quarter of the rows
-(ordered data), each half is partitioned on every thread instead."""
+(ordered data), each half is partitioned on every thread instead.
+
+``partition`` is the stable partition of a list of rows by one split (a row's
+side from a 256-entry table of its bin; a sparse column read first; on two
+threads the second half is read backwards, so each side of each half lands in
+place or in the buffer its thread wrote); ``partition_column``,
+``partition_level`` and ``partition_ranges`` call it for the growers written in
+Python and the level-wise fits."""
 import numpy as np
 
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange, threadid
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, int64_t
+from libc.string cimport memcpy, memmove
+from libcpp.vector cimport vector
 
-from ._typedefs cimport X_BINNED_C, IDX_C
+from ._typedefs cimport X_BINNED_C, IDX_C, entry_t, GBT_PREFETCH, first_at_least, sparse_feature
 from ._binned_matrix cimport BinnedMatrix
-from ._splitting cimport sparse_feature, partition, MAX_PARTITION_CHUNKS, MIN_PARTITION_ROWS
 
 
 cdef class DataPartition:
@@ -100,3 +109,471 @@ cdef class DataPartition:
                     rows[i] = buf[a]
                     a += 1
                 i += 1
+
+
+def partition_column(const X_BINNED_C[::1] column, IDX_C[::1] rows, int bin, int missing_bin,
+                     bint default_left, int n_threads=1):
+    """``partition`` of ``rows`` in place by one feature's bins (``column[r]`` is row
+    r's bin: a row of a column-major binned matrix); returns the number of left
+    rows, which come first, each side in its order."""
+    return _partition_rows(&column[0] if column.shape[0] > 0 else NULL, 1, rows, bin,
+                           missing_bin, default_left, n_threads)
+
+
+def partition_level(const X_BINNED_C[::1] column, IDX_C[::1] rows,
+                    const int64_t[:, ::1] bounds, int bin, int missing_bin, bint default_left,
+                    int n_threads=1):
+    """``partition_column`` of every range ``rows[bounds[i, 0]:bounds[i, 1]]`` by the
+    same split (a level of a symmetric tree): ``partition_ranges`` with one column."""
+    cdef Py_ssize_t m = bounds.shape[0]
+    return partition_ranges(np.asarray(column).reshape(1, -1), rows, bounds,
+                            np.zeros(m, dtype=np.intc), np.full(m, bin, dtype=np.intc),
+                            np.full(m, missing_bin, dtype=np.intc),
+                            np.full(m, default_left, dtype=np.uint8), n_threads)
+
+
+ctypedef const X_BINNED_C* bins_ptr
+ctypedef const sparse_feature* feature_ptr
+
+
+def partition_ranges(columns, IDX_C[::1] rows, const int64_t[:, ::1] bounds,
+                     const int[::1] features, const int[::1] bins, const int[::1] missing_bins,
+                     const uint8_t[::1] default_left, int n_threads=1):
+    """``partition_column`` of every range ``rows[bounds[i, 0]:bounds[i, 1]]`` by its own
+    split: feature ``features[i]`` (whose bins are ``columns[features[i]]``, a row of a
+    column-major binned matrix, or a feature of a ``binning.SparseBinned``),
+    ``bins[i]``, ``missing_bins[i]``, ``default_left[i]`` (a level of a depthwise tree
+    in one call); returns each range's number of left rows (int64). With fewer
+    ranges than twice the threads each is split by all the threads, else the ranges
+    are shared out, each split by one thread."""
+    cdef Py_ssize_t m = bounds.shape[0], i, most = 1
+    cdef bint shared = m >= 2 * n_threads and n_threads > 1
+    cdef bint dense = isinstance(columns, np.ndarray)
+    cdef const X_BINNED_C[:, ::1] cols
+    cdef Py_ssize_t n_columns = columns.shape[0] if dense else columns.shape[1]
+    cdef Py_ssize_t n_rows = columns.shape[1] if dense else columns.shape[0]
+    cdef int t
+    if not (features.shape[0] == bins.shape[0] == missing_bins.shape[0]
+            == default_left.shape[0] == m):
+        raise ValueError("features, bins, missing_bins and default_left need one entry per range")
+    for i in range(m):
+        if not 0 <= bounds[i, 0] <= bounds[i, 1] <= rows.shape[0]:
+            raise ValueError(f"bounds[{i}] is not a range of rows")
+        if not 0 <= features[i] < n_columns:
+            raise ValueError(f"features[{i}] is not a column")
+        if bounds[i, 1] > bounds[i, 0] and n_rows == 0:
+            raise ValueError("the columns have no rows")
+        most = max(most, bounds[i, 1] - bounds[i, 0])
+    n_left = np.zeros(m, dtype=np.int64)
+    cdef int64_t[::1] n_left_v = n_left
+    if rows.shape[0] == 0:
+        return n_left
+    # each split's column: its bins, one a row (``column``), or NULL and its stored
+    # entries (``sparse``)
+    cdef vector[bins_ptr] column = vector[bins_ptr](m, NULL)
+    cdef vector[sparse_feature] sparse = vector[sparse_feature](max(m, 1))
+    cdef vector[feature_ptr] entries = vector[feature_ptr](m, NULL)
+    if dense:
+        cols = columns
+        for i in range(m if n_rows > 0 else 0):   # (no rows: no range is split)
+            column[i] = &cols[features[i], 0]
+    else:
+        for i in range(m):
+            column[i] = _sparse_column(columns, features[i], &sparse[i], True)
+            if column[i] == NULL:
+                entries[i] = &sparse[i]
+    cdef int buffers = n_threads if shared else 1
+    buffer = np.empty((buffers, most), dtype=np.uint32)
+    counts = np.empty((buffers, MAX_PARTITION_CHUNKS), dtype=np.intp)
+    cdef IDX_C[:, ::1] buf_v = buffer
+    cdef Py_ssize_t[:, ::1] counts_v = counts
+    if not shared:
+        with nogil:
+            for i in range(m):
+                if bounds[i, 1] > bounds[i, 0]:
+                    n_left_v[i] = partition(column[i], 1, &rows[bounds[i, 0]],
+                                            bounds[i, 1] - bounds[i, 0], bins[i],
+                                            missing_bins[i], default_left[i], &buf_v[0, 0],
+                                            &counts_v[0, 0], n_threads, entries[i])
+        return n_left
+    with nogil, parallel(num_threads=n_threads):
+        t = threadid()
+        for i in prange(m, schedule='dynamic'):
+            if bounds[i, 1] > bounds[i, 0]:
+                n_left_v[i] = partition(column[i], 1, &rows[bounds[i, 0]],
+                                        bounds[i, 1] - bounds[i, 0], bins[i], missing_bins[i],
+                                        default_left[i], &buf_v[t, 0], &counts_v[t, 0], 1,
+                                        entries[i])
+    return n_left
+
+
+cdef const X_BINNED_C* _sparse_column(X_binned, int feature, sparse_feature* col,
+                                      bint use_columns) except? NULL:
+    """Feature ``feature`` of a ``binning.SparseBinned`` as ``partition`` reads it: the
+    row of its dense copy when it has one and ``use_columns`` (returned), else NULL
+    with ``col`` pointed at its stored entries (and at its column-wise copy when
+    there is one and ``use_columns``). The pointers live as long as ``X_binned``'s
+    arrays."""
+    cdef const int64_t[::1] indptr = X_binned.indptr
+    cdef const uint16_t[::1] e16
+    cdef const uint32_t[::1] e32
+    cdef const uint32_t[::1] col_rows
+    cdef const X_BINNED_C[::1] col_bins
+    cdef const X_BINNED_C[:, ::1] dense_cols
+    cdef Py_ssize_t lo_c, hi_c
+    if use_columns and X_binned.dense_index[feature] >= 0:
+        dense_cols = X_binned.dense_cols
+        return &dense_cols[X_binned.dense_index[feature], 0]
+    col.indptr = &indptr[0]
+    col.entries16 = NULL
+    col.entries = NULL
+    if X_binned.entries.dtype == np.uint16:
+        e16 = X_binned.entries
+        col.entries16 = &e16[0] if e16.shape[0] > 0 else NULL
+    else:
+        e32 = X_binned.entries
+        col.entries = &e32[0] if e32.shape[0] > 0 else NULL
+    col.e_lo = X_binned.bin_offsets[feature]
+    col.e_hi = X_binned.bin_offsets[feature + 1]
+    col.default_bin = X_binned.default_bin[feature]
+    col.has_column = use_columns and X_binned.col_ptr is not None
+    col.col_rows = NULL
+    col.col_bins = NULL
+    col.col_len = 0
+    if col.has_column:
+        col_rows = X_binned.col_rows
+        col_bins = X_binned.col_bins
+        lo_c, hi_c = X_binned.col_ptr[feature], X_binned.col_ptr[feature + 1]
+        col.col_len = hi_c - lo_c
+        col.col_rows = &col_rows[lo_c] if hi_c > lo_c else NULL
+        col.col_bins = &col_bins[lo_c] if hi_c > lo_c else NULL
+    return NULL
+
+
+cdef Py_ssize_t _partition_rows(const X_BINNED_C* column, Py_ssize_t stride, IDX_C[::1] rows,
+                                int bin, int missing_bin, bint default_left, int n_threads):
+    """``partition`` of a row array, with its scratch."""
+    cdef Py_ssize_t n = rows.shape[0]
+    buffer = np.empty(max(n, 1), dtype=np.uint32)
+    counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
+    cdef IDX_C[::1] buf_v = buffer
+    cdef Py_ssize_t[::1] counts_v = counts
+    if n == 0:
+        return 0
+    return partition(column, stride, &rows[0], n, bin, missing_bin, default_left, &buf_v[0],
+                     &counts_v[0], n_threads)
+
+
+cdef inline int _goes_left(X_BINNED_C b, int bin, int missing_bin, bint default_left) noexcept nogil:
+    # 0 or 1 without a branch: the direction of a row is unpredictable
+    return ((b <= bin) & (b != missing_bin)) | ((b == missing_bin) & default_left)
+
+
+cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, const IDX_C* rows,
+                             Py_ssize_t lo, Py_ssize_t hi, const unsigned char* goes_left,
+                             IDX_C* left_out, IDX_C* right_out,
+                             Py_ssize_t right_step) noexcept nogil:
+    """One pass over ``rows[lo:hi]``: its left rows go to ``left_out[lo:]`` in
+    their order, its right rows to ``right_out[0]``, ``right_out[right_step]``,
+    ``right_out[2 * right_step]``, ... Returns the number of left rows. ``X``
+    already points at the split feature's column; ``goes_left[b]`` is 1 when a
+    row of bin b goes left (a table: one load instead of the comparisons).
+
+    ``left_out`` may be ``rows`` itself (the write never passes the read); with
+    ``right_out = out + hi - 1`` and ``right_step = -1`` both sides fill
+    ``out[lo:hi]`` from its two ends (the right rows in reverse order).
+    """
+    cdef Py_ssize_t i, nl = lo, nr = 0, pf_end = hi - PREFETCH_ROWS
+    cdef IDX_C r
+    cdef int left
+    for i in range(lo, hi):
+        if i < pf_end:
+            GBT_PREFETCH(X + rows[i + PREFETCH_ROWS] * stride)
+        r = rows[i]
+        left = goes_left[X[r * stride]]
+        # without a branch: the row is written to both sides and only its
+        # side's position moves on (the other copy is overwritten later)
+        left_out[nl] = r
+        right_out[nr] = r
+        nl += left
+        nr += (1 - left) * right_step
+    return nl - lo
+
+
+cdef Py_ssize_t _split_chunk_back(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows,
+                                  Py_ssize_t lo, Py_ssize_t hi, const unsigned char* goes_left,
+                                  IDX_C* left_end, IDX_C* right_end) noexcept nogil:
+    """``_split_chunk`` from the last row of ``rows[lo:hi]`` back to the first: its
+    right rows go to ``right_end[0]``, ``right_end[-1]``, ... and its left rows to
+    ``left_end[0]``, ``left_end[-1]``, ..., so that each side ends at its pointer in
+    the rows' order. ``right_end`` may be ``rows + hi - 1`` itself (the write never
+    passes the read). Returns the number of left rows."""
+    cdef Py_ssize_t i, nl = 0, nr = 0
+    cdef IDX_C r
+    cdef int left
+    for i in range(hi - 1, lo - 1, -1):
+        if i - PREFETCH_ROWS >= lo:
+            GBT_PREFETCH(X + rows[i - PREFETCH_ROWS] * stride)
+        r = rows[i]
+        left = goes_left[X[r * stride]]
+        left_end[-nl] = r
+        right_end[-nr] = r
+        nl += left
+        nr += 1 - left
+    return nl
+
+
+cdef inline Py_ssize_t _find_entry(const entry_t* e, Py_ssize_t n, Py_ssize_t e_lo) noexcept nogil:
+    """The first of e[0:n] (increasing) that is >= e_lo, or e_lo - 1 if none:
+    a binary search without branches (conditional moves)."""
+    cdef const entry_t* first = e
+    cdef Py_ssize_t half
+    if n == 0:
+        return e_lo - 1
+    while n > 1:
+        half = n >> 1
+        first = first + half if first[half - 1] < e_lo else first
+        n = n - half
+    return first[0] if first[0] >= e_lo else e_lo - 1
+
+
+cdef Py_ssize_t _split_sparse_rows(const int64_t* indptr, const entry_t* entries,
+                                   Py_ssize_t e_lo, Py_ssize_t e_hi, bint absent_left,
+                                   IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi, int bin,
+                                   int missing_bin, bint default_left,
+                                   IDX_C* right) noexcept nogil:
+    cdef Py_ssize_t i, nl = lo, nr = 0, e, pf_end = hi - 2 * SPARSE_PREFETCH_ROWS
+    cdef IDX_C r
+    cdef int left, present
+    if pf_end < lo:
+        pf_end = lo
+    for i in range(lo, hi):
+        if i < pf_end:
+            GBT_PREFETCH(indptr + rows[i + 2 * SPARSE_PREFETCH_ROWS])
+            GBT_PREFETCH(entries + indptr[rows[i + SPARSE_PREFETCH_ROWS]])
+        r = rows[i]
+        e = _find_entry(entries + indptr[r], indptr[r + 1] - indptr[r], e_lo)
+        present = (e >= e_lo) & (e < e_hi)
+        left = ((present & _goes_left(<X_BINNED_C>(e - e_lo), bin, missing_bin, default_left))
+                | ((1 - present) & absent_left))
+        rows[nl] = r          # both sides, as in _split_chunk
+        right[nr] = r
+        nl += left
+        nr += 1 - left
+    return nl - lo
+
+
+cdef Py_ssize_t _split_column(const sparse_feature* col, bint absent_left, IDX_C* rows,
+                              Py_ssize_t lo, Py_ssize_t hi, int bin, int missing_bin,
+                              bint default_left, IDX_C* right) noexcept nogil:
+    """The split feature's column walked beside the (increasing) rows: the rows
+    before the next stored one go to the absent rows' side in a tight loop; the
+    column is galloped over the entries of other rows."""
+    cdef Py_ssize_t i = lo, nl = lo, nr = 0, pos = 0
+    cdef int64_t nxt
+    cdef IDX_C r
+    cdef int left
+    while i < hi:
+        pos = first_at_least(col.col_rows, pos, col.col_len, rows[i])
+        nxt = col.col_rows[pos] if pos < col.col_len else <int64_t>1 << 40
+        if absent_left:
+            while i < hi and rows[i] < nxt:
+                rows[nl] = rows[i]
+                nl += 1
+                i += 1
+        else:
+            while i < hi and rows[i] < nxt:
+                right[nr] = rows[i]
+                nr += 1
+                i += 1
+        if i < hi and rows[i] == nxt:
+            r = rows[i]
+            left = _goes_left(col.col_bins[pos], bin, missing_bin, default_left)
+            rows[nl] = r      # both sides, as in _split_chunk
+            right[nr] = r
+            nl += left
+            nr += 1 - left
+            i += 1
+            pos += 1
+    return nl - lo
+
+
+cdef Py_ssize_t _split_chunk_sparse(const sparse_feature* col, IDX_C* rows,
+                                    Py_ssize_t lo, Py_ssize_t hi, int bin, int missing_bin,
+                                    bint default_left, IDX_C* right) noexcept nogil:
+    """``_split_chunk`` for a sparse matrix: from the feature's column when the
+    matrix has one, else from each row's entries by binary search (absent: the
+    default bin)."""
+    cdef bint absent_left = _goes_left(col.default_bin, bin, missing_bin, default_left)
+    if col.has_column:
+        return _split_column(col, absent_left, rows, lo, hi, bin, missing_bin, default_left,
+                             right)
+    if col.entries16 != NULL:
+        return _split_sparse_rows(col.indptr, col.entries16, col.e_lo, col.e_hi, absent_left,
+                                  rows, lo, hi, bin, missing_bin, default_left, right)
+    if col.entries != NULL:
+        return _split_sparse_rows(col.indptr, col.entries, col.e_lo, col.e_hi, absent_left,
+                                  rows, lo, hi, bin, missing_bin, default_left, right)
+    return _split_sparse_rows(col.indptr, <const uint32_t*>NULL, col.e_lo, col.e_hi,
+                              absent_left, rows, lo, hi, bin, missing_bin, default_left, right)
+
+
+cdef inline void _copy_reversed(IDX_C* dst, const IDX_C* src, Py_ssize_t n) noexcept nogil:
+    """``dst[j] = src[n - 1 - j]``: the right rows back in their order."""
+    cdef Py_ssize_t j
+    for j in range(n):
+        dst[j] = src[n - 1 - j]
+
+
+cdef void _fill_range(IDX_C* rows, const IDX_C* buffer, const Py_ssize_t* chunk_counts,
+                      Py_ssize_t n_chunks, Py_ssize_t chunk, Py_ssize_t n_rows,
+                      Py_ssize_t d_lo, Py_ssize_t d_hi, bint forward_right) noexcept nogil:
+    """rows[d_lo:d_hi] of the partitioned rows: chunk k's left rows go to
+    rows[before_k:], its right rows after all left rows and the earlier chunks'
+    right rows (in buffer[lo_k + count_k:hi_k], forward or from the end)."""
+    cdef Py_ssize_t k, lo, hi, before = 0, total = 0, s, m, a, b
+    for k in range(n_chunks):
+        total += chunk_counts[k]
+    for k in range(n_chunks):
+        lo = k * chunk
+        hi = min(lo + chunk, n_rows)
+        m = chunk_counts[k]
+        # left rows: rows[before:before + m] = buffer[lo:lo + m]
+        a = max(before, d_lo)
+        b = min(before + m, d_hi)
+        if a < b:
+            memcpy(rows + a, buffer + lo + (a - before), (b - a) * sizeof(IDX_C))
+        # right rows: rows[s:s + hi - lo - m]
+        s = total + lo - before
+        a = max(s, d_lo)
+        b = min(s + hi - lo - m, d_hi)
+        if a < b:
+            if forward_right:
+                memcpy(rows + a, buffer + lo + m + (a - s), (b - a) * sizeof(IDX_C))
+            else:
+                _copy_reversed(rows + a, buffer + hi - (b - s), b - a)
+        before += m
+
+
+cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
+                          Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
+                          IDX_C* buffer, Py_ssize_t* chunk_counts,
+                          int n_threads, const sparse_feature* sparse=NULL) noexcept nogil:
+    """Stable in-place partition of ``rows[0:n_rows]``: left rows first, order kept.
+
+    Row r's bin of the split feature is ``column[r * stride]`` (the grower
+    passes a column-major copy, stride 1: the rows of a node are increasing,
+    so their bins share cache lines).
+
+    Returns the number of left rows. ``buffer`` holds n_rows indices and
+    ``chunk_counts`` ``MAX_PARTITION_CHUNKS`` counters. The result is the same
+    whatever the chunking, so the chunks may follow the thread count.
+    With ``sparse`` the bins come from that feature of a sparse binned matrix
+    instead of ``column``.
+    """
+    cdef Py_ssize_t n_chunks = n_rows // MIN_PARTITION_ROWS
+    cdef Py_ssize_t chunk, c, lo, hi, n_left = 0
+    cdef const X_BINNED_C* X = column
+    cdef unsigned char goes_left[256]
+    cdef int b
+    if sparse == NULL:
+        for b in range(256):
+            goes_left[b] = _goes_left(<X_BINNED_C>b, bin, missing_bin, default_left)
+    if n_chunks > n_threads:
+        n_chunks = n_threads
+    if n_chunks > MAX_PARTITION_CHUNKS:
+        n_chunks = MAX_PARTITION_CHUNKS
+    if n_chunks < 2:
+        if sparse != NULL:
+            n_left = _split_chunk_sparse(sparse, rows, 0, n_rows, bin, missing_bin,
+                                         default_left, buffer)
+        else:
+            n_left = _split_chunk(X, stride, rows, 0, n_rows, goes_left, rows, buffer, 1)
+        memcpy(rows + n_left, buffer, (n_rows - n_left) * sizeof(IDX_C))
+        return n_left
+    chunk = (n_rows + n_chunks - 1) // n_chunks
+    if n_chunks == 2 and sparse == NULL:
+        # Two halves: the first splits forward (left rows in place, right rows to
+        # the buffer's start), the second backward (right rows in place at the
+        # end, left rows to the buffer's end); then each thread copies the side it
+        # wrote to the buffer into the middle. Every row moves once and about half
+        # of them a second time, from their own thread's buffer. (The general
+        # scheme below moves every row twice, the second time mostly from the
+        # other thread's buffer.)
+        with parallel(num_threads=2):
+            for c in prange(2, schedule='static'):
+                if c == 0:
+                    chunk_counts[0] = _split_chunk(X, stride, rows, 0, chunk, goes_left,
+                                                   rows, buffer, 1)
+                else:
+                    chunk_counts[1] = _split_chunk_back(X, stride, rows, chunk, n_rows,
+                                                        goes_left, buffer + n_rows - 1,
+                                                        rows + n_rows - 1)
+            for c in prange(2, schedule='static'):
+                if c == 0:
+                    # the first half's right rows follow all left rows
+                    memcpy(rows + chunk_counts[0] + chunk_counts[1], buffer,
+                           (chunk - chunk_counts[0]) * sizeof(IDX_C))
+                else:
+                    # the second half's left rows follow the first half's
+                    memcpy(rows + chunk_counts[0], buffer + n_rows - chunk_counts[1],
+                           chunk_counts[1] * sizeof(IDX_C))
+        return chunk_counts[0] + chunk_counts[1]
+    with parallel(num_threads=n_threads):
+        # 1. each chunk splits itself into buffer[lo:hi], left rows first, right
+        #    rows from the end backwards
+        for c in prange(n_chunks, schedule='static'):
+            lo = c * chunk
+            hi = min(lo + chunk, n_rows)
+            if sparse != NULL:
+                chunk_counts[c] = _split_chunk_sparse(sparse, rows, lo, hi, bin, missing_bin,
+                                                      default_left, buffer + lo)
+                # left rows in place, right rows at buffer[lo:]: both into buffer,
+                # right rows after the left ones (in their order)
+                memmove(buffer + lo + chunk_counts[c], buffer + lo,
+                        (hi - lo - chunk_counts[c]) * sizeof(IDX_C))
+                memcpy(buffer + lo, rows + lo, chunk_counts[c] * sizeof(IDX_C))
+            else:
+                chunk_counts[c] = _split_chunk(X, stride, rows, lo, hi, goes_left, buffer,
+                                               buffer + hi - 1, -1)
+        # 2. every chunk fills its own range rows[lo:hi] (the rows it read in 1.)
+        #    from the chunks' sides that land there
+        for c in prange(n_chunks, schedule='static'):
+            lo = c * chunk
+            hi = min(lo + chunk, n_rows)
+            _fill_range(rows, buffer, chunk_counts, n_chunks, chunk, n_rows, lo, hi,
+                        sparse != NULL)
+    for c in range(n_chunks):
+        n_left += chunk_counts[c]
+    return n_left
+
+
+# ---------------------------------------------------------------- Python entry points
+# py_partition_sparse serves the growers written in Python; py_partition the tests
+# (against tests/_reference.py).
+
+def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature, int bin,
+                 int missing_bin, bint default_left, int n_threads=1):
+    """Stable partition of ``rows`` in place; returns the number of left rows."""
+    return _partition_rows(&X_binned[0, feature] if X_binned.shape[0] > 0 else NULL,
+                           X_binned.shape[1], rows, bin, missing_bin, default_left, n_threads)
+
+
+
+def py_partition_sparse(X_binned, IDX_C[::1] rows, int feature, int bin, bint default_left,
+                        int n_threads=1, bint use_columns=True):
+    """Stable partition of ``rows`` in place by one feature of a ``SparseBinned``
+    (from its column-wise copies when it has them and ``use_columns``); returns the
+    number of left rows (tests)."""
+    cdef Py_ssize_t n = rows.shape[0]
+    cdef sparse_feature col
+    buffer = np.empty(max(n, 1), dtype=np.uint32)
+    counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
+    cdef IDX_C[::1] buf_v = buffer
+    cdef Py_ssize_t[::1] counts_v = counts
+    cdef const X_BINNED_C* column = _sparse_column(X_binned, feature, &col, use_columns)
+    if n == 0:
+        return 0
+    return partition(column, 1, &rows[0], n, bin, X_binned.bin_offsets[feature + 1]
+                     - X_binned.bin_offsets[feature] - 1, default_left, &buf_v[0],
+                     &counts_v[0], n_threads, &col if column == NULL else NULL)

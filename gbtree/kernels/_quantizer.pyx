@@ -1,13 +1,112 @@
 """Quantised gradients (LightGBM's quantised training): each tree's gradients and
-hessians are rounded at random to ``levels`` integer steps (``_histogram.quantize_into``)
+hessians are rounded at random to ``levels`` integer steps (``quantize_into``)
 and packed into one int32 a row, so the histograms hold exact packed int64 sums,
 unpacked to floats inside the split scan."""
 import numpy as np
 
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from cython.parallel cimport prange
+from libc.float cimport FLT_MAX
+from libc.math cimport fabs, NAN
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.string cimport memset
 
 from ._typedefs cimport G_H_C, hist_entry, splitmix64
-from ._histogram cimport quantize_into, gradient_extent, quant_steps, quantize_rows
+
+
+cdef inline int64_t _round(double x, double u) noexcept nogil:
+    # stochastic rounding, floor(x + u): up with probability frac(x); an integer x
+    # stays itself (the truncation, one lower for a negative non-integer)
+    cdef double y = x + u
+    cdef int64_t t = <int64_t>y
+    return t - (<double>t > y)
+
+
+cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
+                        uint64_t seed, int32_t* out, double* scales,
+                        int n_threads) noexcept nogil:
+    """LightGBM's quantised training: every row's gradient (``pairs[2 r]``) becomes
+    an integer in [-levels / 2, levels / 2] (step ``scales[0]`` = max |g| / (levels / 2))
+    and its hessian (``pairs[2 r + 1]``) one in [0, levels] (step ``scales[1]`` =
+    max |h| / levels), each rounded up or down at random with the probabilities that keep it unbiased; the draw
+    of row r depends only on (seed, r). ``out[r]`` packs them as
+    ``g_int * 2**16 + h_int`` (both fit 16 bits: levels <= 32766); the histogram
+    kernels widen that to ``g_int * 2**32 + h_int``, so that adding packed values
+    adds both parts (``unpack_histogram`` recovers them while each sum stays
+    within int32)."""
+    cdef double extent[2]
+    if not gradient_extent(pairs, n, extent, n_threads):
+        # no finite steps: the sums are NaN, which the grower reports; every row 0
+        scales[0] = NAN
+        scales[1] = NAN
+        memset(out, 0, n * sizeof(int32_t))
+        return
+    quant_steps(extent, levels, scales)
+    quantize_rows(pairs, n, levels, seed, 0, scales, out, n_threads)
+
+
+cdef bint gradient_extent(const G_H_C* pairs, Py_ssize_t n, double* extent,
+                          int n_threads) noexcept nogil:
+    """The largest |gradient| and |hessian| of the n (gradient, hessian) ``pairs`` into
+    ``extent``; False when one of them is NaN or inf."""
+    cdef Py_ssize_t i
+    cdef double chunk_g[64]
+    cdef double chunk_h[64]
+    cdef bint chunk_bad[64]
+    cdef bint bad = False
+    cdef Py_ssize_t c, lo, hi, per = (n + 63) // 64
+    extent[0] = 0.0
+    extent[1] = 0.0
+    if n < 65536:
+        n_threads = 1
+    for c in prange(64, schedule='static', num_threads=n_threads, nogil=True):
+        chunk_g[c] = 0.0
+        chunk_h[c] = 0.0
+        chunk_bad[c] = False
+        lo = c * per
+        hi = lo + per
+        if hi > n:
+            hi = n
+        for i in range(lo, hi):
+            if fabs(pairs[2 * i]) > chunk_g[c]:
+                chunk_g[c] = fabs(pairs[2 * i])
+            if fabs(pairs[2 * i + 1]) > chunk_h[c]:
+                chunk_h[c] = fabs(pairs[2 * i + 1])
+            # NaN (which no comparison above sees) or inf
+            if not (fabs(pairs[2 * i]) <= FLT_MAX and fabs(pairs[2 * i + 1]) <= FLT_MAX):
+                chunk_bad[c] = True
+    for c in range(64):
+        if chunk_g[c] > extent[0]:
+            extent[0] = chunk_g[c]
+        if chunk_h[c] > extent[1]:
+            extent[1] = chunk_h[c]
+        bad = bad or chunk_bad[c]
+    return not bad
+
+
+cdef void quant_steps(const double* extent, int levels, double* scales) noexcept nogil:
+    """The gradient and hessian steps of ``levels`` levels for the largest |gradient|
+    and |hessian| ``extent``."""
+    scales[0] = extent[0] / (levels // 2) if extent[0] > 0.0 else 1.0
+    scales[1] = extent[1] / levels if extent[1] > 0.0 else 1.0
+
+
+cdef void quantize_rows(const G_H_C* pairs, Py_ssize_t n, int levels, uint64_t seed,
+                        int64_t first, const double* scales, int32_t* out,
+                        int n_threads) noexcept nogil:
+    """``quantize_into``'s rounding of n rows with the steps ``scales``, row r drawing
+    as row ``first + r`` of the data."""
+    cdef Py_ssize_t i
+    cdef uint64_t m
+    cdef double ug, uh
+    cdef double inv_g = 1.0 / scales[0], inv_h = 1.0 / scales[1]
+    if n < 65536:
+        n_threads = 1
+    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
+        m = splitmix64(seed ^ <uint64_t>(first + i))
+        ug = <double>(m >> 32) * (1.0 / 4294967296.0)
+        uh = <double>(<uint32_t>m) * (1.0 / 4294967296.0)
+        out[i] = <int32_t>(_round(pairs[2 * i] * inv_g, ug) * 65536
+                          + _round(pairs[2 * i + 1] * inv_h, uh))
 
 
 cdef inline uint64_t _rounding_seed(uint64_t tree_seed) noexcept nogil:
@@ -90,3 +189,19 @@ def quantize_places(const G_H_C[:, ::1] pairs, int levels, uint64_t tree_seed,
         at += places[k, 1]
     if at != pairs.shape[0]:
         raise ValueError("places do not cover the rows")
+
+
+# ---------------------------------------------------------------- for the tests only
+
+def py_quantize(const G_H_C[::1] grad, const G_H_C[::1] hess, int levels, uint64_t seed,
+                int n_threads=1):
+    """``quantize_into``: (packed int32 row values, (gradient step, hessian step))."""
+    out = np.empty(grad.shape[0], dtype=np.int32)
+    cdef int32_t[::1] o = out
+    cdef const G_H_C[:, ::1] pairs = np.stack([grad, hess], axis=1)
+    cdef double scales[2]
+    scales[0] = 1.0
+    scales[1] = 1.0
+    if grad.shape[0] > 0:
+        quantize_into(&pairs[0, 0], grad.shape[0], levels, seed, &o[0], scales, n_threads)
+    return out, (scales[0], scales[1])

@@ -1,16 +1,11 @@
 from libc.math cimport fabs
-from libc.stdint cimport uint16_t, uint32_t, int64_t
+from libc.stdint cimport int64_t
 
-from ._typedefs cimport X_BINNED_C, SUM_C, IDX_C, hist_entry
+from ._typedefs cimport SUM_C, hist_entry
 
 cdef enum:
-    # Upper bound on the parallel partition's chunks (size of chunk_counts).
-    MAX_PARTITION_CHUNKS = 64
     # Feature scans run in parallel only above this many histogram entries.
     MIN_PARALLEL_ENTRIES = 16384
-    # The partition runs in parallel, one chunk per thread, when every chunk
-    # gets at least this many rows.
-    MIN_PARTITION_ROWS = 2048
 
 cdef struct split_params:
     double reg_lambda
@@ -93,26 +88,3 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
                                 const double* steps=*) noexcept nogil
 cdef double bounded_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p,
                            double lower, double upper) noexcept nogil
-
-cdef struct sparse_feature:
-    # One feature of a binned sparse matrix (binning.SparseBinned): row r's stored
-    # entries are entries[indptr[r]:indptr[r + 1]] (or entries16), increasing;
-    # the feature's are those in [e_lo, e_hi) (its bin is entry - e_lo); a row
-    # without one has default_bin.
-    const int64_t* indptr
-    const uint32_t* entries
-    const uint16_t* entries16
-    Py_ssize_t e_lo
-    Py_ssize_t e_hi
-    X_BINNED_C default_bin
-    # with has_column: the feature's stored rows (increasing) and bins instead
-    bint has_column
-    const uint32_t* col_rows
-    const X_BINNED_C* col_bins
-    Py_ssize_t col_len
-
-cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
-                          Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
-                          IDX_C* buffer, Py_ssize_t* chunk_counts,
-                          int n_threads, const sparse_feature* sparse=*) noexcept nogil
-

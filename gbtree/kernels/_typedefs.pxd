@@ -21,7 +21,7 @@ cdef struct hist_entry:
 
 # What a histogram kernel accumulates: sums of float gradients and hessians, or
 # (quantised gradients) one int64 packing an integer gradient sum in its high
-# 32 bits and an integer hessian sum in its low 32 bits (_histogram.quantize_into).
+# 32 bits and an integer hessian sum in its low 32 bits (_quantizer.quantize_into).
 ctypedef fused acc_t:
     hist_entry
     int64_t
@@ -131,3 +131,21 @@ cdef inline int check_item_strides(Py_ssize_t n0, Py_ssize_t s0, Py_ssize_t n1,
         raise ValueError(f"X's strides ({s0}, {s1}) are not whole multiples of its item size "
                          f"{itemsize}: copy it first (binning.kernel_array)")
     return 0
+
+
+cdef struct sparse_feature:
+    # One feature of a binned sparse matrix (binning.SparseBinned): row r's stored
+    # entries are entries[indptr[r]:indptr[r + 1]] (or entries16), increasing;
+    # the feature's are those in [e_lo, e_hi) (its bin is entry - e_lo); a row
+    # without one has default_bin.
+    const int64_t* indptr
+    const uint32_t* entries
+    const uint16_t* entries16
+    Py_ssize_t e_lo
+    Py_ssize_t e_hi
+    X_BINNED_C default_bin
+    # with has_column: the feature's stored rows (increasing) and bins instead
+    bint has_column
+    const uint32_t* col_rows
+    const X_BINNED_C* col_bins
+    Py_ssize_t col_len
