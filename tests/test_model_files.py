@@ -97,7 +97,7 @@ def test_pickle_goes_through_the_model_document(models, kind):
 
 
 def test_non_finite_floats_keep_their_bits(models, tmp_path):
-    from gbtree.io.model_io import _Decoder, _Encoder
+    from gbtree.io.values import Decoder, Encoder
     est, X = models["regressor"]
     est = pickle.loads(pickle.dumps(est))
     nodes = est._ensemble.nodes
@@ -116,9 +116,9 @@ def test_non_finite_floats_keep_their_bits(models, tmp_path):
     # NaN's payload too (a model's histories may hold NaN: an out-of-bag loss of no rows)
     odd_nan = np.array([0x7FF8000000000123], dtype=np.uint64).view(np.float64)[0]
     values = np.array([np.inf, -np.inf, np.nan, -np.nan, odd_nan, -0.0])
-    text = json.dumps(_Encoder("json")(values, "x"))
+    text = json.dumps(Encoder("json")(values, "x"))
     assert '"nan:0x7ff8000000000123"' in text
-    decoded = _Decoder("json", limit=1 << 20)(json.loads(text), "x")
+    decoded = Decoder("json", limit=1 << 20)(json.loads(text), "x")
     assert decoded.tobytes() == values.tobytes()
 
 
@@ -430,8 +430,8 @@ SAVED = [(version, name) for version in sorted(os.listdir(MODELS_DIR)) if versio
 def _rows(spec):
     import pandas as pd
     import scipy.sparse as sp
-    from gbtree.io.model_io import _Decoder
-    dec = _Decoder("json", limit=1 << 30)
+    from gbtree.io.values import Decoder
+    dec = Decoder("json", limit=1 << 30)
     if "frame" in spec:
         return pd.DataFrame({c: dec(v, c) for c, v in spec["frame"].items()})
     if "csr" in spec:
@@ -443,14 +443,14 @@ def _rows(spec):
 @pytest.mark.parametrize("version,name", SAVED)
 @pytest.mark.parametrize("suffix", [".json", ".gbt"])
 def test_files_of_every_format_version_load_and_predict_as_written(version, name, suffix):
-    from gbtree.io.model_io import _Decoder
+    from gbtree.io.values import Decoder
     with open(os.path.join(MODELS_DIR, version, "expected.json")) as f:
         expected = json.load(f)[name]
     est = gbtree.load_model(os.path.join(MODELS_DIR, version, name + suffix))
     if version == "v1":   # (before indicator columns: a model without them)
         assert est.max_cat_to_onehot == 0
     X = _rows(expected["rows"])
-    dec = _Decoder("json", limit=1 << 30)
+    dec = Decoder("json", limit=1 << 30)
     for method, want in expected["outputs"].items():
         got, want = getattr(est, method)(X), dec(want, method)
         assert got.dtype == want.dtype

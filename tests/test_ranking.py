@@ -13,7 +13,7 @@ from gbtree import GBTRanker, GBTRegressor, make_ndcg_scorer, ndcg_at_k
 import _reference
 from gbtree.kernels import _ranking
 from gbtree.boosting.metrics import get_metric, map_per_query, ndcg_per_query
-from gbtree.boosting.objectives import Ranking
+from gbtree.boosting.ranking import Ranking
 
 
 def _random_groups(rng, n_groups=30, max_size=12, n_labels=4):
@@ -580,7 +580,7 @@ def test_logged_ranknet_loss_of_a_large_query_takes_blocks_of_rows():
     # the loss that verbosity logs built dense (query size)^2 matrices: 1.85 GB for
     # one query of 10,000 rows
     import tracemalloc
-    from gbtree.boosting.objectives import Ranking
+    from gbtree.boosting.ranking import Ranking
     rng = np.random.RandomState(0)
     n = 3000
     y, raw = rng.randint(0, 4, n).astype(float), rng.normal(size=(n, 1))

@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from gbtree import GBTRegressor, load_model
 from gbtree.boosting.metrics import concordance_index
-from gbtree.boosting.objectives import cox_gradient, cox_nloglik
+from gbtree.boosting.survival import cox_gradient, cox_nloglik
 
 
 def reference_cox(y, f, w):
@@ -132,7 +132,7 @@ def test_cox_model_predicts_hazard_ratios_saves_and_refuses_bad_labels(tmp_path)
 # ---------------------------------------------------------------------------
 # objective="aft": accelerated failure time on interval labels
 
-from gbtree.boosting.objectives import aft_gradient, aft_nloglik  # noqa: E402
+from gbtree.boosting.survival import aft_gradient, aft_nloglik  # noqa: E402
 
 
 def interval_labels(rs, n):

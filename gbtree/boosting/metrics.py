@@ -16,7 +16,7 @@ from scipy.special import gammaln, xlogy
 
 from sklearn.utils.validation import _check_sample_weight
 
-from . import objectives as _objectives
+from . import survival
 from .objectives import read_only
 from ..data.queries import _check_group_weights, _take, query_groups
 from ..data.validation import _check_number
@@ -154,7 +154,7 @@ def tweedie_deviance(power):
 def cox_nloglik(y, pred, w=None):
     """The Cox model's negative log partial likelihood (Breslow) per unit of event
     weight, of hazard ratios ``pred`` for labels y (time, negative when censored)."""
-    return _objectives.cox_nloglik(y, np.log(np.maximum(pred, _EPS)), w)
+    return survival.cox_nloglik(y, np.log(np.maximum(pred, _EPS)), w)
 
 
 def aft_nloglik(distribution, sigma):
@@ -162,7 +162,7 @@ def aft_nloglik(distribution, sigma):
     interval labels y (n, 2)."""
     def nloglik(y, pred, w=None):
         raw = np.log(np.maximum(pred, _EPS))
-        return _avg(_objectives.aft_nloglik(y, raw, distribution, sigma), w)
+        return _avg(survival.aft_nloglik(y, raw, distribution, sigma), w)
     return nloglik
 
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..boosting import booster
 from ..boosting import objectives as _obj
+from ..boosting import ranking
 from . import params as _params
 from ..distributed.leaf_quantiles import SELECTED
 from ..boosting.metrics import eval_metrics
@@ -134,7 +135,7 @@ def fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets, fit_i
     """``local`` (a local estimator, ``prepare``d) made the fitted model of
     ``ensemble``, built in ``n_rounds`` rounds after the ``done`` rounds of the
     model a warm start continued; ``state``: the fit's ``TrainingState``."""
-    if isinstance(objective, _obj.Ranking):
+    if isinstance(objective, ranking.Ranking):
         # (the shards' losses drew that many rounds of pairs)
         objective._round = done + n_rounds
     previous = {}

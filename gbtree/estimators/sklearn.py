@@ -10,6 +10,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from ..boosting import booster
 from ..boosting import objectives as _obj
+from ..boosting import ranking, survival
 from ..boosting.metrics import ndcg_at_k
 from ..data.external import ExternalData
 from ..data.queries import _check_group_weights, _pop_qid_column, _take, query_groups
@@ -84,7 +85,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         _check_number("tweedie_variance_power", self.tweedie_variance_power, "real", 1, 2,
                       low_open=True, high_open=True)
         _check_choice("aft_loss_distribution", self.aft_loss_distribution,
-                      tuple(_obj.AFT_DISTRIBUTIONS))
+                      tuple(survival.AFT_DISTRIBUTIONS))
         _check_number("aft_loss_distribution_scale", self.aft_loss_distribution_scale, "real", 0,
                       low_open=True)
         obj = self.objective
@@ -93,7 +94,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
                 raise ValueError("objective='aft' needs y of shape (n_samples, 2): each row's "
                                  "lower and upper bound on the time (equal for an observed "
                                  "time, inf above a right-censored one)")
-            return _obj.AFT(self.aft_loss_distribution, self.aft_loss_distribution_scale)
+            return survival.AFT(self.aft_loss_distribution, self.aft_loss_distribution_scale)
         if n_targets > 1 and not _is_str(obj, "squared_error"):
             raise ValueError(f"a y of {n_targets} columns needs objective='squared_error' (one "
                              f"output per column), got objective={obj!r}")
@@ -111,7 +112,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         if obj == "tweedie":
             return _obj.Tweedie(self.tweedie_variance_power)
         simple = {"squared_error": _obj.SquaredError, "absolute_error": _obj.AbsoluteError,
-                  "poisson": _obj.Poisson, "gamma": _obj.Gamma, "cox": _obj.Cox}
+                  "poisson": _obj.Poisson, "gamma": _obj.Gamma, "cox": survival.Cox}
         return simple[obj]()
 
     def _quantile_alphas(self):
@@ -162,7 +163,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         if isinstance(X, ExternalData):
             return self._fit_external(X, GBTRegressor, y, sample_weight, eval_set,
                                       sample_weight_eval_set, base_margin, base_margin_eval_set)
-        aft = isinstance(self._make_objective(), _obj.AFT)   # (checks the parameters first)
+        aft = isinstance(self._make_objective(), survival.AFT)   # (checks the parameters first)
         if aft:
             # interval labels may hold inf, which scikit-learn's checks of y refuse: they
             # check the finite lower bounds, and the objective the intervals
@@ -438,7 +439,7 @@ class GBTRanker(_GBTModel):
         for name in ("lambdarank_norm", "ndcg_exp_gain"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        return _obj.Ranking(
+        return ranking.Ranking(
             np.zeros(1, dtype=np.intp), kind=self.objective.split(":")[1],
             truncation_level=self.lambdarank_truncation_level,
             num_pair_per_sample=self.lambdarank_num_pair_per_sample,
@@ -646,5 +647,5 @@ def _aft_bounds(y):
                          "and upper bound on the time (equal for an observed time, inf above "
                          f"a right-censored one), got shape {bounds.shape}")
     check_labels(bounds, infinite=True)
-    _obj.AFT().check_target(bounds)
+    survival.AFT().check_target(bounds)
     return np.ascontiguousarray(bounds)

@@ -10,10 +10,11 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ..boosting import objectives as _obj
+from ..boosting import ranking, survival
 
 # the objectives' transforms of the raw scores, by class
-_IDENTITY = (_obj.SquaredError, _obj.AbsoluteError, _obj.Huber, _obj.Ranking)
-_EXP = (_obj.Poisson, _obj.Gamma, _obj.Tweedie, _obj.Cox, _obj.AFT)
+_IDENTITY = (_obj.SquaredError, _obj.AbsoluteError, _obj.Huber, ranking.Ranking)
+_EXP = (_obj.Poisson, _obj.Gamma, _obj.Tweedie, survival.Cox, survival.AFT)
 
 
 def _transform(est):
@@ -221,7 +222,7 @@ def to_treelite(est):
     K = est._ensemble.n_outputs
     n_trees = tree_ptr.shape[0] - 1
     task = {"logistic": "kBinaryClf", "softmax": "kMultiClf"}.get(
-        transform, "kLearningToRank" if isinstance(est._objective, _obj.Ranking) else "kRegressor")
+        transform, "kLearningToRank" if isinstance(est._objective, ranking.Ranking) else "kRegressor")
     builder = ModelBuilder(
         threshold_type="float64", leaf_output_type="float64",
         metadata=Metadata(num_feature=est.n_features_in_, task_type=task,

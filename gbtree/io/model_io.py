@@ -11,7 +11,6 @@ them), and are restored through the same checks.
 """
 import io
 import json
-import math
 import numbers
 import os
 import re
@@ -22,18 +21,16 @@ import zlib
 import numpy as np
 
 from ..boosting import objectives as _obj
+from ..boosting import ranking, survival
 from ..kernels._threads import effective_n_threads
+from ..kernels._ranking import KINDS as RANKING_KINDS
 from ..kernels._typedefs import NODE_DTYPE
 from ..predicting.tree import TreeEnsemble
+from .values import Decoder, Encoder, Unsaved, bad
 
 FORMAT = "gbtree-model"
 FORMAT_VERSION = 2
 HEADER_MEMBER = "model.json"
-# dtypes an array of a model file may have (little-endian)
-_DTYPES = {np.dtype(t).str: np.dtype(t) for t in (
-    "<f8", "<f4", "<i8", "<i4", "<i2", "i1", "<u8", "<u4", "<u2", "u1", "?")}
-_CANONICAL_NAN = np.array(np.nan).view(np.uint64).item()
-_MAX_NESTING = 64
 # a deflated member expands at most ~1032 times (zlib's limit); beyond that it lies
 _DEFLATE_RATIO = 1100
 # the estimator classes a document may name, by name (sklearn.py registers them)
@@ -49,267 +46,15 @@ def estimator_class(cls):
 _OBJECTIVES = {
     "SquaredError": lambda: _obj.SquaredError(), "AbsoluteError": lambda: _obj.AbsoluteError(),
     "Quantile": lambda: _obj.Quantile(), "Huber": lambda: _obj.Huber(),
-    "Poisson": lambda: _obj.Poisson(), "Gamma": lambda: _obj.Gamma(), "Cox": lambda: _obj.Cox(),
+    "Poisson": lambda: _obj.Poisson(), "Gamma": lambda: _obj.Gamma(), "Cox": lambda: survival.Cox(),
     "MultiQuantile": lambda: _obj.MultiQuantile(), "MultiSquaredError": lambda: _obj.MultiSquaredError(),
-    "AFT": lambda: _obj.AFT(),
+    "AFT": lambda: survival.AFT(),
     "Tweedie": lambda: _obj.Tweedie(), "Logistic": lambda: _obj.Logistic(),
-    "Softmax": lambda: _obj.Softmax(3), "Ranking": lambda: _obj.Ranking(np.zeros(1)),
+    "Softmax": lambda: _obj.Softmax(3), "Ranking": lambda: ranking.Ranking(np.zeros(1)),
     "Custom": lambda: _obj.Custom(None),
 }
 # the fitted model's parts, each a section of the document
 _ENSEMBLE_ATTRS = ("_ensemble", "_objective", "_bin_mapper", "_cat_encoder")
-
-
-class _Unsaved(Exception):
-    """A value that is code or an object, not data: it has no place in a model file."""
-
-
-def _bad(field, msg):
-    return ValueError(f"invalid model: {field}: {msg}")
-
-
-# ---------------------------------------------------------------------- values <-> JSON
-def _float_token(x):
-    """A float as JSON: the number (``repr`` reads back exactly), or a string for
-    the non-finite ones ("nan:0x..." for a NaN with other bits than NumPy's)."""
-    if math.isfinite(x):
-        return x
-    if x != x:
-        bits = struct.unpack("<Q", struct.pack("<d", x))[0]
-        return "nan" if bits == _CANONICAL_NAN else f"nan:{bits:#018x}"
-    return "inf" if x > 0 else "-inf"
-
-
-def _token_float(tok, field):
-    if isinstance(tok, bool) or not isinstance(tok, (int, float, str)):
-        raise _bad(field, f"expected a number, got {type(tok).__name__}")
-    if isinstance(tok, (int, float)):
-        return float(tok)
-    if tok in ("inf", "-inf", "nan"):
-        return float(tok)
-    if tok.startswith("nan:0x") and len(tok) == 22:
-        try:
-            bits = int(tok[4:], 16)
-        except ValueError:
-            bits = None
-        value = None if bits is None else struct.unpack("<d", struct.pack("<Q", bits))[0]
-        if value is not None and value != value:
-            return value
-    raise _bad(field, f"expected a number, got the string {tok[:40]!r}")
-
-
-class _Encoder:
-    """Values to the document: ``mode`` "json" (arrays inline), "binary" (arrays to
-    ``members``) or "pickle" (values kept as they are)."""
-
-    def __init__(self, mode):
-        self.mode = mode
-        self.members = {}
-
-    def __call__(self, v, field):
-        if self.mode == "pickle":
-            return v
-        return self._enc(v, field)
-
-    def _enc(self, v, field):
-        if v is None or isinstance(v, (bool, str)):
-            return v
-        if isinstance(v, int):
-            return v
-        if isinstance(v, float):
-            tok = _float_token(v)
-            return tok if isinstance(tok, float) else {"$float": tok}
-        if isinstance(v, np.ndarray):
-            return self._array(v, field)
-        if isinstance(v, np.generic) and v.dtype.kind in "biufU":
-            return {"$scalar": [v.dtype.str, self._enc(v.item(), field)]}
-        if isinstance(v, list):
-            return [self._enc(x, field) for x in v]
-        if isinstance(v, tuple):
-            return {"$tuple": [self._enc(x, field) for x in v]}
-        if isinstance(v, dict):
-            return {"$dict": [[self._enc(k, field), self._enc(x, field)] for k, x in v.items()]}
-        if isinstance(v, np.random.RandomState):
-            return {"$random_state": self._enc(v.get_state(legacy=True), field)}
-        raise _Unsaved(f"{field}: a {type(v).__name__} is not data")
-
-    def _array(self, a, field):
-        if a.dtype.kind in "OU":
-            return {"$objects": {"dtype": "object" if a.dtype.kind == "O" else a.dtype.str,
-                                 "shape": list(a.shape),
-                                 "values": [self._enc(x, field) for x in a.ravel().tolist()]}}
-        a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
-        if a.dtype.str not in _DTYPES:
-            raise _Unsaved(f"{field}: arrays of dtype {a.dtype} are not saved")
-        spec = {"dtype": a.dtype.str, "shape": list(a.shape)}
-        if self.mode == "binary":
-            spec["member"] = name = f"arrays/{len(self.members)}"
-            self.members[name] = a
-        else:
-            data = a.ravel().tolist()
-            if a.dtype.kind == "f":
-                for i in np.flatnonzero(~np.isfinite(a.ravel())):
-                    data[i] = _float_token(float(a.flat[i]))
-            spec["data"] = data
-        return {"$array": spec}
-
-
-class _Decoder:
-    """The document's values back to Python: the inverse of ``_Encoder``, refusing
-    anything it would not have written (ValueError naming the field)."""
-
-    def __init__(self, mode, members=None, limit=0):
-        self.mode = mode
-        self.members = members      # {name: bytes} of a binary file
-        self.limit = limit          # largest array (bytes) the file can hold
-
-    def __call__(self, v, field):
-        if self.mode == "pickle":
-            return v
-        return self._dec(v, field, 0)
-
-    def _dec(self, v, field, depth):
-        if depth > _MAX_NESTING:
-            raise _bad(field, "nested too deeply")
-        if v is None or isinstance(v, (bool, str, int, float)):
-            return v
-        if isinstance(v, list):
-            return [self._dec(x, field, depth + 1) for x in v]
-        if not isinstance(v, dict) or len(v) != 1:
-            raise _bad(field, f"unexpected {type(v).__name__}")
-        (tag, body), = v.items()
-        if tag == "$float":
-            if not isinstance(body, str):
-                raise _bad(field, "$float must hold a string")
-            return _token_float(body, field)
-        if tag == "$tuple":
-            if not isinstance(body, list):
-                raise _bad(field, "$tuple must hold a list")
-            return tuple(self._dec(body, field, depth + 1))
-        if tag == "$dict":
-            if not isinstance(body, list) or not all(isinstance(p, list) and len(p) == 2
-                                                     for p in body):
-                raise _bad(field, "$dict must hold a list of [key, value] pairs")
-            out = {}
-            for k, x in body:
-                k = self._dec(k, field, depth + 1)
-                try:
-                    out[k] = self._dec(x, field, depth + 1)
-                except TypeError:
-                    raise _bad(field, f"a key of type {type(k).__name__}") from None
-            return out
-        if tag == "$scalar":
-            if not (isinstance(body, list) and len(body) == 2 and isinstance(body[0], str)):
-                raise _bad(field, "$scalar must hold [dtype, value]")
-            dtype = _DTYPES.get(body[0]) or (np.dtype(body[0]) if _is_str_dtype(body[0])
-                                              else None)
-            if dtype is None:
-                raise _bad(field, f"unknown dtype {body[0]!r}")
-            value = self._dec(body[1], field, depth + 1)
-            if dtype.kind != "U" and isinstance(value, str) or dtype.kind == "U" and \
-                    not isinstance(value, str):
-                raise _bad(field, f"a {dtype} scalar holds {value!r}")
-            try:
-                return _exact_scalar(dtype, value)
-            except (TypeError, ValueError, OverflowError):
-                raise _bad(field, f"{value!r} is not a {dtype} value") from None
-        if tag == "$array":
-            return self._array(body, field)
-        if tag == "$objects":
-            if not isinstance(body, dict) or set(body) != {"dtype", "shape", "values"}:
-                raise _bad(field, "$objects must hold dtype, shape and values")
-            shape = _shape(body["shape"], field)
-            values = body["values"]
-            if not isinstance(values, list) or len(values) != math.prod(shape):
-                raise _bad(field, f"{math.prod(shape)} values expected")
-            values = [self._dec(x, field, depth + 1) for x in values]
-            if body["dtype"] == "object":
-                out = np.empty(len(values), dtype=object)
-                out[:] = values
-            elif isinstance(body["dtype"], str) and _is_str_dtype(body["dtype"]):
-                if not all(isinstance(x, str) for x in values):
-                    raise _bad(field, "a text array holds other values")
-                out = np.array(values, dtype=body["dtype"]) if values else \
-                    np.empty(0, dtype=body["dtype"])
-            else:
-                raise _bad(field, f"unknown dtype {body['dtype']!r}")
-            return out.reshape(shape)
-        if tag == "$random_state":
-            state = self._dec(body, field, depth + 1)
-            rs = np.random.RandomState()
-            try:
-                rs.set_state(state)
-            except (TypeError, ValueError, KeyError, IndexError, OverflowError) as exc:
-                raise _bad(field, f"not a random generator's state: {exc}") from None
-            return rs
-        raise _bad(field, f"unknown tag {str(tag)[:40]!r}")
-
-    def _array(self, spec, field):
-        if not isinstance(spec, dict) or not isinstance(spec.get("dtype"), str):
-            raise _bad(field, "$array must hold dtype and shape")
-        dtype = _DTYPES.get(spec["dtype"])
-        if dtype is None:
-            raise _bad(field, f"unsupported dtype {spec['dtype'][:20]!r}")
-        shape = _shape(spec.get("shape"), field)
-        count = math.prod(shape)
-        if count * dtype.itemsize > self.limit:
-            raise _bad(field, f"claims {count} values, more than the file holds")
-        if self.mode == "binary":
-            if set(spec) != {"dtype", "shape", "member"}:
-                raise _bad(field, "$array must hold dtype, shape and member")
-            raw = self.members.get(spec["member"]) if isinstance(spec["member"], str) else None
-            if raw is None:
-                raise _bad(field, f"no member {str(spec['member'])[:40]!r} in the file")
-            if len(raw) != count * dtype.itemsize:
-                raise _bad(field, f"member holds {len(raw)} bytes, the shape needs "
-                                  f"{count * dtype.itemsize}")
-            return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
-        if set(spec) != {"dtype", "shape", "data"}:
-            raise _bad(field, "$array must hold dtype, shape and data")
-        data = spec["data"]
-        if not isinstance(data, list) or len(data) != count:
-            raise _bad(field, f"data must be a list of {count} values")
-        return _list_to_array(data, dtype, field).reshape(shape)
-
-
-def _is_str_dtype(s):
-    return len(s) < 12 and s[:2] == "<U" and s[2:].isdigit()
-
-
-def _exact_scalar(dtype, value):
-    out = dtype.type(value)
-    if dtype.kind in "iub" and out.item() != value:
-        raise ValueError
-    return out
-
-
-def _shape(shape, field):
-    if not (isinstance(shape, list) and len(shape) <= 4 and all(
-            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
-        raise _bad(field, f"shape must be a list of at most 4 integers >= 0, got "
-                          f"{str(shape)[:60]}")
-    return tuple(shape)
-
-
-def _list_to_array(data, dtype, field):
-    """A JSON list of numbers as an array of ``dtype``, nothing converted silently."""
-    if dtype.kind == "f":
-        try:
-            if all(type(x) is float or type(x) is int for x in data):
-                return np.array(data, dtype=np.float64).astype(dtype)
-            return np.array([_token_float(x, field) for x in data]).astype(dtype)
-        except OverflowError:
-            raise _bad(field, "a number beyond float64's range") from None
-    if dtype.kind == "b":
-        if not all(type(x) is bool for x in data):
-            raise _bad(field, "expected true or false values")
-        return np.array(data, dtype=bool)
-    if not all(type(x) is int for x in data):
-        raise _bad(field, f"expected integers ({dtype})")
-    info = np.iinfo(dtype)
-    if data and (min(data) < info.min or max(data) > info.max):
-        raise _bad(field, f"a value outside the range of {dtype}")
-    return np.array(data, dtype=dtype)
 
 
 # ---------------------------------------------------------------------- estimator -> document
@@ -319,15 +64,15 @@ def _fitted_attributes(est):
 
 
 def to_document(est, mode):
-    """The fitted estimator as a document (see the module); ``mode`` as ``_Encoder``.
+    """The fitted estimator as a document (see the module); ``mode`` as ``Encoder``.
     Returns ``(document, encoder)``: a binary file's arrays are in ``encoder.members``."""
     from .. import __version__
-    enc = _Encoder(mode)
+    enc = Encoder(mode)
     params, unsaved = {}, []
     for name, value in est.get_params(deep=False).items():
         try:
             params[name] = enc(value, f"params.{name}")
-        except _Unsaved:
+        except Unsaved:
             if name == "objective":
                 raise ValueError("a model with a custom objective (a Python function) cannot "
                                  "be saved in a model file: its loss is code. Pickle it "
@@ -386,20 +131,20 @@ def _narrow(a):
 def _widen(value, field, dtype):
     """A 1-D integer array as ``dtype``, its values in that type's range."""
     if not (isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.ndim == 1):
-        raise _bad(field, "expected a 1-D integer array")
+        raise bad(field, "expected a 1-D integer array")
     info = np.iinfo(dtype)
     if value.size and (value.min() < info.min or value.max() > info.max):
-        raise _bad(field, f"values outside the range of {np.dtype(dtype)}")
+        raise bad(field, f"values outside the range of {np.dtype(dtype)}")
     return value.astype(dtype)
 
 
 # ---------------------------------------------------------------------- document -> estimator
 def _get(section, key, field, kind=None):
     if not isinstance(section, dict) or key not in section:
-        raise _bad(field, "missing")
+        raise bad(field, "missing")
     value = section[key]
     if kind is not None and not _is(value, kind):
-        raise _bad(field, f"expected {kind}, got {type(value).__name__}")
+        raise bad(field, f"expected {kind}, got {type(value).__name__}")
     return value
 
 
@@ -423,27 +168,27 @@ def _array(value, field, dtype, ndim=1, size=None):
     if not isinstance(value, np.ndarray) or value.dtype != np.dtype(dtype) or value.ndim != ndim:
         got = (f"{value.dtype} array of {value.ndim} dimensions" if isinstance(value, np.ndarray)
                else type(value).__name__)
-        raise _bad(field, f"expected a {ndim}-D {np.dtype(dtype)} array, got {got}")
+        raise bad(field, f"expected a {ndim}-D {np.dtype(dtype)} array, got {got}")
     if size is not None and value.shape[0] != size:
-        raise _bad(field, f"expected {size} entries, got {value.shape[0]}")
+        raise bad(field, f"expected {size} entries, got {value.shape[0]}")
     return value
 
 
 def check_header(doc):
     """The document's format, version and estimator class (ValueError if not ours)."""
     if not isinstance(doc, dict):
-        raise _bad("document", f"expected an object, got {type(doc).__name__}")
+        raise bad("document", f"expected an object, got {type(doc).__name__}")
     if doc.get("format") != FORMAT:
-        raise _bad("format", f"expected {FORMAT!r}: this is not a gbtree model")
+        raise bad("format", f"expected {FORMAT!r}: this is not a gbtree model")
     version = _get(doc, "format_version", "format_version", "int")
     if version > FORMAT_VERSION:
         raise ValueError(f"this model file has format version {version}, newer than this "
                          f"gbtree reads (up to {FORMAT_VERSION}): upgrade gbtree to load it")
     if version < 1:
-        raise _bad("format_version", f"{version} is not a format version")
+        raise bad("format_version", f"{version} is not a format version")
     name = _get(doc, "estimator", "estimator", "str")
     if name not in ESTIMATORS:
-        raise _bad("estimator", f"{name[:40]!r} is not one of {tuple(ESTIMATORS)}")
+        raise bad("estimator", f"{name[:40]!r} is not one of {tuple(ESTIMATORS)}")
     return name
 
 
@@ -461,18 +206,18 @@ def from_document(doc, dec, into=None):
     known = type(est)._get_param_names()
     for key, value in params.items():
         if key not in known:
-            raise _bad(f"params.{str(key)[:40]}", "not a parameter of " + name)
+            raise bad(f"params.{str(key)[:40]}", "not a parameter of " + name)
         setattr(est, key, dec(value, f"params.{key}"))
     if "max_cat_to_onehot" not in params:   # (a file from before the parameter: no indicators)
         est.max_cat_to_onehot = 0
     unsaved = _get(doc, "unsaved_params", "unsaved_params", "list")
     if not all(isinstance(k, str) and k in known for k in unsaved):
-        raise _bad("unsaved_params", "must list parameter names")
+        raise bad("unsaved_params", "must list parameter names")
     try:
         est._boost_params()
         effective_n_threads(est.n_jobs)
     except (TypeError, ValueError) as exc:
-        raise _bad("params", str(exc)) from None
+        raise bad("params", str(exc)) from None
 
     ens = _ensemble(_get(doc, "ensemble", "ensemble", "dict"), dec)
     n_features, K = ens.n_features, ens.n_outputs
@@ -497,7 +242,7 @@ def _ensemble(sec, dec):
               for k in ("base_score", "tree_ptr", "tree_class")}
     fields = _get(sec, "nodes", "ensemble.nodes", "dict")
     if set(fields) != set(NODE_DTYPE.names):
-        raise _bad("ensemble.nodes", f"expected the fields {NODE_DTYPE.names}")
+        raise bad("ensemble.nodes", f"expected the fields {NODE_DTYPE.names}")
     columns = {f: dec(fields[f], f"ensemble.nodes.{f}") for f in NODE_DTYPE.names}
     n_nodes = None
     for f in NODE_DTYPE.names:
@@ -505,7 +250,7 @@ def _ensemble(sec, dec):
         col = columns[f] = (_widen(columns[f], field, dtype) if dtype.kind in "iu" else
                             _array(columns[f], field, dtype))
         if n_nodes is not None and col.shape[0] != n_nodes:
-            raise _bad(field, f"expected {n_nodes} entries, got {col.shape[0]}")
+            raise bad(field, f"expected {n_nodes} entries, got {col.shape[0]}")
         n_nodes = col.shape[0]
     nodes = np.empty(n_nodes, dtype=NODE_DTYPE)
     for f in NODE_DTYPE.names:
@@ -519,26 +264,26 @@ def _ensemble(sec, dec):
 def _objective(sec, dec, n_outputs, estimator):
     cls_name = _get(sec, "class", "objective.class", "str")
     if cls_name not in _OBJECTIVES:
-        raise _bad("objective.class", f"{cls_name[:40]!r} is not a gbtree objective")
+        raise bad("objective.class", f"{cls_name[:40]!r} is not a gbtree objective")
     if cls_name == "Custom" and dec.mode != "pickle":
-        raise _bad("objective.class", "a custom objective is code, not part of a model file")
+        raise bad("objective.class", "a custom objective is code, not part of a model file")
     expected = {"GBTRegressor": ("SquaredError", "AbsoluteError", "Quantile", "Huber",
                                  "Poisson", "Gamma", "Tweedie", "Cox", "MultiQuantile",
                                  "MultiSquaredError", "AFT", "Custom"),
                 "GBTClassifier": ("Logistic", "Softmax", "Custom"),
                 "GBTRanker": ("Ranking",)}[estimator]
     if cls_name not in expected:
-        raise _bad("objective.class", f"{cls_name} is not an objective of a {estimator}")
+        raise bad("objective.class", f"{cls_name} is not an objective of a {estimator}")
     state = _get(sec, "state", "objective.state", "dict")
     kind = state.get("kind")
-    if cls_name == "Ranking" and isinstance(kind, str) and kind in _obj._ranking.KINDS:
-        default = _obj.Ranking(np.zeros(1), kind=state["kind"])   # (map's own metric)
+    if cls_name == "Ranking" and isinstance(kind, str) and kind in RANKING_KINDS:
+        default = ranking.Ranking(np.zeros(1), kind=state["kind"])   # (map's own metric)
     else:
         default = _OBJECTIVES[cls_name]()
     obj = type(default).__new__(type(default))
     fields = default.state()
     if set(state) != set(fields):
-        raise _bad("objective.state", f"expected the fields {sorted(fields)}, got "
+        raise bad("objective.state", f"expected the fields {sorted(fields)}, got "
                                       f"{sorted(map(str, state))[:20]}")
     for key, value in state.items():
         value = dec(value, f"objective.state.{key}")
@@ -546,30 +291,30 @@ def _objective(sec, dec, n_outputs, estimator):
         if isinstance(ref, tuple):   # a tuple of numbers (MultiQuantile's alphas)
             if not (isinstance(value, (list, tuple)) and 0 < len(value) <= 1000
                     and all(_is(x, "real") for x in value)):
-                raise _bad(f"objective.state.{key}", "expected a list of numbers")
+                raise bad(f"objective.state.{key}", "expected a list of numbers")
             setattr(obj, key, tuple(float(x) for x in value))
             continue
         same = (type(value) is type(ref) or value is None or ref is None
                 or (isinstance(ref, float) and _is(value, "real"))
                 or callable(ref) or key == "func")
         if not same or isinstance(value, (dict, list, np.ndarray)):
-            raise _bad(f"objective.state.{key}", f"expected a {type(ref).__name__}")
+            raise bad(f"objective.state.{key}", f"expected a {type(ref).__name__}")
         setattr(obj, key, value)
     if "group_ptr" in vars(default):
         obj.group_ptr = None
     if cls_name == "MultiQuantile" and not (
             len(obj.alphas) == obj.n_outputs >= 2 and all(0 < a < 1 for a in obj.alphas)
             and all(a < b for a, b in zip(obj.alphas, obj.alphas[1:]))):
-        raise _bad("objective.state.alphas", "expected increasing numbers in (0, 1), one per "
+        raise bad("objective.state.alphas", "expected increasing numbers in (0, 1), one per "
                                              "output")
-    if cls_name == "AFT" and not (obj.distribution in _obj.AFT_DISTRIBUTIONS
+    if cls_name == "AFT" and not (obj.distribution in survival.AFT_DISTRIBUTIONS
                                   and np.isfinite(obj.sigma) and obj.sigma > 0):
-        raise _bad("objective.state", "expected a known distribution and sigma > 0")
+        raise bad("objective.state", "expected a known distribution and sigma > 0")
     if not all(_is(x, "real") for x in getattr(obj, "_kernel_args", ())):
-        raise _bad("objective.state._kernel_args", "expected numbers")
+        raise bad("objective.state._kernel_args", "expected numbers")
     if obj.n_outputs != n_outputs or (cls_name in ("Softmax", "MultiSquaredError")
                                       and n_outputs < (3 if cls_name == "Softmax" else 2)):
-        raise _bad("objective.state.n_outputs", f"{obj.n_outputs} outputs, the trees have "
+        raise bad("objective.state.n_outputs", f"{obj.n_outputs} outputs, the trees have "
                                                 f"{n_outputs}")
     return obj
 
@@ -579,28 +324,28 @@ def _bins(sec, dec, n_features):
     expected = {"max_bin", "subsample", "random_state", "absent_as_missing", "cuts_",
                 "cut_ptr_"}
     if set(sec) != expected:
-        raise _bad("bins", f"expected the fields {sorted(expected)}")
+        raise bad("bins", f"expected the fields {sorted(expected)}")
     v = {k: dec(sec[k], f"bins.{k}") for k in expected}
     for k, kind in (("max_bin", "int"), ("subsample", "int"), ("absent_as_missing", "bool")):
         if not _is(v[k], kind):
-            raise _bad(f"bins.{k}", f"expected {kind}")
+            raise bad(f"bins.{k}", f"expected {kind}")
     if not 2 <= v["max_bin"] <= 256:
-        raise _bad("bins.max_bin", f"{v['max_bin']} outside [2, 256]")
+        raise bad("bins.max_bin", f"{v['max_bin']} outside [2, 256]")
     cuts = _array(v["cuts_"], "bins.cuts_", np.float64)
     ptr = _array(v["cut_ptr_"], "bins.cut_ptr_", np.int32, size=n_features + 1)
     lengths = np.diff(ptr)
     if ptr[0] != 0 or ptr[-1] != cuts.shape[0] or np.any(lengths < 0):
-        raise _bad("bins.cut_ptr_", "must run from 0 to the number of cuts, non-decreasing")
+        raise bad("bins.cut_ptr_", "must run from 0 to the number of cuts, non-decreasing")
     if np.any(lengths > v["max_bin"] - 1):
-        raise _bad("bins.cut_ptr_", f"a feature has more than max_bin - 1 = "
+        raise bad("bins.cut_ptr_", f"a feature has more than max_bin - 1 = "
                                     f"{v['max_bin'] - 1} edges")
     inner = np.ones(cuts.shape[0], dtype=bool)
     inner[ptr[:-1][lengths > 0]] = False     # the first edge of each feature
     if not np.all(np.isfinite(cuts)) or np.any((np.diff(cuts) <= 0) & inner[1:]):
-        raise _bad("bins.cuts_", "each feature's edges must be finite and increasing")
+        raise bad("bins.cuts_", "each feature's edges must be finite and increasing")
     if not (v["random_state"] is None or _is(v["random_state"], "int")
             or isinstance(v["random_state"], np.random.RandomState)):
-        raise _bad("bins.random_state", "expected None, an int or a random generator")
+        raise bad("bins.random_state", "expected None, an int or a random generator")
     mapper = BinMapper.__new__(BinMapper)
     mapper.max_bin, mapper.subsample = v["max_bin"], v["subsample"]
     mapper.random_state, mapper.absent_as_missing = v["random_state"], v["absent_as_missing"]
@@ -621,49 +366,49 @@ def _categorical(sec, dec, n_features):
     # (files of format version 1 have no indicator columns: these two are version 2's)
     added = ("max_onehot", "indicators")
     if not isinstance(sec, dict) or set(sec) not in (set(fields), set(fields + added)):
-        raise _bad("categorical", f"expected the fields {fields + added}")
+        raise bad("categorical", f"expected the fields {fields + added}")
     v = {k: dec(sec[k], f"categorical.{k}") for k in fields + added if k in sec}
     v.setdefault("max_onehot", 0)
     v.setdefault("indicators", np.zeros((0, 2), dtype=np.int64))
     width = v["width"]
     if not _is(width, "int") or not 0 <= width <= n_features:
-        raise _bad("categorical.width", f"expected at most {n_features}")
+        raise bad("categorical.width", f"expected at most {n_features}")
     columns = v["columns"]
     if not (isinstance(columns, list) and columns and all(_is(j, "int") for j in columns)
             and columns == sorted(set(columns)) and 0 <= columns[0]
             and columns[-1] < width):
-        raise _bad("categorical.columns", f"expected distinct sorted feature indices in "
+        raise bad("categorical.columns", f"expected distinct sorted feature indices in "
                                           f"[0, {width})")
     names = v["names"]
     if names is not None and not (isinstance(names, list) and len(names) == width
                                   and all(isinstance(s, str) for s in names)):
-        raise _bad("categorical.names", f"expected None or {width} names")
+        raise bad("categorical.names", f"expected None or {width} names")
     if not (v["smooth"] == "auto" or _is(v["smooth"], "real")):
-        raise _bad("categorical.smooth", "expected 'auto' or a number")
+        raise bad("categorical.smooth", "expected 'auto' or a number")
     for k, kind in (("seed", "int"), ("prior", "real"), ("max_onehot", "int")):
         if not _is(v[k], kind):
-            raise _bad(f"categorical.{k}", f"expected {kind}")
+            raise bad(f"categorical.{k}", f"expected {kind}")
     cats = v["categories"]
     if not isinstance(cats, dict) or set(cats) != set(columns):
-        raise _bad("categorical.categories", "expected one entry per categorical column")
+        raise bad("categorical.categories", "expected one entry per categorical column")
     sizes = {}
     for j, c in cats.items():
         field = f"categorical.categories[{j}]"
         if isinstance(c, np.ndarray):
             _array(c, field, np.float64)
             if np.any(np.isnan(c)) or np.any(np.diff(c) <= 0):
-                raise _bad(field, "numeric categories must be sorted, distinct, not NaN")
+                raise bad(field, "numeric categories must be sorted, distinct, not NaN")
         elif isinstance(c, dict):
             if not all(_is(x, "int") for x in c.values()) or set(c.values()) != set(
                     range(len(c))):
-                raise _bad(field, "codes must be 0, 1, ... once each")
+                raise bad(field, "codes must be 0, 1, ... once each")
         else:
-            raise _bad(field, "expected an array or a dict")
+            raise bad(field, "expected an array or a dict")
         sizes[j] = len(c)
     ordinal = v["ordinal"]
     if not _is(v["max_ordinal"], "int") or ordinal != [
             j for j in columns if sizes[j] <= v["max_ordinal"]]:
-        raise _bad("categorical.ordinal", "does not follow from the categories and "
+        raise bad("categorical.ordinal", "does not follow from the categories and "
                                           "max_ordinal")
     stats = [j for j in columns if j not in ordinal]
     for k, keys, dtype, per in (("observed", ordinal, np.bool_, True),
@@ -671,23 +416,23 @@ def _categorical(sec, dec, n_features):
                                 ("smooths", stats, None, False)):
         d = v[k]
         if not isinstance(d, dict) or set(d) != set(keys):
-            raise _bad(f"categorical.{k}", f"expected entries for the columns {keys}")
+            raise bad(f"categorical.{k}", f"expected entries for the columns {keys}")
         for j, x in d.items():
             if per:
                 _array(x, f"categorical.{k}[{j}]", dtype, size=sizes[j])
             elif not _is(x, "real"):
-                raise _bad(f"categorical.{k}[{j}]", "expected a number")
+                raise bad(f"categorical.{k}[{j}]", "expected a number")
     enc = CategoricalEncoder.__new__(CategoricalEncoder)
     enc.__dict__.update(v)
     ind = v["indicators"]
     _array(ind, "categorical.indicators", np.int64, ndim=2)
     if ind.shape != (n_features - width, 2):
-        raise _bad("categorical.indicators", f"expected shape ({n_features - width}, 2): one "
+        raise bad("categorical.indicators", f"expected shape ({n_features - width}, 2): one "
                                              f"row per feature past the {width} columns of X")
     onehot = enc.onehot_columns()
     if not all(j in onehot and 0 <= k < sizes[j] for j, k in ind.tolist()) or np.any(
             np.diff(ind[:, 0] * (1 + max(sizes.values())) + ind[:, 1]) <= 0):
-        raise _bad("categorical.indicators", "expected distinct (column, code) pairs in order, "
+        raise bad("categorical.indicators", "expected distinct (column, code) pairs in order, "
                                              "of columns of 3 to max_onehot categories")
     return enc
 
@@ -729,9 +474,9 @@ _ATTRIBUTES = {
 def _attribute(key, value):
     check = _ATTRIBUTES.get(key)
     if check is None:
-        raise _bad(f"attributes.{key[:40]}", "not an attribute of a fitted gbtree model")
+        raise bad(f"attributes.{key[:40]}", "not an attribute of a fitted gbtree model")
     if not check(value):
-        raise _bad(f"attributes.{key}", f"unexpected value of type {type(value).__name__}")
+        raise bad(f"attributes.{key}", f"unexpected value of type {type(value).__name__}")
     return value
 
 
@@ -741,45 +486,45 @@ def _check_attributes(est, name):
     for key in ("n_features_in_", "n_estimators_", "best_iteration_", "fit_info_",
                 "is_categorical_"):
         if not hasattr(est, key):
-            raise _bad(f"attributes.{key}", "missing")
+            raise bad(f"attributes.{key}", "missing")
     # (the trees' features: X's columns, then any indicator columns)
     width = ens.n_features if est._cat_encoder is None else est._cat_encoder.width
     if est.n_features_in_ != width:
-        raise _bad("attributes.n_features_in_", f"{est.n_features_in_}, the model has "
+        raise bad("attributes.n_features_in_", f"{est.n_features_in_}, the model has "
                                                 f"{width} features")
     names = getattr(est, "feature_names_in_", None)
     if names is not None and names.shape[0] != width:
-        raise _bad("attributes.feature_names_in_", f"expected {width} names")
+        raise bad("attributes.feature_names_in_", f"expected {width} names")
     layout = np.arange(ens.n_trees) % ens.n_outputs
     if not np.array_equal(ens.tree_class, layout):
         t = int(np.flatnonzero(ens.tree_class != layout)[0])
-        raise _bad("ensemble.tree_class", f"tree {t} adds to output {ens.tree_class[t]}; the "
+        raise bad("ensemble.tree_class", f"tree {t} adds to output {ens.tree_class[t]}; the "
                                           f"trees of a model go round its {ens.n_outputs} "
                                           f"outputs in order (tree t adds to output t % "
                                           f"{ens.n_outputs})")
     per_round = ens.n_outputs * est.num_parallel_tree
     if est.n_estimators_ * per_round != ens.n_trees:
-        raise _bad("attributes.n_estimators_", f"{est.n_estimators_} rounds of "
+        raise bad("attributes.n_estimators_", f"{est.n_estimators_} rounds of "
                                                f"{per_round} trees, the model has "
                                                f"{ens.n_trees}")
     if not 0 <= est.best_iteration_ < max(est.n_estimators_, 1):
-        raise _bad("attributes.best_iteration_", f"{est.best_iteration_} outside "
+        raise bad("attributes.best_iteration_", f"{est.best_iteration_} outside "
                                                  f"[0, {est.n_estimators_})")
     flags = est.is_categorical_
     if (flags is None) != (est._cat_encoder is None) or flags is not None and (
             flags.shape[0] != width
             or list(np.flatnonzero(flags)) != est._cat_encoder.columns):
-        raise _bad("attributes.is_categorical_", "does not match the categorical columns")
+        raise bad("attributes.is_categorical_", "does not match the categorical columns")
     if name == "GBTClassifier":
         classes = getattr(est, "classes_", None)
         if classes is None or classes.shape[0] != max(ens.n_outputs, 2) or (
                 ens.n_outputs == 2):
-            raise _bad("attributes.classes_", f"expected {max(ens.n_outputs, 2)} classes for "
+            raise bad("attributes.classes_", f"expected {max(ens.n_outputs, 2)} classes for "
                                               f"{ens.n_outputs} outputs")
     elif hasattr(est, "classes_"):
-        raise _bad("attributes.classes_", f"a {name} has no classes")
+        raise bad("attributes.classes_", f"a {name} has no classes")
     if name != "GBTRanker" and hasattr(est, "qid_column_"):
-        raise _bad("attributes.qid_column_", "only a ranker has it")
+        raise bad("attributes.qid_column_", "only a ranker has it")
 
 
 # ---------------------------------------------------------------------- files
@@ -792,7 +537,7 @@ def save_model(est, path):
     binary = not str(path).lower().endswith(".json")
     try:
         doc, enc = to_document(est, "binary" if binary else "json")
-    except _Unsaved as exc:   # (only the parameters may hold code; they are left out)
+    except Unsaved as exc:   # (only the parameters may hold code; they are left out)
         raise ValueError(f"cannot save the model: {exc}") from None
     header = json.dumps(doc, allow_nan=False, separators=(",", ":")) if binary else \
         _readable_json(doc)
@@ -839,11 +584,11 @@ def read_document(path):
     except (ValueError, RecursionError) as exc:   # (not JSON, or a number too long)
         raise ValueError(f"invalid model: not a gbtree model file (neither JSON nor the "
                          f"binary encoding): {str(exc)[:200]}") from None
-    return doc, _Decoder("json", limit=8 * len(data) + 8)
+    return doc, Decoder("json", limit=8 * len(data) + 8)
 
 
 def _no_constant(name):
-    raise _bad("document", f"{name} is not JSON; non-finite numbers are strings in a model "
+    raise bad("document", f"{name} is not JSON; non-finite numbers are strings in a model "
                            f"file")
 
 
@@ -852,13 +597,13 @@ def _read_binary(data):
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             infos = zf.infolist()
             if len(infos) > 4096 or len({i.filename for i in infos}) != len(infos):
-                raise _bad("document", "unexpected zip members")
+                raise bad("document", "unexpected zip members")
             members = {}
             for info in infos:
                 # deflate expands at most ~1032 times: a larger claim is a lie (or a bomb)
                 if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) or \
                         info.file_size > _DEFLATE_RATIO * info.compress_size + 64:
-                    raise _bad(info.filename[:40], "members must be stored or deflated, "
+                    raise bad(info.filename[:40], "members must be stored or deflated, "
                                                    "their sizes within the file's")
                 with zf.open(info) as f:
                     members[info.filename] = f.read(info.file_size + 1)
@@ -869,12 +614,12 @@ def _read_binary(data):
         raise ValueError(f"invalid model: the binary file is damaged: {str(exc)[:200]}") from None
     header = members.pop(HEADER_MEMBER, None)
     if header is None:
-        raise _bad(HEADER_MEMBER, "missing from the binary file")
+        raise bad(HEADER_MEMBER, "missing from the binary file")
     try:
         doc = json.loads(header.decode("utf-8"), parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:   # (not JSON, or a number too long)
-        raise _bad(HEADER_MEMBER, f"not JSON: {str(exc)[:200]}") from None
-    return doc, _Decoder("binary", members, limit=_DEFLATE_RATIO * len(data) + 64)
+        raise bad(HEADER_MEMBER, f"not JSON: {str(exc)[:200]}") from None
+    return doc, Decoder("binary", members, limit=_DEFLATE_RATIO * len(data) + 64)
 
 
 def load_model(path, into=None):
@@ -900,7 +645,7 @@ def pickle_state(est, base_state):
 
 def restore_pickle_state(est, state, base_setstate):
     if isinstance(state, dict) and PICKLE_KEY in state:
-        from_document(state[PICKLE_KEY], _Decoder("pickle"), into=est)
+        from_document(state[PICKLE_KEY], Decoder("pickle"), into=est)
         base_setstate({k: v for k, v in state.items() if k != PICKLE_KEY})
     else:
         base_setstate(state)
