@@ -596,10 +596,10 @@ class _EndsAsTheWaitDoes:
 
 
 def test_a_result_that_comes_as_a_wait_ends_is_taken():
-    from gbtree.estimators.dask import _wait_all
-    assert _wait_all([_EndsAsTheWaitDoes(1), _EndsAsTheWaitDoes(2)], 5, "a test") == [1, 2]
+    from gbtree.distributed.dask_shards import wait_all
+    assert wait_all([_EndsAsTheWaitDoes(1), _EndsAsTheWaitDoes(2)], 5, "a test") == [1, 2]
     with pytest.raises(ValueError, match="a test failed on a worker: bad rows"):
-        _wait_all([_EndsAsTheWaitDoes(ValueError("bad rows"))], 5, "a test")
+        wait_all([_EndsAsTheWaitDoes(ValueError("bad rows"))], 5, "a test")
 
 
 def _fails_late(y, raw):
