@@ -172,7 +172,7 @@ def test_rows_quantised_at_their_places_get_the_values_of_all_rows(seed, n, leve
     # a shard of the level-wise trainer holds some rows of the data in its own order:
     # with the steps of all rows, each of its rows gets the value it has among all rows
     from gbtree.kernels._quantizer import gradient_extent_of, quantize_places, steps_of
-    from gbtree.distributed.levelwise import runs
+    from gbtree.distributed.row_shard import runs
     rng = np.random.RandomState(seed)
     pairs = np.column_stack([rng.normal(size=n), rng.uniform(0, 2, size=n)]).astype(np.float32)
     tree_seed = int(rng.randint(0, 2**62))

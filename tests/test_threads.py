@@ -222,7 +222,7 @@ def test_thread_counts_changed_between_rounds_grow_the_same_model(case, monkeypa
                          ids=["depthwise", "lossguide", "symmetric", "quantised"])
 def test_thread_counts_changed_between_rounds_out_of_core(params, monkeypatch, tmp_path):
     from gbtree import ExternalData
-    from gbtree.distributed import levelwise
+    from gbtree.distributed import row_shard
     rng = np.random.RandomState(4)
     X = rng.normal(size=(3000, 5))
     y = X[:, 0] + X[:, 1] ** 2 + rng.normal(size=3000)
@@ -234,7 +234,7 @@ def test_thread_counts_changed_between_rounds_out_of_core(params, monkeypatch, t
     want = GBTRegressor(n_jobs=1, **kw).fit(ExternalData(chunks, cache_dir=tmp_path,
                                                          block_rows=1000))
     _Forced.made.clear()
-    monkeypatch.setattr(levelwise, "ThreadBudget", _Forced)
+    monkeypatch.setattr(row_shard, "ThreadBudget", _Forced)
     got = GBTRegressor(n_jobs=3, **kw).fit(ExternalData(chunks, cache_dir=tmp_path,
                                                         block_rows=1000))
     assert _Forced.made and _Forced.made[-1].i >= 5

@@ -2,7 +2,7 @@
 blocks they leave on disk: ``sketch_pass`` (the bin edges, from a weighted
 quantile sketch of each column), ``block_pass`` (the chunks binned and written in
 blocks of ``block_rows`` rows, dense or sparse, as raw arrays) and the blocks read
-back, mapped, by the level-wise fit (``levelwise.RowShard``).
+back, mapped, by the level-wise fit (``row_shard.RowShard``).
 """
 import concurrent.futures
 import errno

@@ -1,5 +1,5 @@
 """The Dask side of a fit on a cluster (``gbtree.dask``): each worker's ``Shard``
-(a Dask actor over ``levelwise.RowShard``) holding its partitions' rows, how the
+(a Dask actor over ``row_shard.RowShard``) holding its partitions' rows, how the
 shards start and find each other, the rows regrouped by query, summaries
 gathered and merged into bin edges, and every wait on a worker bounded by a
 timeout (``wait_all``): a worker that dies or a partition that cannot be computed
@@ -22,7 +22,7 @@ from ..data.queries import _check_group_weights
 from ..data.sketch import Summary
 from ..data.validation import check_base_margin, check_labels
 from ..kernels._threads import effective_n_threads
-from .levelwise import MemoryBlock, RowShard, place_draws, runs
+from .row_shard import MemoryBlock, RowShard, place_draws, runs
 from .shard_exchange import message_bytes
 
 

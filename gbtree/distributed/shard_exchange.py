@@ -1,4 +1,4 @@
-"""How the shards of a level-wise fit (``levelwise.RowShard``) sum what they hold:
+"""How the shards of a level-wise fit (``row_shard.RowShard``) sum what they hold:
 per tree level, each shard's histograms are reduce-scattered (each shard gets its
 range of features, ``feature_ranges``, from every shard, summed in an order fixed
 by the shards' places, so the model never depends on which shard answers first)

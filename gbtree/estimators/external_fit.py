@@ -41,7 +41,8 @@ from ..data.categorical import frame_of_values, resolve_columns
 from ..data.validation import check_base_margin, class_factors
 from ..distributed.blocks import block_pass, sketch_pass, write_or_explain
 from ..distributed.leaf_quantiles import SELECTED
-from ..distributed.levelwise import RowShard, boost
+from ..distributed.levelwise import boost
+from ..distributed.row_shard import RowShard
 from ..growing.grower_params import GrowerParams
 from ..kernels._threads import effective_n_threads
 from .levelwise_fit import (CATEGORICAL, check_params, continued, fitted, make_objective,

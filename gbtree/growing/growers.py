@@ -22,7 +22,7 @@ row of this table that matches the parameters names the grower::
                                            its other parameters name
 
 Out of core and on Dask the trees grow level by level over rows held elsewhere
-(``levelwise.RowShard`` with ``level_tree.TreeBuilder``): depthwise, lossguide and
+(``row_shard.RowShard`` with ``level_tree.TreeBuilder``): depthwise, lossguide and
 symmetric trees and vector leaves, the same trees as the growers above; what
 those fits refuse (exact and approx, ordered boosting, GOSS, losses that need all
 rows at once) ``levelwise_fit.check_params`` and ``make_objective`` refuse.
