@@ -644,6 +644,21 @@ def test_a_partition_that_cannot_be_computed_ends_the_fit_with_an_error(client):
     assert client.submit(sum, [1, 2]).result(timeout=30) == 3
 
 
+def test_the_shards_hold_the_partitions_where_they_are(client):
+    # a fit's shards take X's partitions themselves (no task of their own in between,
+    # which the scheduler could place on another worker): a persisted array's
+    # partitions stay where they were, and two fits of it place its rows alike
+    from gbtree.distributed.dask_shards import start_shards
+    X, y = integer_data(n=3000)
+    dX, dy = client.persist([da.from_array(X, chunks=(500, -1)), da.from_array(y, chunks=500)])
+    distributed.wait([dX, dy])
+    where = client.who_has(distributed.futures_of(dX))
+    shards, data = start_shards(client, dX, dy, None, 1, 60)
+    assert [f.key for f in data[0]] == [d.key for d in dX.to_delayed().ravel()]
+    assert dict(client.who_has(data[0])) == dict(where)
+    assert len(shards) == len({w for holders in where.values() for w in holders})
+
+
 def _wider(block):
     return np.c_[block, block[:, :1]]
 

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import _reference as ref
-from gbtree.kernels._histogram import (py_build_histogram, py_plan, py_subtract_histograms,
+from gbtree.kernels._node_histograms import (py_build_histogram, py_plan, py_subtract_histograms,
                                        py_unpack_histogram)
 from gbtree.kernels._quantizer import py_quantize
 

@@ -14,7 +14,7 @@ from sklearn.preprocessing import OneHotEncoder
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
 import _reference as ref
 from gbtree.growing._expand_ahead import TreeGrower
-from gbtree.kernels._histogram import py_build_histogram, py_plan
+from gbtree.kernels._node_histograms import py_build_histogram, py_plan
 from gbtree.kernels._quantizer import py_quantize
 from gbtree.kernels._partition import py_partition, py_partition_sparse
 from gbtree.data.binning import BinMapper, SparseBinned

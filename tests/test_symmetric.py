@@ -265,7 +265,7 @@ def test_as_accurate_as_catboosts_symmetric_trees_on_real_data():
 @given(seed=st.integers(0, 2 ** 31 - 1), m=st.integers(1, 9), n_threads=st.sampled_from([1, 2, 3]),
        sparse=st.booleans())
 def test_level_kernels_match_their_numpy_twins(seed, m, n_threads, sparse):
-    from gbtree.kernels._histogram import level_histograms
+    from gbtree.kernels._node_histograms import level_histograms
     from gbtree.kernels._leaf_rows import add_leaf_values
     from gbtree.kernels._partition import partition_level
     rng = np.random.RandomState(seed)

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 import _reference as ref
 import gbtree
 from gbtree import GBTClassifier, GBTRegressor
-from gbtree.kernels._histogram import output_histograms, py_build_histogram
+from gbtree.kernels._node_histograms import output_histograms, py_build_histogram
 from gbtree.kernels._splitting import find_best_split_outputs
 from gbtree.data.binning import BinMapper
 

@@ -38,7 +38,10 @@ class Shard(RowShard):
     """One worker's training rows and what a fit keeps of them (a Dask actor)."""
 
     def __init__(self, X_parts, y_parts, w_parts, n_jobs, starts, q_parts=None,
-                 m_parts=None):
+                 m_parts=None, declared=()):
+        # (each X part of the shape its array declares: ``declared``, (index, shape))
+        for part, (i, shape) in zip(X_parts, declared):
+            check_declared_shape(part, shape, i, "X")
         X = np.concatenate(X_parts) if X_parts else np.empty((0, 0))
         # (the rows' base margins: their starting raw scores, or None)
         self.m = None if m_parts is None else np.concatenate(m_parts)
@@ -215,12 +218,14 @@ def results(futures, deadline):
     return out
 
 
-def row_blocks(A, rows_chunks=None, name="X"):
+def row_blocks(A, rows_chunks=None, name="X", shapes_checked=True):
     """A Dask array of the rows of ``A`` (a dask array or dataframe, called ``name``
     in errors), one column chunk, row chunks ``rows_chunks`` if given. Each
     partition is checked against what the collection says of it (a DataFrame's
     columns, an array's chunk shape) where it is computed: an error names the
-    partition and what differs."""
+    partition and what differs. With ``shapes_checked=False`` an array's blocks
+    are left as they are (no task of their own: the shards of a fit hold them on
+    the workers that hold them, and check their shapes there)."""
     if isinstance(A, dd.DataFrame):
         A = A.map_partitions(_same_columns, list(A.columns), name, meta=A._meta)
     if isinstance(A, (dd.DataFrame, dd.Series)):
@@ -228,7 +233,8 @@ def row_blocks(A, rows_chunks=None, name="X"):
     if not isinstance(A, da.Array):
         raise TypeError(f"gbtree.dask takes dask.array or dask.dataframe input, got "
                         f"{type(A).__name__}")
-    A = A.map_blocks(_declared_shape, name, dtype=A.dtype)
+    if shapes_checked:
+        A = A.map_blocks(_declared_shape, name, dtype=A.dtype)
     if rows_chunks is not None:
         A = A.rechunk({0: rows_chunks})
     if A.ndim == 2:
@@ -252,13 +258,18 @@ def _same_columns(part, columns, name, partition_info=None):
 
 def _declared_shape(block, name, block_info=None):
     """A block of the shape its array declares for it."""
-    want = tuple(block_info[None]["chunk-shape"])
-    if block.shape != want:
-        i = block_info[None]["chunk-location"][0]
+    check_declared_shape(block, tuple(block_info[None]["chunk-shape"]),
+                         block_info[None]["chunk-location"][0], name)
+    return block
+
+
+def check_declared_shape(block, want, i, name):
+    """Partition ``i`` of ``name`` has the shape ``want`` its array declares for it."""
+    if block.shape != tuple(want):
+        want = tuple(want)
         raise ValueError(f"partition {i} of {name} has shape {block.shape}; the array "
                          f"declares {want} for it (every partition of {name} must have "
                          f"{name}'s columns: {want[1:] or 'one value a row'})")
-    return block
 
 
 def checked_labels(y, classes=False, infinite=False):
@@ -277,7 +288,7 @@ def start_shards(client, X, y, w, n_jobs, timeout, qid=None, margin=None):
     """One ``Shard`` actor per worker holding partitions of (X, y, w) (and a ranker's
     query ids ``qid``, or the rows' base margins ``margin``), in the order of the
     workers' addresses; the data's futures (kept until the fit ends)."""
-    X = row_blocks(X)
+    X = row_blocks(X, shapes_checked=False)   # (checked by the shards)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
     y = row_blocks(y, name="y")
@@ -330,9 +341,11 @@ def start_shards(client, X, y, w, n_jobs, timeout, qid=None, margin=None):
         w_parts = next(more) if w is not None else None
         q_parts = next(more) if qid is not None else None
         m_parts = next(more) if margin is not None else None
+        declared = [(i, (X.chunks[0][i], X.shape[1])) for i in idx]
         actor = client.submit(Shard, pick[0], pick[1], w_parts, n_jobs,
-                              [starts[i] for i in idx], q_parts, m_parts, workers=[worker],
-                              actor=True, allow_other_workers=False, pure=False)
+                              [starts[i] for i in idx], q_parts, m_parts, declared,
+                              workers=[worker], actor=True, allow_other_workers=False,
+                              pure=False)
         shards.append(actor)
     return wait_all(shards, timeout, "starting the shards"), futures
 

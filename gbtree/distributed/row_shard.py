@@ -45,7 +45,7 @@ from ..boosting import objectives as _obj
 from ..kernels._binned_matrix import columns_of
 from ..kernels._column_sampler import ColumnSampler
 from ..kernels._constraints import InteractionConstraints
-from ..kernels._histogram import level_histograms, output_histograms, py_unpack_histogram
+from ..kernels._node_histograms import level_histograms, output_histograms, py_unpack_histogram
 from ..kernels._leaf_rows import add_leaf_values, leaf_sums
 from ..kernels._quantizer import gradient_extent_of, quantize_places, steps_of
 from ..kernels._partition import partition_ranges

@@ -142,7 +142,9 @@ class _DaskMixin:
             local = local_class(**local_params(self, local_class))
         X, encoder, names = _encoded(client, X, local, self.timeout,
                                      local._continues())
-        X = row_blocks(X)   # (a dask array of known row chunks: its rows are counted)
+        # (a dask array of known row chunks: its rows are counted; its blocks' shapes
+        # are checked by the shards that hold them)
+        X = row_blocks(X, shapes_checked=False)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
         params = local._boost_params()

@@ -17,7 +17,7 @@ prediction, model files and SHAP values read it as any other, and
 import numpy as np
 
 from ..kernels._column_sampler import ColumnSampler
-from ..kernels._histogram import level_histograms, output_histograms
+from ..kernels._node_histograms import level_histograms, output_histograms
 from ..kernels._leaf_rows import add_leaf_values
 from ..kernels._partition import partition_level, py_partition_sparse
 from ..kernels._splitting import find_best_split_outputs, py_leaf_weight

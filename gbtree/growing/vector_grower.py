@@ -10,13 +10,13 @@ files and SHAP values treat them like any other trees.
 The growth follows ``_expand_ahead.TreeGrower``'s order (depthwise: the oldest open
 node first; lossguide: the largest gain, ties to the oldest), with the rows of
 a node partitioned stably, the histograms of the child of the smaller hessian
-sum built (one per output, ``_histogram.output_histograms``) and the other
+sum built (one per output, ``_node_histograms.output_histograms``) and the other
 child's derived by subtraction. With one output it grows the trees ``TreeGrower`` grows.
 """
 import numpy as np
 
 from ..kernels._column_sampler import ColumnSampler
-from ..kernels._histogram import output_histograms
+from ..kernels._node_histograms import output_histograms
 from ..kernels._partition import partition_column, py_partition_sparse
 from ..kernels._splitting import find_best_split_outputs, py_leaf_weight
 from ..kernels._typedefs import NODE_DTYPE
