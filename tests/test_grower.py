@@ -318,3 +318,19 @@ def test_a_gradient_or_hessian_that_is_not_finite_is_an_error(rng, quant_levels,
     np.testing.assert_array_equal(raw, fresh_raw)
     assert (tree["is_leaf"] == 0).sum() > 10
 
+
+
+def test_node_records_of_a_tree_of_one_split():
+    # the one writer of the Python growers' node records: a root split into two leaves
+    from gbtree.growing.nodes import node_records
+    out = node_records([0.5, -0.1, 0.2], [10.0, 4.0, 6.0], [20, 8, 12], [0, 1, 1],
+                       split=[0], feature=[3], threshold=[1.5], default_left=[True],
+                       gain=[2.25], left=[1], right=[2], bin_threshold=[7])
+    assert out["is_leaf"].tolist() == [0, 1, 1]
+    assert out[0][["feature", "left", "right", "bin_threshold", "default_left"]].item() == \
+        (3, 1, 2, 7, 1)
+    assert (out["threshold"][0], out["gain"][0]) == (1.5, 2.25)
+    assert out["feature"][1:].tolist() == out["left"][1:].tolist() == [-1, -1]
+    assert out["value"].tolist() == [0.5, -0.1, 0.2] and out["count"].tolist() == [20, 8, 12]
+    assert out["cover"].tolist() == [10.0, 4.0, 6.0] and out["depth"].tolist() == [0, 1, 1]
+    assert node_records([0.3], [1.0], [5], [0])["is_leaf"].tolist() == [1]

@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from ..kernels._column_sampler import ColumnSampler
 from ..kernels._exact import level_splits, local_bins, row_states, sort_columns, split_positions
 from ..kernels._splitting import py_leaf_weight
-from ..kernels._typedefs import NODE_DTYPE
+from .nodes import node_records
 
 # Entries whose positions and gradients are gathered at once, per thread: the
 # paper's cache-aware buffer (an engine option of the grower: 0 walks without it).
@@ -186,20 +186,15 @@ class ExactGrower:
 
     def _emit(self, sums, depth, count, split, rows, leaf_of, learning_rate, raw, output):
         p = self.p
-        out = np.zeros(len(sums), dtype=NODE_DTYPE)
-        for i, (g, h) in enumerate(sums):
-            rec = out[i]
-            rec["value"] = learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
-                                                          p.min_child_weight, p.max_delta_step)
-            rec["cover"], rec["count"], rec["depth"] = h, count[i], depth[i]
-            if i in split:
-                f, t, default_left, gain, left = split[i]
-                rec["threshold"] = t
-                rec["feature"], rec["default_left"], rec["gain"] = f, default_left, gain
-                rec["left"], rec["right"], rec["is_leaf"] = left, left + 1, 0
-            else:
-                rec["feature"] = rec["left"] = rec["right"] = -1
-                rec["is_leaf"] = 1
+        ids = sorted(split)
+        f, t, default_left, gain, left = (zip(*(split[i] for i in ids)) if ids
+                                          else ((),) * 5)
+        out = node_records(
+            [learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
+                                            p.min_child_weight, p.max_delta_step)
+             for g, h in sums],
+            [h for _, h in sums], count, depth, ids, f, t,
+            default_left, gain, left, [c + 1 for c in left])
         raw[rows, output] += out["value"][leaf_of[rows]]
         self._last = (out, rows, leaf_of)
         return out

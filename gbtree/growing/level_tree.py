@@ -5,7 +5,7 @@ import numpy as np
 
 from ..kernels._constraints import MonotoneConstraints
 from ..kernels._splitting import py_leaf_weight
-from ..kernels._typedefs import NODE_DTYPE
+from .nodes import node_records
 from .symmetric_grower import build_children
 
 
@@ -169,27 +169,16 @@ class TreeBuilder:
         return min(max(w, bounds[0]), bounds[1])
 
     def _emit(self, nodes, children, learning_rate):
-        n = len(nodes)
-        out = np.zeros(n, dtype=NODE_DTYPE)
-        out["value"] = [learning_rate * self._weight(node["sums"], node["clip"])
-                        for node in nodes]
-        out["cover"] = [node["sums"][1] for node in nodes]
-        out["count"] = [node["count"] for node in nodes]
-        out["depth"] = [node["depth"] for node in nodes]
-        out["feature"] = out["left"] = out["right"] = -1
-        out["is_leaf"] = 1
-        if children:
-            split = np.array(sorted(children), dtype=np.intp)
-            found = [nodes[i]["split"] for i in split.tolist()]
-            f = np.array([s[1] for s in found], dtype=np.intp)
-            b = np.array([s[2] for s in found], dtype=np.intp)
-            out["feature"][split] = f
-            out["bin_threshold"][split] = b
-            out["threshold"][split] = self.thresholds[self.bin_offsets[f] + b]
-            out["default_left"][split] = [s[3] for s in found]
-            out["gain"][split] = [s[0] for s in found]
-            out["left"][split] = [children[i][0] for i in split.tolist()]
-            out["right"][split] = [children[i][1] for i in split.tolist()]
-            out["is_leaf"][split] = 0
+        split = sorted(children)
+        found = [nodes[i]["split"] for i in split]
+        f = np.array([s[1] for s in found], dtype=np.intp)
+        b = np.array([s[2] for s in found], dtype=np.intp)
+        out = node_records(
+            [learning_rate * self._weight(node["sums"], node["clip"]) for node in nodes],
+            [node["sums"][1] for node in nodes], [node["count"] for node in nodes],
+            [node["depth"] for node in nodes], split, f,
+            self.thresholds[self.bin_offsets[f] + b], [s[3] for s in found],
+            [s[0] for s in found], [children[i][0] for i in split],
+            [children[i][1] for i in split], bin_threshold=b)
         leaves = np.flatnonzero(out["is_leaf"])
         return out, dict(zip(leaves.tolist(), out["value"][leaves].tolist()))

@@ -21,7 +21,7 @@ from ..kernels._node_histograms import level_histograms, output_histograms
 from ..kernels._leaf_rows import add_leaf_values
 from ..kernels._partition import partition_level, py_partition_sparse
 from ..kernels._splitting import find_best_split_outputs, py_leaf_weight
-from ..kernels._typedefs import NODE_DTYPE
+from .nodes import node_records
 from .binned_grower import BinnedGrower
 
 # the deepest symmetric tree (2**16 leaves), as CatBoost's
@@ -179,26 +179,18 @@ class SymmetricGrower(BinnedGrower):
         """The tree in level order."""
         p = self.p
         depth = len(splits)
-        out = np.zeros(2 ** (depth + 1) - 1, dtype=NODE_DTYPE)
-        for d in range(depth + 1):
-            ids = np.arange(2 ** d - 1, 2 ** (d + 1) - 1)
-            rec = out[ids]
-            rec["value"] = [learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
-                                                           p.min_child_weight, p.max_delta_step)
-                            for g, h in all_sums[d]]
-            rec["cover"] = all_sums[d][:, 1]
-            rec["count"] = bounds[d][:, 1] - bounds[d][:, 0]
-            rec["depth"] = d
-            if d < depth:
-                f, b, default_left = splits[d]
-                rec["feature"], rec["bin_threshold"] = f, b
-                rec["threshold"] = self.thresholds[self.bin_offsets[f] + b]
-                rec["default_left"] = default_left
-                rec["gain"] = gains[d]
-                rec["left"], rec["right"] = 2 * ids + 1, 2 * ids + 2
-                rec["is_leaf"] = 0
-            else:
-                rec["feature"] = rec["left"] = rec["right"] = -1
-                rec["is_leaf"] = 1
-            out[ids] = rec
-        return out
+        sums = np.concatenate(all_sums)
+        ranges = np.concatenate(bounds)
+        split = np.arange(2 ** depth - 1)          # (every node above the leaves)
+        level = np.repeat(np.arange(depth), 2 ** np.arange(depth))
+        f = np.array([splits[d][0] for d in level], dtype=np.intp)
+        b = np.array([splits[d][1] for d in level], dtype=np.intp)
+        return node_records(
+            [learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
+                                            p.min_child_weight, p.max_delta_step)
+             for g, h in sums],
+            sums[:, 1], ranges[:, 1] - ranges[:, 0],
+            np.repeat(np.arange(depth + 1), 2 ** np.arange(depth + 1)), split, f,
+            self.thresholds[self.bin_offsets[f] + b], [splits[d][2] for d in level],
+            np.concatenate(gains) if gains else (), 2 * split + 1, 2 * split + 2,
+            bin_threshold=b)

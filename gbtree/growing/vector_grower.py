@@ -19,7 +19,7 @@ from ..kernels._column_sampler import ColumnSampler
 from ..kernels._node_histograms import output_histograms
 from ..kernels._partition import partition_column, py_partition_sparse
 from ..kernels._splitting import find_best_split_outputs, py_leaf_weight
-from ..kernels._typedefs import NODE_DTYPE
+from .nodes import node_records
 from .binned_grower import BinnedGrower
 
 
@@ -136,30 +136,24 @@ class VectorLeafGrower(BinnedGrower):
         """The K trees of the grown structure; adds the leaf values to ``raw`` on
         ``rows``, the tree's row array (each leaf's rows a range of it)."""
         p = self.p
-        n = len(nodes)
-        out = np.zeros((K, n), dtype=NODE_DTYPE)
         leaf_of = np.empty(self.n_rows, dtype=np.intp)   # each grown row's node
         for i, node in enumerate(nodes):
-            rec = out[:, i]
-            rec["value"] = [learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
-                                                           p.min_child_weight, p.max_delta_step)
-                            for g, h in node.sums]
-            rec["cover"] = node.sums[:, 1]
-            rec["count"] = node.rows.shape[0]
-            rec["depth"] = node.depth
-            if i in splits:
-                f, b, default_left, gains, (left, right) = splits[i]
-                rec["feature"] = f
-                rec["bin_threshold"] = b
-                rec["threshold"] = self.thresholds[self.bin_offsets[f] + b]
-                rec["default_left"] = default_left
-                rec["gain"] = gains
-                rec["left"], rec["right"] = left, right
-                rec["is_leaf"] = 0
-            else:
-                rec["feature"] = rec["left"] = rec["right"] = -1
-                rec["is_leaf"] = 1
+            if i not in splits:
                 leaf_of[node.rows] = i
+        split = sorted(splits)
+        f = np.array([splits[i][0] for i in split], dtype=np.intp)
+        b = np.array([splits[i][1] for i in split], dtype=np.intp)
+        gains = np.array([splits[i][3] for i in split]).reshape(len(split), K)
+        sums = np.array([node.sums for node in nodes])        # (n, K, 2)
+        out = np.array([node_records(
+            [learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
+                                            p.min_child_weight, p.max_delta_step)
+             for g, h in sums[:, k]],
+            sums[:, k, 1], [node.rows.shape[0] for node in nodes],
+            [node.depth for node in nodes], split, f,
+            self.thresholds[self.bin_offsets[f] + b], [splits[i][2] for i in split],
+            gains[:, k], [splits[i][4][0] for i in split], [splits[i][4][1] for i in split],
+            bin_threshold=b) for k in range(K)])
         # (gathering the values row by row: adding at the rows in their partition
         # order would scatter over raw)
         table = out["value"].T
