@@ -334,3 +334,19 @@ def test_node_records_of_a_tree_of_one_split():
     assert out["value"].tolist() == [0.5, -0.1, 0.2] and out["count"].tolist() == [20, 8, 12]
     assert out["cover"].tolist() == [10.0, 4.0, 6.0] and out["depth"].tolist() == [0, 1, 1]
     assert node_records([0.3], [1.0], [5], [0])["is_leaf"].tolist() == [1]
+
+
+def test_the_expansion_order_of_the_growers_in_python():
+    # depthwise: oldest first, a batch the oldest `room`; lossguide: the largest
+    # gain, the oldest on a tie
+    from gbtree.growing.expansion import OpenNodes
+    gains = {3: 0.5, 4: 2.0, 5: 2.0, 6: 1.0}
+    depthwise, lossguide = OpenNodes(False), OpenNodes(True)
+    for node, gain in gains.items():
+        depthwise.push(node, gain)
+        lossguide.push(node, gain)
+    assert [lossguide.pop() for _ in range(4)] == [4, 5, 6, 3] and not lossguide
+    assert depthwise.pop_batch(3) == [3, 4, 5] and depthwise.pop() == 6 and not depthwise
+    lossguide.push(7, 1.0)
+    lossguide.push(8, 3.0)
+    assert lossguide.pop_batch(10) == [8] and len(lossguide) == 1

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..kernels._constraints import MonotoneConstraints
 from ..kernels._splitting import py_leaf_weight
+from .expansion import OpenNodes
 from .nodes import node_records
 from .symmetric_grower import build_children
 
@@ -45,16 +46,13 @@ class TreeBuilder:
         # to, its parent's, as the local grower clips a split's children)
         nodes = [dict(sums=sums, count=int(count), depth=0, split=split, bounds=unbounded,
                       clip=unbounded)]
-        opened = [0] if split is not None else []   # (in the order of their ids)
+        opened = OpenNodes(p.lossguide)
+        if split is not None:
+            opened.push(0, split[0])
         children = {}
         n_leaves = 1
         while opened and not (p.max_leaves and n_leaves >= p.max_leaves):
-            if p.lossguide:
-                best = max(range(len(opened)), key=lambda k: (nodes[opened[k]]["split"][0], -k))
-                batch = [opened.pop(best)]
-            else:
-                room = len(opened) if not p.max_leaves else p.max_leaves - n_leaves
-                batch, opened = opened[:room], opened[room:]
+            batch = opened.pop_batch(p.max_leaves - n_leaves if p.max_leaves else None)
             n_leaves += len(batch)
             # (the children may split: below the depth limit, with leaves to spare)
             more = not (p.max_leaves and n_leaves >= p.max_leaves)
@@ -87,7 +85,7 @@ class TreeBuilder:
                     nodes[c]["count"] = int(counts[2 * k + side])
                     nodes[c]["split"] = found[2 * k + side]
                     if found[2 * k + side] is not None:
-                        opened.append(c)
+                        opened.push(c, found[2 * k + side][0])
         return self._finish(t, nodes, children, learning_rate)
 
     def _grow_symmetric(self, t, root):

@@ -7,8 +7,9 @@ trees of one structure (one per output, each with its output's leaf values,
 covers and gains), which is how the ensemble stores it: prediction, model
 files and SHAP values treat them like any other trees.
 
-The growth follows ``_expand_ahead.TreeGrower``'s order (depthwise: the oldest open
-node first; lossguide: the largest gain, ties to the oldest), with the rows of
+The growth follows ``expansion.OpenNodes``, ``_expand_ahead.TreeGrower``'s order
+(depthwise: the oldest open node first; lossguide: the largest gain, ties to the
+oldest), with the rows of
 a node partitioned stably, the histograms of the child of the smaller hessian
 sum built (one per output, ``_node_histograms.output_histograms``) and the other
 child's derived by subtraction. With one output it grows the trees ``TreeGrower`` grows.
@@ -19,6 +20,7 @@ from ..kernels._column_sampler import ColumnSampler
 from ..kernels._node_histograms import output_histograms
 from ..kernels._partition import partition_column, py_partition_sparse
 from ..kernels._splitting import find_best_split_outputs, py_leaf_weight
+from .expansion import OpenNodes
 from .nodes import node_records
 from .binned_grower import BinnedGrower
 
@@ -93,14 +95,12 @@ class VectorLeafGrower(BinnedGrower):
         nodes = [_Node(rows, 0, hist, sums, 0)]
         splits = {}     # parent id -> (feature, bin, default_left, gains per output, children)
         nodes[0].split = self._find_split(nodes[0], columns.mask(0, 0))
-        open_ids = [0] if nodes[0].split is not None else []
+        opened = OpenNodes(p.lossguide)
+        if nodes[0].split is not None:
+            opened.push(0, nodes[0].split[0])
         n_leaves = 1
-        while open_ids and (p.max_leaves == 0 or n_leaves < p.max_leaves):
-            pick = 0
-            if p.lossguide:
-                gains = [nodes[i].split[0] for i in open_ids]
-                pick = int(np.argmax(gains))   # first of the largest: the oldest
-            parent_id = open_ids.pop(pick)
+        while opened and (p.max_leaves == 0 or n_leaves < p.max_leaves):
+            parent_id = opened.pop()
             parent = nodes[parent_id]
             gain, f, b, default_left, left_sums, per_output = parent.split
             left_rows, right_rows = self._split_rows(parent.rows, f, b, default_left)
@@ -127,7 +127,7 @@ class VectorLeafGrower(BinnedGrower):
                 for i, child in zip(ids, children):
                     child.split = self._find_split(child, columns.mask(i, depth))
                     if child.split is not None:
-                        open_ids.append(i)
+                        opened.push(i, child.split[0])
                     else:
                         child.hist = None
         return self._emit(nodes, splits, rows, K, learning_rate, raw)
