@@ -22,6 +22,7 @@ from ..kernels._threads import ThreadBudget, max_threads
 from ..kernels._typedefs import G_H_DTYPE
 from ..data.binning import BinMapper, canonical_csr, kernel_array
 from .callback import LogEvaluation, TrainingState
+from .dart import Dart
 from ..growing.growers import make_grower
 from ..predicting.tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 
@@ -88,40 +89,6 @@ class EvalSet:
         self.group_ptr = group_ptr
         self.base_margin = base_margin   # (n_rows, n_outputs) starting raw scores, or None
         self.raw = None
-
-
-class _Dart:
-    """DART's choices during a fit (Vinayak and Gilad-Bachrach, 2015, with XGBoost's
-    rules): which trees a round drops, and how the dropped and new trees are scaled.
-    ``weights`` holds each tree's weight (trees of an earlier fit count 1)."""
-
-    def __init__(self, params, n_trees):
-        self.p = params
-        self.weights = [1.0] * n_trees
-
-    def drop(self, rng):
-        """Indices of the trees this round drops (sorted)."""
-        n, p = len(self.weights), self.p
-        if n == 0 or rng.random() < p.skip_drop:
-            return np.empty(0, dtype=np.intp)
-        w = np.asarray(self.weights)
-        prob = (p.rate_drop * n * w / w.sum() if p.sample_type == "weighted"
-                else np.full(n, p.rate_drop))
-        drop = np.flatnonzero(rng.random(n) < prob)
-        if drop.size == 0 and p.one_drop:
-            pick = (rng.choice(n, p=w / w.sum()) if p.sample_type == "weighted"
-                    else rng.integers(n))
-            drop = np.array([pick], dtype=np.intp)
-        return drop
-
-    def factors(self, n_drop, n_new, learning_rate):
-        """(the factor of the dropped trees, the weight of the new ones)."""
-        if n_drop == 0:
-            return 1.0, 1.0
-        lr = learning_rate / n_new
-        if self.p.normalize_type == "forest":
-            return 1.0 / (1.0 + lr), 1.0 / (1.0 + lr)
-        return n_drop / (n_drop + lr), 1.0 / (n_drop + lr)
 
 
 def _draws(params, rng, grad, hess, sample_weight, needs_refit):
@@ -478,7 +445,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     for cb in callbacks:
         cb.before_training(state)
     n_rounds = 0
-    dart = None if params.dart is None else _Dart(params.dart, ensemble.n_trees)
+    dart = None if params.dart is None else Dart(params.dart, ensemble.n_trees)
     for it in range(params.n_estimators):
         state.iteration = it
         if stop_asked(callbacks, "before_iteration", state):
@@ -534,24 +501,14 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
                 raise ValueError(not_finite(round_number, round_number == 0, lr, y,
                                             sample_weight, raw)) from None
         outputs = [j % K for j in range(len(trees))]   # tree j of the round feeds output j % K
-        if dropped.size:
+        if dart is not None:
             factor, weight = dart.factors(dropped.size, len(trees), lr)
-            for nodes in trees:
-                nodes["value"] *= weight
-            ensemble.scale_trees(dropped, factor)
-            for t in dropped:
-                dart.weights[t] *= factor
+            dart.scale(ensemble, trees, dropped, factor, weight)
+        if dropped.size:
             # every row's raw score again: the others, the scaled dropped trees, the new ones
             raw[:] = raw_dropped + factor * contrib + training_rows.contributions(
                 trees, outputs, K)
-            for ev in eval_sets:
-                gone = np.zeros_like(ev.raw)
-                add_trees_to_raw(ev.X, dropped_trees, dropped_out, gone, n, absent=absent)
-                ev.raw += (factor - 1.0) * gone
-        else:
-            weight = 1.0
-        if dart is not None:
-            dart.weights += [weight] * len(trees)
+            Dart.rescale_eval_sets(eval_sets, dropped_trees, dropped_out, factor, n, absent)
         for nodes, k in zip(trees, outputs):
             ensemble.add_tree(nodes, k)
         if oob:

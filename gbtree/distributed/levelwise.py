@@ -6,33 +6,28 @@ import copy
 import numpy as np
 
 from ..boosting import booster
-from ..boosting.callback import TrainingState, training_callbacks
-from ..boosting.metrics import eval_metrics
-from ..kernels._threads import effective_n_threads
-from ..predicting.tree import TreeEnsemble, add_trees_to_raw
+from ..boosting.dart import Dart
+from ..boosting.callback import TrainingState
+from ..predicting.tree import TreeEnsemble
 
 
-def boost(call, local, params, objective, base_score, n_features, n_rows, eval_sets=(),
-          rng=None, init=None):
-    """The rounds of a fit over the shards behind ``call`` (``n_rows`` rows in all):
-    (the fitted ensemble, the rounds built, the ``TrainingState`` of its metrics and
-    callbacks). ``local`` is the local estimator whose parameters (``params``: its
-    boosting parameters), metrics and callbacks are used; ``eval_sets``
-    (``booster.EvalSet``, in memory) are evaluated after every round. ``rng``: the
-    random state the local fit would draw its seed from next (default: a new one).
-    ``init``: the ensemble a warm start continues (the shards start from its
+def boost(call, params, objective, base_score, n_features, n_rows, seed, eval_sets=(),
+          metrics=(), callbacks=(), n_threads=1, init=None):
+    """The rounds of a fit of ``params`` (``booster.BoostParams``) over the shards
+    behind ``call`` (``n_rows`` rows in all): (the fitted ensemble, the rounds
+    built, the ``TrainingState`` of its metrics and callbacks). ``seed`` keys every
+    draw of a round, as in a local fit; ``eval_sets`` (``booster.EvalSet``, in
+    memory) are evaluated after every round with each of ``metrics``, on
+    ``n_threads`` threads of the caller's; ``callbacks`` are called around each
+    round. ``init``: the ensemble a warm start continues (the shards start from its
     scores), whose round numbers go on."""
     booster.check_quant_bins(params, n_rows)
     K, P = objective.n_outputs, params.num_parallel_tree
     ensemble = (TreeEnsemble(n_features, base_score) if init is None
                 else copy.deepcopy(init))
     before = ensemble.n_trees // (K * P)   # (a warm start's rounds)
-    dart = None if params.dart is None else booster._Dart(params.dart, ensemble.n_trees)
-    seed = int((local._rng() if rng is None else rng).randint(0, 2 ** 31 - 1))
-    metrics = eval_metrics(local.eval_metric, objective, type(local).__name__)
-    callbacks = training_callbacks(local.callbacks, local.early_stopping_rounds)
-    n_threads = effective_n_threads(local.n_jobs)   # (the client's own work: eval sets)
-    absent = np.nan if local.absent_as_missing else 0.0   # (of a sparse eval set)
+    dart = None if params.dart is None else Dart(params.dart, ensemble.n_trees)
+    absent = np.nan if params.absent_as_missing else 0.0   # (of a sparse eval set)
     for ev in eval_sets:
         ev.raw = ensemble.predict_raw(ev.X, n_threads, absent=absent,
                                       base_margin=ev.base_margin)
@@ -81,19 +76,9 @@ def boost(call, local, params, objective, base_score, n_features, n_rows, eval_s
             booster.check_leaf_values(nodes, r, lr)
         outputs = [j % K for j in range(K * P)]
         if dart is not None:
-            weight = 1.0
-            if drop is not None:
-                weight = drop[3]
-                for nodes in trees:
-                    nodes["value"] *= weight
-                ensemble.scale_trees(dropped, drop[2])
-                for t in dropped:
-                    dart.weights[t] *= drop[2]
-                for ev in eval_sets:
-                    gone = np.zeros_like(ev.raw)
-                    add_trees_to_raw(ev.X, drop[0], drop[1], gone, n_threads, absent=absent)
-                    ev.raw += (drop[2] - 1.0) * gone
-            dart.weights += [weight] * len(trees)
+            dart.scale(ensemble, trees, dropped, *(drop[2:] if drop else (1.0, 1.0)))
+        if drop is not None:
+            Dart.rescale_eval_sets(eval_sets, drop[0], drop[1], drop[2], n_threads, absent)
         for nodes, k in zip(trees, outputs):
             ensemble.add_tree(nodes, k)
         n_rounds += 1

@@ -66,7 +66,7 @@ from ..distributed.levelwise import boost
 from ..distributed.shard_exchange import feature_ranges, sum_in_order
 from ..growing.grower_params import GrowerParams
 from .levelwise_fit import (CATEGORICAL, check_params, continued, fitted, local_params,
-                            make_objective, per_feature, prepare)
+                            make_objective, per_feature, prepare, round_settings)
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
 
 __all__ = ["DaskGBTRegressor", "DaskGBTClassifier", "DaskGBTRanker"]
@@ -221,8 +221,9 @@ class _DaskMixin:
                         pass
                 raise
 
-        ensemble, n_rounds, state = boost(call, local, params, objective, base, X.shape[1],
-                                          n_rows, eval_sets, rng, init)
+        ensemble, n_rounds, state = boost(call, params, objective, base, X.shape[1], n_rows,
+                                          eval_sets=eval_sets, init=init,
+                                          **round_settings(local, objective, rng))
         fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets,
                {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1}, done)
         trees = max(n_rounds * objective.n_outputs, 1)

@@ -46,7 +46,7 @@ from ..distributed.row_shard import RowShard
 from ..growing.grower_params import GrowerParams
 from ..kernels._threads import effective_n_threads
 from .levelwise_fit import (CATEGORICAL, check_params, continued, fitted, make_objective,
-                            per_feature, prepare)
+                            per_feature, prepare, round_settings)
 
 
 def fit_external(estimator, local_class, data, eval_sets_of):
@@ -131,8 +131,9 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         def call(method, *args):
             return [getattr(shard, method)(*args)]
 
-        ensemble, n_rounds, state = boost(call, estimator, params, objective, base,
-                                          n_features, n_rows, eval_sets, rng, init)
+        ensemble, n_rounds, state = boost(call, params, objective, base, n_features, n_rows,
+                                          eval_sets=eval_sets, init=init,
+                                          **round_settings(estimator, objective, rng))
     finally:
         if hasattr(shard, "blocks"):
             shard.close()   # (the thread reading ahead lets go of its block)

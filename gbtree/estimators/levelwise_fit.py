@@ -10,7 +10,9 @@ from ..boosting import objectives as _obj
 from ..boosting import ranking
 from . import params as _params
 from ..distributed.leaf_quantiles import SELECTED
+from ..boosting.callback import training_callbacks
 from ..boosting.metrics import eval_metrics
+from ..kernels._threads import effective_n_threads
 
 # the parameters a level-wise fit takes (the others must stay at their defaults)
 SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_leaves",
@@ -157,3 +159,14 @@ def fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets, fit_i
                                                          type(local).__name__), n_rounds)
     local.fit_info_ = dict(fit_info)
     return local
+
+
+def round_settings(local, objective, rng=None):
+    """What the rounds of a level-wise fit (``levelwise.boost``) take of the local
+    estimator ``local``: the seed of their draws (drawn as the local fit draws it,
+    from ``rng`` if given, else from its ``random_state``), its metrics and
+    callbacks, and the threads of the caller's own work (the eval sets)."""
+    return dict(seed=int((local._rng() if rng is None else rng).randint(0, 2 ** 31 - 1)),
+                metrics=eval_metrics(local.eval_metric, objective, type(local).__name__),
+                callbacks=training_callbacks(local.callbacks, local.early_stopping_rounds),
+                n_threads=effective_n_threads(local.n_jobs))

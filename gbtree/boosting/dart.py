@@ -1,0 +1,61 @@
+"""DART (Vinayak and Gilad-Bachrach, 2015, with XGBoost's rules), the part of a
+round that drops trees: which trees a round drops, and how the dropped and new
+trees are scaled; the in-memory and the level-wise rounds both call it."""
+import numpy as np
+
+from ..predicting.tree import add_trees_to_raw
+
+
+class Dart:
+    """DART's choices during a fit (Vinayak and Gilad-Bachrach, 2015, with XGBoost's
+    rules): which trees a round drops, and how the dropped and new trees are scaled.
+    ``weights`` holds each tree's weight (trees of an earlier fit count 1)."""
+
+    def __init__(self, params, n_trees):
+        self.p = params
+        self.weights = [1.0] * n_trees
+
+    def drop(self, rng):
+        """Indices of the trees this round drops (sorted)."""
+        n, p = len(self.weights), self.p
+        if n == 0 or rng.random() < p.skip_drop:
+            return np.empty(0, dtype=np.intp)
+        w = np.asarray(self.weights)
+        prob = (p.rate_drop * n * w / w.sum() if p.sample_type == "weighted"
+                else np.full(n, p.rate_drop))
+        drop = np.flatnonzero(rng.random(n) < prob)
+        if drop.size == 0 and p.one_drop:
+            pick = (rng.choice(n, p=w / w.sum()) if p.sample_type == "weighted"
+                    else rng.integers(n))
+            drop = np.array([pick], dtype=np.intp)
+        return drop
+
+    def factors(self, n_drop, n_new, learning_rate):
+        """(the factor of the dropped trees, the weight of the new ones)."""
+        if n_drop == 0:
+            return 1.0, 1.0
+        lr = learning_rate / n_new
+        if self.p.normalize_type == "forest":
+            return 1.0 / (1.0 + lr), 1.0 / (1.0 + lr)
+        return n_drop / (n_drop + lr), 1.0 / (n_drop + lr)
+
+    def scale(self, ensemble, trees, dropped, factor, weight):
+        """A round's scaling: the new ``trees``' values by ``weight``, the ``dropped``
+        trees of ``ensemble`` by ``factor``; the trees' weights follow."""
+        if dropped.size:
+            for nodes in trees:
+                nodes["value"] *= weight
+            ensemble.scale_trees(dropped, factor)
+            for t in dropped:
+                self.weights[t] *= factor
+        self.weights += [weight] * len(trees)
+
+    @staticmethod
+    def rescale_eval_sets(eval_sets, dropped_trees, dropped_outputs, factor, n_threads,
+                          absent):
+        """The eval sets' raw scores with the dropped trees scaled by ``factor``."""
+        for ev in eval_sets:
+            gone = np.zeros_like(ev.raw)
+            add_trees_to_raw(ev.X, dropped_trees, dropped_outputs, gone, n_threads,
+                             absent=absent)
+            ev.raw += (factor - 1.0) * gone
