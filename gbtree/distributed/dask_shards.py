@@ -63,7 +63,7 @@ class Shard(RowShard):
         """The ids of the queries with rows here, and their rows here."""
         return np.unique(self.q, return_counts=True)
 
-    def give(self, qids):
+    def hand_over(self, qids):
         """The rows of the queries ``qids`` (X, y, w, query ids, places), removed here."""
         out = np.isin(self.q, qids)
         rows = tuple(None if a is None else a[out] for a in (self.X, self.y, self.w, self.q,
@@ -73,8 +73,8 @@ class Shard(RowShard):
         self.w = None if self.w is None else self.w[keep]
         return rows
 
-    def take(self, rows):
-        """Add rows given by another shard (``give``'s answer)."""
+    def receive(self, rows):
+        """Add rows another shard handed over (``hand_over``'s answer)."""
         X, y, w, q, pos = rows
         self.X = np.concatenate([self.X, X.astype(self.X.dtype)])
         self.y, self.q, self.pos = (np.concatenate([self.y, y]), np.concatenate([self.q, q]),
@@ -121,7 +121,7 @@ class Shard(RowShard):
         objective.check_eval_target(self.y)
         return objective.start_sums(self.y, self.w) if objective.summable_start else None
 
-    def start(self, mapper, objective, base_score, grower, init=None):
+    def start(self, mapper, objective, base_score, grower_params, init=None):
         """Bin the rows (one block in memory); every raw score starts at ``base_score``
         (or the scores of ``init``, the ensemble a warm start continues)."""
         n_rows = self.y.shape[0]
@@ -134,7 +134,7 @@ class Shard(RowShard):
                   else check_base_margin(self.m, n_rows, objective.n_outputs))
         self.m = None
         return RowShard.start(self, [block], [n_rows], mapper, objective, base_score,
-                              self.n_threads, grower, places=places, init=init,
+                              self.n_threads, grower_params, places=places, init=init,
                               margin=margin)
 
     def connect(self, peers, index, features, timeout):
@@ -367,8 +367,8 @@ def regroup(shards, timeout):
         for j in range(len(shards)):
             move = held[(shard_of == i) & (owner == j)] if i != j else held[:0]
             if move.size:
-                rows = wait_all([shards[i].give(move)], timeout, "moving a query's rows")[0]
-                wait_all([shards[j].take(rows)], timeout, "moving a query's rows")
+                rows = wait_all([shards[i].hand_over(move)], timeout, "moving a query's rows")[0]
+                wait_all([shards[j].receive(rows)], timeout, "moving a query's rows")
     wait_all([s.group(all_ids, firsts) for s in shards], timeout,
               "grouping the rows by query")
 

@@ -82,13 +82,13 @@ class RowShard(ShardExchange):
     """Rows in ``blocks`` (objects whose ``load()`` gives ``Xb``, ``columns``, ``y``,
     ``w``, ``n_rows``) and each row's raw scores and gradients; see the module."""
 
-    def start(self, blocks, block_rows, mapper, objective, base_score, n_threads, grower,
+    def start(self, blocks, block_rows, mapper, objective, base_score, n_threads, grower_params,
               prefetch=False, places=None, init=None, margin=None):
         """Take ``blocks`` of ``block_rows`` rows each; every raw score starts at
         ``base_score`` or the row's base ``margin`` ((rows, outputs), if given), plus
         (``init``: the ensemble a warm start continues, whose trees split at
         ``mapper``'s edges) its trees' scores, computed when each block is first read;
-        ``grower`` (GrowerParams) scans the histograms. ``prefetch``:
+        ``grower_params`` (GrowerParams) scans the histograms. ``prefetch``:
         read the next block on a thread while the current one is worked on.
         ``places``: where the rows are in the data, as runs (first row, count) in the
         shard's order (None: its rows are the data's, in order). The shard is the only
@@ -102,16 +102,16 @@ class RowShard(ShardExchange):
         # (the model is the same at any thread count: each round takes what is free)
         self.threads = ThreadBudget(n_threads)
         self.n_threads = self.threads.n
-        self.grower = grower
+        self.grower_params = grower_params
         # quantised gradients: the levels, and per tree of the round its rows' packed
         # values; the steps (gradient, hessian) of each output
-        self.levels = grower.quant_levels
+        self.levels = grower_params.quant_levels
         self.values, self.steps = {}, None
         self.prefetch = prefetch and len(blocks) > 1
         self.bin_offsets = np.ascontiguousarray(mapper.bin_offsets_, dtype=np.intc)
         self.n_bins = np.ascontiguousarray(mapper.n_bins_, dtype=np.intc)
         self.thresholds = mapper.bin_thresholds()
-        mono = grower.monotone_constraints
+        mono = grower_params.monotone_constraints
         self.monotone = (None if mono is None or not np.any(mono) else
                          np.ascontiguousarray(mono, dtype=np.int8))
         K = base_score.shape[0]
@@ -149,7 +149,7 @@ class RowShard(ShardExchange):
         feature, bin, default_left, left sums) or None; with vector leaves, the
         split of the largest gain summed over the outputs (as a local fit's
         ``VectorLeafGrower`` scans), with each output's gain after the left sums."""
-        p = self.grower
+        p = self.grower_params
         lo, hi = self.own
         if (p.max_depth and depth >= p.max_depth) or count < 2 or hi == lo:
             return None
@@ -185,7 +185,7 @@ class RowShard(ShardExchange):
         (``_splitting.find_best_split_outputs``, as a local fit's symmetric grower
         scans), or None: (gain, feature, bin, default_left, each node's left sums,
         each node's gain)."""
-        p = self.grower
+        p = self.grower_params
         lo, hi = self.own
         if depth >= p.max_depth or hi == lo:
             return None
@@ -257,12 +257,12 @@ class RowShard(ShardExchange):
     def _structures(self, trees):
         """The structures a round of ``trees`` trees grows: one per tree, or with
         vector leaves one per set of K trees (the K outputs share it)."""
-        return trees // self.pairs.shape[0] if self.grower.vector_leaves else trees
+        return trees // self.pairs.shape[0] if self.grower_params.vector_leaves else trees
 
     def _outputs(self, t):
         """The outputs of structure ``t``, a slice of them: its tree's, or every one."""
         K = self.pairs.shape[0]
-        return slice(0, K) if self.grower.vector_leaves else slice(t % K, t % K + 1)
+        return slice(0, K) if self.grower_params.vector_leaves else slice(t % K, t % K + 1)
 
     def grow(self, trees, seeds, learning_rate, samples=None, drop=None):
         """One round: the gradients of the raw scores, then the round's ``trees``
@@ -277,13 +277,13 @@ class RowShard(ShardExchange):
         K = self.pairs.shape[0]
         self.n_threads = self.threads.n
         samples = samples or [None] * (trees // K)
-        builder = TreeBuilder(self._level, self.thresholds, self.bin_offsets, self.grower,
+        builder = TreeBuilder(self._level, self.thresholds, self.bin_offsets, self.grower_params,
                               self._renew if self.levels else None,
                               self._refit if isinstance(self.objective, SELECTED) else None)
         S = self._structures(trees)
         roots = self._roots(S, seeds, samples, drop)
         grown = [builder.grow(t, roots[t], learning_rate) for t in range(S)]
-        if self.grower.vector_leaves:   # (the K trees of each structure)
+        if self.grower_params.vector_leaves:   # (the K trees of each structure)
             by_structure = [list(zip(range(K), values)) for _, values in grown]
             grown = [tree for nodes, values in grown for tree in zip(nodes, values)]
         else:
@@ -322,11 +322,11 @@ class RowShard(ShardExchange):
         """What tree ``nodes`` (of output k) owes the rows left out of the round's
         sample j (None: every row): a walk over their bins, added to their raw
         scores."""
-        def pay(b, block, raw):
+        def add_owed(b, block, raw):
             rows = (np.arange(raw.shape[0], dtype=np.uint32) if j is None
                     else self._left_out[(b, j)])
             add_tree_binned_rows(block.Xb, self.n_bins, nodes, rows, raw, k, self.n_threads)
-        return pay
+        return add_owed
 
     def _contributions(self, block, trees, outputs):
         """The sum of ``trees`` (tree i of output ``outputs[i]``) on each row of
@@ -342,7 +342,7 @@ class RowShard(ShardExchange):
         (``samples``, ``drop``: as in ``grow``)."""
         E = int(self.bin_offsets[-1])
         K = self.pairs.shape[0]
-        vector = self.grower.vector_leaves
+        vector = self.grower_params.vector_leaves
         nk = K if vector else 1   # (the outputs of a structure)
         packed = self.levels > 0
         if packed:
@@ -402,14 +402,14 @@ class RowShard(ShardExchange):
             raise ValueError(f"{booster.NOT_FINITE}: their sums over the rows are inf or NaN")
         found = []
         for t in range(trees):
-            self.samplers[t] = ColumnSampler(self.n_bins.shape[0], self.grower)
+            self.samplers[t] = ColumnSampler(self.n_bins.shape[0], self.grower_params)
             self.samplers[t].begin(int(seeds[t * K if vector else t]))
             self.paths[t] = InteractionConstraints(self.n_bins.shape[0],
-                                                   self.grower.interaction_groups)
+                                                   self.grower_params.interaction_groups)
             self.paths[t].start()
             self.used[t] = []
             self.hists[t] = {0: own[t]}
-            found.append(self._scan_level(t, [own[t]], sums[t], 0) if self.grower.symmetric
+            found.append(self._scan_level(t, [own[t]], sums[t], 0) if self.grower_params.symmetric
                          else self._scan(t, 0, own[t], sums[t], int(counts[t]), 0))
         return [(sums[t] if vector else sums[t][0], int(counts[t]), split)
                 for t, split in enumerate(self._gather(found))]
@@ -420,8 +420,8 @@ class RowShard(ShardExchange):
         lo, hi = self.offsets[b], self.offsets[b + 1]
         if hi == lo:
             return
-        for pay in self._pending:
-            pay(b, block, self.raw[lo:hi])
+        for add_owed in self._pending:
+            add_owed(b, block, self.raw[lo:hi])
         if drop is not None:
             self.raw[lo:hi] -= self._contributions(block, drop[0], drop[1])
         self._loss_of(b, block).gradient(block.y, self.raw[lo:hi], block.w,
@@ -613,7 +613,7 @@ class RowShard(ShardExchange):
         own, counts = self._exchange(built.reshape((nk * n_built,) + built.shape[2:]), counts)
         own = own.reshape((nk, n_built) + own.shape[1:])
         hists = self.hists[t]   # (of the open nodes: a split's replaced by its children's)
-        symmetric = self.grower.symmetric
+        symmetric = self.grower_params.symmetric
         found, made = [], []
         j = 0
         for k, (node, _, _, _, left, right, build, sums_l, sums_r, depth, bounds_l,

@@ -165,7 +165,7 @@ class _DaskMixin:
             return self
         prepare(local, X.shape[1] if encoder is None else encoder.width, encoder, names)
         per_feature(local, params, encoder)
-        grower = GrowerParams.from_boost(params)
+        grower_params = GrowerParams.from_boost(params)
         # (eval sets are validation-sized: the client holds and evaluates them)
         eval_sets = self._client_eval_sets(local, client, objective, *eval_args)
         for ev in eval_sets:
@@ -194,7 +194,7 @@ class _DaskMixin:
         selected = isinstance(objective, SELECTED) and init is None
         base = (np.zeros(objective.n_outputs) if not objective.summable_start
                 else objective.start_from_sums(sum_in_order(sums)))
-        sizes = wait_all([s.start(mapper, objective, base, grower, init) for s in shards],
+        sizes = wait_all([s.start(mapper, objective, base, grower_params, init) for s in shards],
                           T, "binning the rows")
         n_rows = sum(sizes)
         if len(shards) > 1:

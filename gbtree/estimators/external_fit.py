@@ -103,7 +103,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         mapper = old_mapper
     prepare(estimator, n_features if encoder is None else encoder.width, encoder, names)
     per_feature(estimator, params, encoder)
-    grower = GrowerParams.from_boost(params)
+    grower_params = GrowerParams.from_boost(params)
     eval_sets = eval_sets_of(objective)
     for ev in eval_sets:
         if encoder is not None:   # (the codes: the indicators too)
@@ -124,7 +124,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
             margin = check_base_margin(np.concatenate([b.margin() for b in blocks]),
                                        n_rows, objective.n_outputs)
         shard.start(blocks, [b.n_rows for b in blocks], mapper, objective, base, n_threads,
-                    grower, prefetch=True, init=init, margin=margin)
+                    grower_params, prefetch=True, init=init, margin=margin)
         if isinstance(objective, SELECTED) and init is None:
             base = shard.start_value()
 
