@@ -71,8 +71,9 @@ def test_traversal_copy_follows_the_trees(rng):
 from hypothesis import given, settings, strategies as st  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
-from gbtree.predicting._predictor import (compact_nodes, predict_raw, predict_raw_csr,  # noqa: E402
-                               simd_level, split_columns)
+from gbtree.predicting._predictor import (compact_nodes, predict_raw,  # noqa: E402
+                                          simd_level, split_columns)
+from gbtree.predicting._sparse_predictor import predict_raw_csr  # noqa: E402
 from gbtree.kernels._typedefs import NODE_DTYPE  # noqa: E402
 
 # the vector walks this CPU has (1: AVX2, 2: AVX-512), each compared with the portable one

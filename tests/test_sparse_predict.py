@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from gbtree import GBTClassifier, GBTRegressor
-from gbtree.predicting._predictor import (add_tree_binned_rows, add_tree_binned_rows_csr, apply_raw,
-                               apply_raw_csr, compact_nodes, predict_binned,
-                               predict_binned_csr, predict_raw, predict_raw_csr)
+from gbtree.predicting._predictor import (add_tree_binned_rows, apply_raw, compact_nodes,
+                                          predict_binned, predict_raw)
+from gbtree.predicting._sparse_predictor import (add_tree_binned_rows_csr, apply_raw_csr,
+                                                 predict_binned_csr, predict_raw_csr)
 from gbtree.kernels._typedefs import NODE_DTYPE
 from gbtree.data.binning import BinMapper
 from gbtree.predicting.tree import TreeEnsemble, add_trees_to_raw

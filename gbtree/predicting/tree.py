@@ -12,8 +12,9 @@ import threading
 import numpy as np
 import scipy.sparse as sp
 
-from . import _predictor
-from ._predictor import Forest, apply_raw, apply_raw_csr, predict_binned, predict_raw_csr
+from . import _predictor, _sparse_predictor
+from ._predictor import Forest, apply_raw, predict_binned
+from ._sparse_predictor import apply_raw_csr, predict_raw_csr
 from ..kernels._typedefs import NODE_DTYPE
 from ..data.binning import csr_arrays, kernel_array
 
@@ -200,7 +201,7 @@ class TreeEnsemble:
             predict_binned(X_binned, missing_bin, self.nodes, self.tree_ptr, self.tree_class,
                            out, n_threads)
         elif self.n_trees > 0:
-            _predictor.predict_binned_csr(X_binned.indptr, X_binned.indices, X_binned.bins,
+            _sparse_predictor.predict_binned_csr(X_binned.indptr, X_binned.indices, X_binned.bins,
                                           X_binned.default_bin, missing_bin, self.nodes,
                                           self.tree_ptr, self.tree_class, out, n_threads)
         return out
@@ -542,6 +543,6 @@ def add_tree_binned_rows(X_binned, missing_bin, tree, rows, out, output, n_threa
         _predictor.add_tree_binned_rows(X_binned, missing_bin, tree, rows, out, output,
                                         n_threads)
     else:
-        _predictor.add_tree_binned_rows_csr(X_binned.indptr, X_binned.indices, X_binned.bins,
+        _sparse_predictor.add_tree_binned_rows_csr(X_binned.indptr, X_binned.indices, X_binned.bins,
                                             X_binned.default_bin, missing_bin, tree, rows, out,
                                             output, n_threads)
