@@ -166,8 +166,8 @@ class Shard(RowShard):
         return self._calls, self.messages, self.bytes_sent
 
 
-def wait_all(futures, timeout, what, traffic=None):
-    """The results of the actors' futures, in order; an error naming ``what`` when
+def wait_all(futures, timeout, step, traffic=None):
+    """The results of the actors' futures, in order; an error naming ``step`` when
     one fails or they do not all answer within ``timeout`` seconds. The first
     failure ends the wait (a worker that fails while the others wait for its part
     of a tree is reported at once, not after their timeout). ``traffic`` (a dict)
@@ -176,11 +176,11 @@ def wait_all(futures, timeout, what, traffic=None):
         out = results(futures, time.monotonic() + timeout)
     except _Late:
         raise TimeoutError(f"gbtree.dask: a worker did not answer within {timeout} s "
-                           f"({what}); it may have died. The fit is abandoned.") from None
+                           f"({step}); it may have died. The fit is abandoned.") from None
     except (ValueError, TypeError) as exc:   # (the data's fault: the same kind of error)
-        raise type(exc)(f"gbtree.dask: {what} failed on a worker: {exc}") from exc
+        raise type(exc)(f"gbtree.dask: {step} failed on a worker: {exc}") from exc
     except Exception as exc:
-        raise RuntimeError(f"gbtree.dask: {what} failed on a worker: {exc!r}") from exc
+        raise RuntimeError(f"gbtree.dask: {step} failed on a worker: {exc!r}") from exc
     if traffic is not None:
         traffic["round_trips"] += 1
         traffic["bytes_received"] += sum(message_bytes(x) for x in out)

@@ -132,7 +132,7 @@ class _DaskMixin:
         ``_client_eval_sets`` takes; ``classes``: a classifier's; ``qid``: a ranker's
         query ids; ``base_margin``: the rows' starting raw scores."""
         self._check_supported()
-        what = type(self).__name__
+        fit_name = type(self).__name__
         client = self.client if self.client is not None else default_client()
         local_class = self._local_class()
         if (hasattr(self, "_local") and isinstance(self.warm_start, (bool, np.bool_))
@@ -154,13 +154,13 @@ class _DaskMixin:
         else:   # (a regressor's y of several columns: its targets, or aft's bounds)
             if y.ndim == 2 and y.shape[1] == 1:   # (a column vector: one target)
                 y = row_blocks(y, name="y")[:, 0]
-            objective = make_objective(local, 0 if classes is None else classes.shape[0], what,
+            objective = make_objective(local, 0 if classes is None else classes.shape[0], fit_name,
                                        y.shape[1] if y.ndim == 2 else 0)
         y = checked_labels(row_blocks(y, name="y"), infinite=objective.infinite_y)
         if classes is not None:
             local._set_classes(classes)
         # (a warm start: the model's edges; its rounds go on)
-        init, mapper, done = continued(local, objective, X.shape[1], what, params)
+        init, mapper, done = continued(local, objective, X.shape[1], fit_name, params)
         if init is not None and params.n_estimators == 0:
             return self
         prepare(local, X.shape[1] if encoder is None else encoder.width, encoder, names)

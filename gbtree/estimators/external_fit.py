@@ -56,8 +56,8 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     fitted width). Returns the estimator."""
     classifier = local_class._kind == "classifier"
     ranker = local_class._kind == "ranker"
-    what = f"{type(estimator).__name__}.fit on ExternalData"
-    check_params(estimator, local_class, what, CATEGORICAL)
+    fit_name = f"{type(estimator).__name__}.fit on ExternalData"
+    check_params(estimator, local_class, fit_name, CATEGORICAL)
     params = estimator._boost_params()
     n_threads = effective_n_threads(estimator.n_jobs)
     t0 = time.perf_counter()
@@ -69,7 +69,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
             return ranking
     else:   # (a regressor's y of several columns: its targets, or aft's bounds)
         def objective_of(width):
-            return None if classifier else make_objective(estimator, 0, what, width)
+            return None if classifier else make_objective(estimator, 0, fit_name, width)
     absent_missing = bool(estimator.absent_as_missing)
     encoder, names = _categories_pass(data, estimator)
     encode = None if encoder is None else _encoding(encoder, estimator)
@@ -84,7 +84,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         classes = np.array(sorted(labels))
         if classes.shape[0] < 2:
             raise ValueError(f"y must contain at least two classes; got {classes.shape[0]}")
-        objective = make_objective(estimator, classes.shape[0], what)
+        objective = make_objective(estimator, classes.shape[0], fit_name)
         sums, counts = np.array([labels[c] for c in classes.tolist()]).T
         # (class_weight: a factor per class, multiplied into each row's weight)
         factors = class_factors(estimator.class_weight, classes, counts)
@@ -96,7 +96,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     base = (objective.start_from_sums(labels) if objective.summable_start
             else np.zeros(objective.n_outputs))
     # (a warm start: the model's edges; its rounds go on)
-    init, old_mapper, done = continued(estimator, objective, n_features, what, params)
+    init, old_mapper, done = continued(estimator, objective, n_features, fit_name, params)
     if init is not None:
         if params.n_estimators == 0:
             return estimator

@@ -45,42 +45,42 @@ def local_params(estimator, local_class):
 CATEGORICAL = {"categorical_features", "max_cat_to_ordinal", "max_cat_to_onehot", "cat_smooth"}
 
 
-def check_params(estimator, local_class, what, more=()):
+def check_params(estimator, local_class, fit_name, also_supported=()):
     """A ValueError naming the first parameter of ``estimator`` a level-wise fit does
-    not support (``what`` names the fit in the message; ``more``: parameters it
+    not support (``fit_name`` names the fit in the message; ``also_supported``: parameters it
     supports beside ``SUPPORTED``)."""
     defaults = local_class().get_params()
     for name, value in local_params(estimator, local_class).items():
-        if name in SUPPORTED or name in more:
+        if name in SUPPORTED or name in also_supported:
             continue
         default = defaults[name]
         same = value is default or (not isinstance(value, (list, dict, np.ndarray))
                                     and value == default)
         if not same:
-            raise ValueError(f"{what} does not support {name}={value!r} yet: leave it at its "
+            raise ValueError(f"{fit_name} does not support {name}={value!r} yet: leave it at its "
                              f"default ({default!r}) or fit in memory")
     if local_class._kind == "regressor":
-        make_objective(estimator, 0, what)   # (a classifier's loss needs its classes)
+        make_objective(estimator, 0, fit_name)   # (a classifier's loss needs its classes)
     if estimator.grow_policy not in ("depthwise", "lossguide", "symmetric"):
-        raise ValueError(f"{what} grows depthwise, lossguide or symmetric trees, not "
+        raise ValueError(f"{fit_name} grows depthwise, lossguide or symmetric trees, not "
                          f"grow_policy={estimator.grow_policy!r}")
     if not (estimator.max_depth in range(1, 33)
             or (estimator.max_depth == 0 and estimator.max_leaves)):
-        raise ValueError(f"{what}: max_depth must be in 1..32, or 0 with max_leaves set; got "
+        raise ValueError(f"{fit_name}: max_depth must be in 1..32, or 0 with max_leaves set; got "
                          f"max_depth={estimator.max_depth!r}")
 
 
-def make_objective(estimator, n_classes, what, n_targets=0):
+def make_objective(estimator, n_classes, fit_name, n_targets=0):
     """The loss of a level-wise fit: a classifier's of ``n_classes`` classes, or (0) a
     regressor's (of a y of ``n_targets`` columns, 0: one); a ValueError naming
-    ``what`` for a loss whose starting value or leaf values need all rows at once."""
+    ``fit_name`` for a loss whose starting value or leaf values need all rows at once."""
     if n_classes:
         objective = _obj.classification_objective(estimator.objective, n_classes)
     else:
         objective = estimator._make_objective(n_targets)
     if not (isinstance(objective, SELECTED)
             or (objective.summable_start and not objective.needs_refit)):
-        raise ValueError(f"{what} does not support objective={estimator.objective!r} yet (its "
+        raise ValueError(f"{fit_name} does not support objective={estimator.objective!r} yet (its "
                          f"starting value or leaf values need all rows at once): use one of "
                          f"{', '.join(OBJECTIVES)}, or fit in memory")
     return objective
@@ -111,12 +111,12 @@ def prepare(local, n_features, encoder=None, names=None):
         del local.feature_names_in_
 
 
-def continued(local, objective, n_features, what, params):
+def continued(local, objective, n_features, fit_name, params):
     """What a warm start of ``local`` (a fitted local estimator, its parameters set;
     ``objective``: this fit's loss, which takes over the fitted one's state)
     continues: (its ensemble, its bin mapper, its rounds), ``params.n_estimators``
     made the rounds still to grow; or (None, None, 0) when the fit starts anew. A
-    ValueError when the model cannot be continued by a level-wise fit (``what``
+    ValueError when the model cannot be continued by a level-wise fit (``fit_name``
     names it) on ``n_features`` columns."""
     init, done = local._warm_start_model(None, objective)
     if init is None:
@@ -126,7 +126,7 @@ def continued(local, objective, n_features, what, params):
         raise ValueError(f"X has {n_features} features, but the model to continue has "
                          f"{ensemble.n_features}")
     if not booster._on_bin_edges(ensemble, mapper):
-        raise ValueError(f"{what} continues models whose trees split at their bin edges; "
+        raise ValueError(f"{fit_name} continues models whose trees split at their bin edges; "
                          f"this one's do not (tree_method='exact' or 'approx'): set "
                          f"warm_start=False to refit")
     params.n_estimators -= done
