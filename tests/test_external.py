@@ -838,3 +838,23 @@ def test_frame_chunks_are_read_by_their_columns_names(tmp_path):
         (chunk if i == 0 else chunk[names[::-1] + ["target"]]).to_parquet(files[-1])
     with pytest.raises(ValueError, match=r"chunk 1: X has the columns \['f4'"):
         GBTRegressor(n_estimators=2).fit(ExternalData(files, cache_dir=tmp_path, label="target"))
+
+
+def test_verbosity_logs_the_rounds_as_in_memory(tmp_path, capsys):
+    # the level-wise rounds run the in-memory fit's loop: its log, without the
+    # training loss (held in parts)
+    X, y = integer_data(N)
+    Xv, yv = integer_data(300, seed=5)
+    params = dict(PARAMS, verbosity=1, log_period=5)
+    GBTRegressor(**params).fit(ExternalData(_chunked(X, y), cache_dir=tmp_path),
+                               eval_set=[(Xv, yv)])
+    ext = [ln for ln in capsys.readouterr().out.splitlines() if " round " in ln]
+    GBTRegressor(**params).fit(X, y, eval_set=[(Xv, yv)])
+    mem = [ln for ln in capsys.readouterr().out.splitlines() if " round " in ln]
+
+    def shown(lines):
+        return [[w for w in ln.split() if not w.startswith(("train-", "elapsed="))]
+                for ln in lines]
+    assert [ln.split()[2] for ln in ext] == ["1/12", "5/12", "10/12", "12/12"]
+    assert shown(ext) == shown(mem)
+    assert all("validation_0-rmse=" in ln for ln in ext)

@@ -1,14 +1,11 @@
-"""The boosting loop shared by every estimator.
-
-``train`` bins the data, sets the starting value F0, then for each round
-computes gradients and hessians at the current raw prediction and grows one
-tree per output on them; each tree's leaf values (times the learning rate) are
-added to the raw predictions of the training rows straight from the grower's
-row partition. Objectives that refit leaves (absolute error, quantile, Huber)
-replace the Newton values by their line search on the same partition. After
-each round the eval sets' raw predictions get the round's trees, the metrics
-are recorded, and the callbacks (early stopping, logging, schedules) may stop
-the loop.
+"""A fit in memory (``train``): the data binned, the starting value F0, the grower,
+and the rows' part of each round of the boosting loop (``rounds.boost``): the
+gradients and hessians at the current raw scores, the round's draws (subsample,
+GOSS, a forest's trees), one tree per output grown on them, each tree's leaf
+values (times the learning rate) added to the training rows' raw scores straight
+from the grower's row partition. Objectives that refit leaves (absolute error,
+quantile, Huber) replace the Newton values by their line search on the same
+partition.
 """
 import copy
 import numbers
@@ -21,8 +18,8 @@ import scipy.sparse as sp
 from ..kernels._threads import ThreadBudget, max_threads
 from ..kernels._typedefs import G_H_DTYPE
 from ..data.binning import BinMapper, canonical_csr, kernel_array
-from .callback import LogEvaluation, TrainingState
-from .dart import Dart
+from . import rounds
+from .rounds import not_finite
 from ..growing.growers import make_grower
 from ..predicting.tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 
@@ -244,34 +241,6 @@ def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds):
                              seeds[k])
 
 
-# what a grower's ValueError says when the gradients' sums are not finite
-NOT_FINITE = "grad and hess must be finite"
-
-
-def not_finite(round_number, first, lr, y=None, sample_weight=None, raw=None):
-    """Why a round's gradients or hessians are inf or NaN: y or the weights are too
-    large for float32 (the model's first round), or the model diverged. ``y``,
-    ``sample_weight``, ``raw``: the rows' (a fit that holds them), for their sizes."""
-    if first:
-        sizes = "" if y is None else f" (|y| up to {float(np.max(np.abs(y))):.3g}" + (
-            "" if sample_weight is None
-            else f", sample_weight up to {float(np.max(sample_weight)):.3g}") + ")"
-        return (f"the gradients or hessians of round {round_number} are inf or NaN: y or "
-                f"sample_weight is too large for their float32 values{sizes}; rescale y or "
-                f"sample_weight")
-    sizes = ("" if raw is None
-             else f" (raw predictions up to {float(np.max(np.abs(raw))):.3g})")
-    return (f"the gradients or hessians of round {round_number} are inf or NaN: the model "
-            f"diverges{sizes}; lower learning_rate (now {lr:g}) or set max_delta_step")
-
-
-def check_leaf_values(nodes, round_number, lr):
-    """ValueError unless a new tree's values are finite (else the model diverges)."""
-    if not np.isfinite(nodes["value"]).all():
-        raise ValueError(f"a leaf value of round {round_number} is inf or NaN: the model "
-                         f"diverges; lower learning_rate (now {lr:g})")
-
-
 def _loss_on(objective, y, raw, sample_weight, rows):
     """The objective's weighted mean loss on ``rows`` (the out-of-bag rows); NaN when
     they have no weight: none is out of bag, or all weigh 0."""
@@ -301,54 +270,87 @@ def _check_arrays(X, y, sample_weight, n_threads, infinite_y=False):
         raise ValueError(f"n_threads must be an integer in 1..{max_threads()}, got {n_threads!r}")
 
 
-def round_learning_rate(state, round_number):
-    """The learning rate of a round (a callback may have set it), checked."""
-    lr = state.learning_rate
-    if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not 0 < lr < np.inf:
-        raise ValueError(f"the learning rate of round {round_number} (a callback may "
-                         f"set it) must be a finite number > 0, got {lr!r}")
-    return lr
+class _InMemoryRows:
+    """The rows of a fit in memory, for the boosting loop (``rounds.boost``): each
+    round's gradients, draws and trees, the rows' raw scores updated from the
+    grower's partition (leaf refits, the rows left out of a sample, DART), and the
+    out-of-bag losses of row subsampling."""
 
+    def __init__(self, grower, training_rows, objective, params, y, sample_weight, raw):
+        self.grower, self.training_rows, self.objective = grower, training_rows, objective
+        self.params, self.y, self.sample_weight, self.raw = params, y, sample_weight, raw
+        K, n_rows = objective.n_outputs, y.shape[0]
+        # (gradient, hessian) pairs: the histogram kernels read each output's rows in place
+        self.pairs = np.empty((K, n_rows, 2), dtype=G_H_DTYPE)
+        self.oob = (params.subsample < 1.0 and params.sampling_method == "uniform"
+                    and params.num_parallel_tree == 1)
+        self.oob_improvement, self.oob_scores = [], []
+        self.training_loss = lambda: (objective.name, objective.loss(y, self.raw, sample_weight))
 
-def evaluate_round(eval_sets, trees, outputs, objective, state, callbacks, n_threads,
-                   absent=np.nan):
-    """After a round: its ``trees`` (tree j feeds output ``outputs[j]``) added to each
-    eval set's raw scores, every metric of ``state`` recorded, the callbacks' round
-    ends called; whether one of them stops the fit."""
-    for ev in eval_sets:
-        add_trees_to_raw(ev.X, trees, outputs, ev.raw, n_threads, absent=absent)
-        pred = objective.transform(ev.raw)
-        for m in state.metrics:
-            state.evals_result[ev.name][m.name].append(
-                m(ev.y, pred, ev.sample_weight, ev.group_ptr))
-    return stop_asked(callbacks, "after_iteration", state)
+    @property
+    def n_threads(self):
+        return self.grower.n_threads
 
+    @n_threads.setter
+    def n_threads(self, n):
+        self.grower.n_threads = self.training_rows.n_threads = n
 
-def settle_best(state, n_rounds, eval_sets):
-    """``state``'s best round and score once the fit has built ``n_rounds`` rounds: a
-    callback's choice (checked), else the last round and its last metric."""
-    if state.best_iteration is not None and not (
-            isinstance(state.best_iteration, numbers.Integral)
-            and 0 <= state.best_iteration < n_rounds):
-        raise ValueError(f"best_iteration (set by a callback) must be a round of this fit, "
-                         f"0..{n_rounds - 1}, got {state.best_iteration!r}")
-    if state.best_iteration is None:
-        state.best_iteration = n_rounds - 1
-        if eval_sets and state.metrics and n_rounds > 0:
-            state.best_score = state.evals_result[eval_sets[-1].name][state.metrics[-1].name][-1]
+    def grow_round(self, round_number, lr, drop):
+        params, objective, y, w = self.params, self.objective, self.y, self.sample_weight
+        raw, pairs, K = self.raw, self.pairs, self.objective.n_outputs
+        P = params.num_parallel_tree
+        raw_all = raw
+        if drop is not None:
+            # the new trees fit what the trees not dropped leave
+            self._contrib = self.training_rows.contributions(drop.trees, drop.outputs, K)
+            raw_all = raw.copy()
+            raw -= self._contrib
+            self._raw_dropped = raw.copy()
+        objective.gradient(y, raw, w, pairs[:, :, 0], pairs[:, :, 1], self.n_threads)
+        # every random draw of a round depends on (seed, round) only: any n_jobs, warm start
+        rows, left_out, refit_weight, tree_seeds = _draws(
+            params, np.random.default_rng([params.seed, round_number]), pairs[:, :, 0],
+            pairs[:, :, 1], w, objective.needs_refit)
+        self._left_out = left_out
+        if self.oob and left_out is not None:
+            self._oob_before = _loss_on(objective, y, raw_all, w, left_out)
+        trees = []
+        # a forest's P trees per output all fit the round's gradients, each on rows and
+        # columns of its own, and add lr / P each (the first draws as plain boosting's)
+        round_start = raw.copy() if P > 1 and objective.needs_refit else None
+        for p in range(P):
+            if p > 0:
+                rows, left_out, refit_weight, tree_seeds = _draws(
+                    params, np.random.default_rng([params.seed, round_number, 2, p]),
+                    pairs[:, :, 0], pairs[:, :, 1], w, objective.needs_refit)
+            raw_set = raw.copy() if objective.needs_refit else None
+            for k, nodes in _grow_set(self.grower, params.multi_strategy == "multi_output_tree",
+                                      pairs, lr / P, raw, rows, tree_seeds):
+                if objective.needs_refit:
+                    _refit(objective, self.grower, nodes, y, raw, raw_set[:, k].copy(),
+                           refit_weight, k, lr / P,
+                           None if round_start is None else round_start[:, k])
+                if left_out is not None and drop is None:
+                    self.training_rows.add(nodes, left_out, raw, k)
+                trees.append(nodes)
+        return trees
 
+    def round_done(self, trees, outputs, drop):
+        if drop is not None:
+            # every row's raw score again: the others, the scaled dropped trees, the new ones
+            self.raw[:] = self._raw_dropped + drop.factor * self._contrib + \
+                self.training_rows.contributions(trees, outputs, self.objective.n_outputs)
+        if self.oob:
+            after = _loss_on(self.objective, self.y, self.raw, self.sample_weight,
+                             self._left_out)
+            self.oob_improvement.append(self._oob_before - after)
+            self.oob_scores.append(after)
 
-def stop_asked(callbacks, hook, state):
-    """Call ``hook`` of every callback (all of them, in order); whether one returned True.
-    A hook returns True, False or None (an integer counts as its truth value)."""
-    stop = False
-    for cb in callbacks:
-        answer = getattr(cb, hook)(state)
-        if answer is not None and not isinstance(answer, (bool, np.bool_, numbers.Integral)):
-            raise TypeError(f"{type(cb).__name__}.{hook} must return True, False or None (True "
-                            f"stops training), got {type(answer).__name__}")
-        stop = stop or bool(answer)
-    return stop
+    def not_finite(self, round_number, lr):
+        return not_finite(round_number, lr, self.y, self.sample_weight, self.raw)
+
+    def finish(self):
+        self.objective.fit_done()
 
 
 def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state=None,
@@ -407,8 +409,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     X_binned = None if exact else mapper.transform(X, n)
     t1 = time.perf_counter()
 
-    n_rows, K = X.shape[0], objective.n_outputs
-    check_quant_bins(params, n_rows)
+    check_quant_bins(params, X.shape[0])
     if init_model is None:
         ensemble = TreeEnsemble(X.shape[1], objective.init_raw(y, sample_weight))
     else:
@@ -419,119 +420,21 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
                      else _RawRows(X, absent, n))
     # the same sums in the same order as the grower's updates: continuing is exact
     raw = training_rows.scores(ensemble, base_margin)
-    for ev in eval_sets:
-        ev.raw = ensemble.predict_raw(ev.X, n, absent=absent, base_margin=ev.base_margin)
-    # (gradient, hessian) pairs: the histogram kernels read each output's rows in place
-    pairs = np.empty((K, n_rows, 2), dtype=G_H_DTYPE)
-    grad, hess = pairs[:, :, 0], pairs[:, :, 1]
-    vector_leaves = params.multi_strategy == "multi_output_tree"
     if params.boosting_type == "ordered" and init_model is not None:
         raise ValueError("boosting_type='ordered' cannot continue a fitted model: its "
                          "supporting models would start from scores that saw every row")
     grower = make_grower(params, X, X_binned, mapper, n,
                          (objective, y, sample_weight, raw[:, 0].copy()))
-    # warm start: round numbers continue
-    rounds_before = ensemble.n_trees // (K * params.num_parallel_tree)
-    P = params.num_parallel_tree
-    oob = params.subsample < 1.0 and params.sampling_method == "uniform" and P == 1
-    oob_improvement, oob_scores = [], []
-    state = TrainingState(params.n_estimators, params.learning_rate, metrics,
-                          [ev.name for ev in eval_sets])
-    callbacks = list(callbacks)
-    if params.verbosity >= 1:
-        period = 1 if params.verbosity >= 2 else params.log_period
-        callbacks.append(LogEvaluation(period, lambda: (objective.name,
-                                                        objective.loss(y, raw, sample_weight))))
-    for cb in callbacks:
-        cb.before_training(state)
-    n_rounds = 0
-    dart = None if params.dart is None else Dart(params.dart, ensemble.n_trees)
-    for it in range(params.n_estimators):
-        state.iteration = it
-        if stop_asked(callbacks, "before_iteration", state):
-            break
-        lr = round_learning_rate(state, rounds_before + it)
-        # (the model is the same at any thread count: each round takes what is free)
-        n = grower.n_threads = training_rows.n_threads = threads.n
-        dropped = np.empty(0, dtype=np.intp)
-        raw_all = raw
-        if dart is not None:
-            # (a generator of its own: the round's other draws stay those of plain boosting)
-            dropped = dart.drop(np.random.default_rng([params.seed, rounds_before + it, 1]))
-        if dropped.size:
-            # the new trees fit what the trees not dropped leave
-            dropped_trees = [ensemble.tree(t).copy() for t in dropped]
-            dropped_out = ensemble.tree_class[dropped]
-            contrib = training_rows.contributions(dropped_trees, dropped_out, K)
-            raw_all = raw.copy()
-            raw -= contrib
-            raw_dropped = raw.copy()
-        objective.gradient(y, raw, sample_weight, grad, hess, n)
-        # every random draw of a round depends on (seed, round) only: any n_jobs, warm start
-        rows, left_out, refit_weight, tree_seeds = _draws(
-            params, np.random.default_rng([params.seed, rounds_before + it]), grad, hess,
-            sample_weight, objective.needs_refit)
-        if oob and left_out is not None:
-            oob_before = _loss_on(objective, y, raw_all, sample_weight, left_out)
-        trees = []
-        # a forest's P trees per output all fit the round's gradients, each on rows and
-        # columns of its own, and add lr / P each (the first draws as plain boosting's)
-        round_start = raw.copy() if P > 1 and objective.needs_refit else None
-        for p in range(P):
-            if p > 0:
-                rows, left_out, refit_weight, tree_seeds = _draws(
-                    params, np.random.default_rng([params.seed, rounds_before + it, 2, p]),
-                    grad, hess, sample_weight, objective.needs_refit)
-            raw_set = raw.copy() if objective.needs_refit else None
-            try:
-                for k, nodes in _grow_set(grower, vector_leaves, pairs, lr / P, raw, rows,
-                                          tree_seeds):
-                    if objective.needs_refit:
-                        _refit(objective, grower, nodes, y, raw, raw_set[:, k].copy(),
-                               refit_weight, k, lr / P,
-                               None if round_start is None else round_start[:, k])
-                    check_leaf_values(nodes, rounds_before + it, lr)
-                    if left_out is not None and not dropped.size:
-                        training_rows.add(nodes, left_out, raw, k)
-                    trees.append(nodes)
-            except ValueError as exc:
-                if NOT_FINITE not in str(exc):
-                    raise
-                round_number = rounds_before + it
-                raise ValueError(not_finite(round_number, round_number == 0, lr, y,
-                                            sample_weight, raw)) from None
-        outputs = [j % K for j in range(len(trees))]   # tree j of the round feeds output j % K
-        if dart is not None:
-            factor, weight = dart.factors(dropped.size, len(trees), lr)
-            dart.scale(ensemble, trees, dropped, factor, weight)
-        if dropped.size:
-            # every row's raw score again: the others, the scaled dropped trees, the new ones
-            raw[:] = raw_dropped + factor * contrib + training_rows.contributions(
-                trees, outputs, K)
-            Dart.rescale_eval_sets(eval_sets, dropped_trees, dropped_out, factor, n, absent)
-        for nodes, k in zip(trees, outputs):
-            ensemble.add_tree(nodes, k)
-        if oob:
-            after = _loss_on(objective, y, raw, sample_weight, left_out)
-            oob_improvement.append(oob_before - after)
-            oob_scores.append(after)
-        n_rounds += 1
-        stop = evaluate_round(eval_sets, trees, outputs, objective, state, callbacks, n, absent)
-        threads.round_done()
-        if stop:
-            break
-    for cb in callbacks:
-        cb.after_training(state)
-    objective.fit_done()
-    ensemble._flush()   # the fitted model holds no pending trees (threads may predict at once)
+    rows = _InMemoryRows(grower, training_rows, objective, params, y, sample_weight, raw)
+    n_rounds, state = rounds.boost(rows, ensemble, objective, params, params.seed, threads,
+                                   eval_sets, metrics, callbacks, absent)
     t2 = time.perf_counter()
-    settle_best(state, n_rounds, eval_sets)
     info = {"bin_seconds": t1 - t0, "boost_seconds": t2 - t1, "n_rounds": n_rounds,
             "evals_result": state.evals_result, "best_iteration": state.best_iteration,
             "best_score": state.best_score, "bin_mapper": mapper}
-    if oob:
-        info["oob_improvement"] = np.array(oob_improvement)
-        info["oob_scores"] = np.array(oob_scores)
+    if rows.oob:
+        info["oob_improvement"] = np.array(rows.oob_improvement)
+        info["oob_scores"] = np.array(rows.oob_scores)
     if params.verbosity >= 1:
         print(f"[gbtree] binning {info['bin_seconds']:.3f}s, boosting {info['boost_seconds']:.3f}s, "
               f"{n_rounds} iterations, {ensemble.n_trees} trees, "

@@ -1,9 +1,21 @@
 """DART (Vinayak and Gilad-Bachrach, 2015, with XGBoost's rules), the part of a
 round that drops trees: which trees a round drops, and how the dropped and new
-trees are scaled; the in-memory and the level-wise rounds both call it."""
+trees are scaled; the boosting loop (rounds.py) calls it."""
+from typing import NamedTuple
+
 import numpy as np
 
 from ..predicting.tree import add_trees_to_raw
+
+
+class Dropped(NamedTuple):
+    """The trees a round drops: copies of them, the output each feeds, the factor
+    they are scaled by after the round, the weight of the round's new trees."""
+
+    trees: list
+    outputs: np.ndarray
+    factor: float
+    weight: float
 
 
 class Dart:
@@ -51,11 +63,9 @@ class Dart:
         self.weights += [weight] * len(trees)
 
     @staticmethod
-    def rescale_eval_sets(eval_sets, dropped_trees, dropped_outputs, factor, n_threads,
-                          absent):
-        """The eval sets' raw scores with the dropped trees scaled by ``factor``."""
+    def rescale_eval_sets(eval_sets, drop, n_threads, absent):
+        """The eval sets' raw scores with the ``drop``ped trees scaled by its factor."""
         for ev in eval_sets:
             gone = np.zeros_like(ev.raw)
-            add_trees_to_raw(ev.X, dropped_trees, dropped_outputs, gone, n_threads,
-                             absent=absent)
-            ev.raw += (factor - 1.0) * gone
+            add_trees_to_raw(ev.X, drop.trees, drop.outputs, gone, n_threads, absent=absent)
+            ev.raw += (drop.factor - 1.0) * gone

@@ -40,7 +40,7 @@ import concurrent.futures
 
 import numpy as np
 
-from ..boosting import booster
+from ..boosting import booster, rounds
 from ..boosting import objectives as _obj
 from ..kernels._binned_matrix import columns_of
 from ..kernels._column_sampler import ColumnSampler
@@ -399,7 +399,7 @@ class RowShard(ShardExchange):
         if packed:
             sums = sums * np.array([self.steps[t % K] for t in range(trees)])[:, None]
         if not np.all(np.isfinite(sums)):   # (every shard sees the same sums)
-            raise ValueError(f"{booster.NOT_FINITE}: their sums over the rows are inf or NaN")
+            raise ValueError(f"{rounds.NOT_FINITE}: their sums over the rows are inf or NaN")
         found = []
         for t in range(trees):
             self.samplers[t] = ColumnSampler(self.n_bins.shape[0], self.grower_params)
