@@ -160,7 +160,7 @@ def test_losses_of_quantiles_grow_the_local_trees(client, params):
     assert_same_trees(dist.to_local(), local)
 
 
-@pytest.mark.parametrize("objective", ["squared_error", "aft"])
+@pytest.mark.parametrize("objective", ["squared_error", "aft", "aft-logistic"])
 def test_a_y_of_several_columns_grows_the_local_trees(client, objective):
     # several targets (predictions of one column each) or aft's bounds (inf for a
     # right-censored row)
@@ -170,6 +170,9 @@ def test_a_y_of_several_columns_grows_the_local_trees(client, objective):
     Y = (np.c_[y, 2 * y + rng.normal(size=y.shape[0]), -y] if objective == "squared_error"
          else np.c_[lower, np.where(rng.random(y.shape[0]) < 0.3, np.inf, 1.5 * lower)])
     params = dict(n_estimators=5, max_depth=3, objective=objective)
+    if objective == "aft-logistic":
+        params.update(objective="aft", aft_loss_distribution="logistic",
+                      aft_loss_distribution_scale=1.7)
     rows = (500, 1300, 200, 1000)
     dX = da.from_array(X, chunks=(rows, -1))
     dist = DaskGBTRegressor(**params).fit(dX, da.from_array(Y, chunks=(rows, -1)),

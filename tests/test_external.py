@@ -199,13 +199,19 @@ def _two_column_targets(X, y, seed):
     return targets, bounds
 
 
-@pytest.mark.parametrize("kind", ["targets", "aft"])
+AFT_LOGISTIC = dict(objective="aft", aft_loss_distribution="logistic",
+                    aft_loss_distribution_scale=1.7)
+
+
+@pytest.mark.parametrize("kind", ["targets", "aft", "aft-logistic"])
 def test_a_y_of_several_columns_grows_the_in_memory_trees(tmp_path, kind):
     # chunks of 2-D y: several targets (squared error, a tree per target) or aft's
     # bounds (inf for a censored row), eval sets alike
     X, y = integer_data(N, seed=3)
     targets, bounds = _two_column_targets(X, y, 0)
-    Y, params = (targets, PARAMS) if kind == "targets" else (bounds, dict(PARAMS, objective="aft"))
+    Y, params = ((targets, PARAMS) if kind == "targets" else
+                 (bounds, dict(PARAMS, objective="aft")) if kind == "aft" else
+                 (bounds, dict(PARAMS, **AFT_LOGISTIC)))
     w = np.random.default_rng(1).uniform(0.5, 2.0, size=N)
     ev = dict(eval_set=[(X[:200], Y[:200])])
     ext = GBTRegressor(**params).fit(ExternalData(_chunked(X, Y, w, sizes=(333, 1, 900)),

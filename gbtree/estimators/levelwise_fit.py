@@ -25,7 +25,7 @@ SUPPORTED = {"objective", "n_estimators", "learning_rate", "max_depth", "max_lea
              "multi_strategy", "n_jobs",
              "random_state", "verbosity", "importance_type", "log_period", "eval_metric",
              "early_stopping_rounds", "callbacks", "tweedie_variance_power", "quantile_alpha",
-             "huber_delta",
+             "huber_delta", "aft_loss_distribution", "aft_loss_distribution_scale",
              "lambdarank_truncation_level", "lambdarank_num_pair_per_sample",
              "lambdarank_norm", "ndcg_exp_gain"}
 
