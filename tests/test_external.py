@@ -864,3 +864,43 @@ def test_verbosity_logs_the_rounds_as_in_memory(tmp_path, capsys):
     assert [ln.split()[2] for ln in ext] == ["1/12", "5/12", "10/12", "12/12"]
     assert shown(ext) == shown(mem)
     assert all("validation_0-rmse=" in ln for ln in ext)
+
+
+GOSS = dict(sampling_method="goss", top_rate=0.3, other_rate=0.2)
+
+
+@pytest.mark.parametrize("task, extra", [
+    ("regressor", {}), ("regressor", dict(grow_policy="lossguide", max_leaves=9, max_depth=0)),
+    ("regressor", dict(grad_quant_bins=16)), ("regressor", dict(objective="quantile")),
+    ("regressor", dict(booster="dart", rate_drop=0.3)),
+    ("regressor", dict(grow_policy="symmetric")), ("multiclass", {}),
+    ("multiclass", dict(multi_strategy="multi_output_tree")), ("sparse", {}), ("ranker", {})])
+def test_goss_grows_the_in_memory_trees(tmp_path, task, extra):
+    # GOSS out of core: the rows of the largest gradients of all rows, the rest drawn
+    # from one generator, as in memory (the draws before the trees' seeds)
+    X, y = integer_data(N, seed=4)
+    w = np.random.default_rng(3).uniform(0.5, 2.0, size=N)
+    params = dict(PARAMS, **GOSS, **extra)
+    if task == "ranker":
+        ext, mem, rel, qid = _rankers(tmp_path, X, y, params)
+        assert_same_trees(ext, mem)
+        plain = GBTRanker(**PARAMS).fit(X, rel, qid=qid)
+        assert not np.allclose(plain.predict(X), mem.predict(X))
+        return
+    kind, Model = np.asarray, GBTRegressor
+    if task == "multiclass":
+        y, Model = np.digitize(y, np.quantile(y, [0.3, 0.6])), GBTClassifier
+    if task == "sparse":
+        X, kind = np.nan_to_num(X), sp.csr_matrix
+    ext = Model(**params).fit(ExternalData(_chunked(X, y, w, sizes=(333, 1, 900), kind=kind),
+                                           cache_dir=tmp_path, block_rows=512))
+    mem = Model(**params).fit(kind(X), y, sample_weight=w)
+    assert_same_trees(ext, mem)
+    plain = Model(**dict(PARAMS, **extra)).fit(kind(X), y, sample_weight=w)
+    assert not np.allclose(plain.predict(kind(X)), mem.predict(kind(X)))   # (GOSS drew rows)
+
+
+def test_goss_out_of_core_refuses_forests(tmp_path):
+    X, y = integer_data(300)
+    with pytest.raises(ValueError, match="sampling_method='goss' with num_parallel_tree=2"):
+        GBTRegressor(**GOSS, num_parallel_tree=2).fit(ExternalData(_chunked(X, y)))

@@ -209,24 +209,38 @@ def _sample_rows(params, rng, n_rows, grad, hess):
     hessians are multiplied by ``(1 - top_rate) / other_rate`` (in place).
     """
     if params.sampling_method == "goss":
-        n_top = max(1, int(params.top_rate * n_rows))
-        n_other = int(params.other_rate * n_rows)
-        if n_top + n_other >= n_rows:
-            return None, None
-        score = np.abs(grad).sum(axis=0)
-        by_size = np.argpartition(-score, n_top - 1)
-        top, rest = by_size[:n_top], by_size[n_top:]
-        other = rng.choice(rest, n_other, replace=False) if n_other else rest[:0]
-        factor = (1.0 - params.top_rate) / params.other_rate
-        grad[:, other] *= factor
-        hess[:, other] *= factor
-        return np.sort(np.concatenate([top, other])).astype(np.uint32), other
+        return goss_rows(params.top_rate, params.other_rate, rng, grad, hess)
     if params.subsample < 1.0:
         rows = np.flatnonzero(rng.random(n_rows) < params.subsample).astype(np.uint32)
         if rows.shape[0] == 0:
             rows = np.array([rng.integers(n_rows)], dtype=np.uint32)
         return rows, None
     return None, None
+
+
+def goss_sizes(top_rate, other_rate, n_rows):
+    """GOSS's (rows of the largest gradients, rows drawn from the rest) of ``n_rows``;
+    (0, 0) when they would be every row (no sample)."""
+    n_top, n_other = max(1, int(top_rate * n_rows)), int(other_rate * n_rows)
+    return (0, 0) if n_top + n_other >= n_rows else (n_top, n_other)
+
+
+def goss_rows(top_rate, other_rate, rng, grad, hess):
+    """GOSS's rows (None: all) and the amplified ones (those drawn from the rest,
+    whose gradients and hessians, shape (outputs, rows), are multiplied in place by
+    ``(1 - top_rate) / other_rate``); ``rng`` draws ``goss_sizes``' second number of
+    the rest."""
+    n_top, n_other = goss_sizes(top_rate, other_rate, grad.shape[1])
+    if n_top == 0:
+        return None, None
+    score = np.abs(grad).sum(axis=0)
+    by_size = np.argpartition(-score, n_top - 1)
+    top, rest = by_size[:n_top], by_size[n_top:]
+    other = rng.choice(rest, n_other, replace=False) if n_other else rest[:0]
+    factor = (1.0 - top_rate) / other_rate
+    grad[:, other] *= factor
+    hess[:, other] *= factor
+    return np.sort(np.concatenate([top, other])).astype(np.uint32), other
 
 
 def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds):

@@ -29,7 +29,14 @@ class _ShardedRows:
             key = [self.seed, round_number] if p == 0 else [self.seed, round_number, 2, p]
             draws = np.random.default_rng(key)
             samples.append(None)
-            if params.subsample < 1.0:
+            if params.sampling_method == "goss":
+                # (the shard draws the rows; its draws of the rest go before the seeds)
+                samples[-1] = ("goss", params.top_rate, params.other_rate, key)
+                n_top, n_other = booster.goss_sizes(params.top_rate, params.other_rate,
+                                                    self.n_rows)
+                if n_other:
+                    draws.choice(self.n_rows - n_top, n_other, replace=False)
+            elif params.subsample < 1.0:
                 samples[-1] = (params.subsample, key)
                 draws.bit_generator.advance(self.n_rows)
             seeds.append(draws.integers(0, 2 ** 63, size=K, dtype=np.uint64))

@@ -134,6 +134,7 @@ class RowShard(ShardExchange):
         # (functions of the block's index, the loaded block and its raw scores)
         self._left_out, self._pending = {}, []
         self._y = self._w = None   # (every row's label and weight, when a loss reads them)
+        self._refit_weight = None   # (the round's weights of the leaf refit, under GOSS)
         if init is not None:
             def scores(b, block, raw):   # (as a local fit starts: the binned rows' scores)
                 raw[:] = init.predict_raw_binned(block.Xb, self.n_bins, self.n_threads,
@@ -345,12 +346,16 @@ class RowShard(ShardExchange):
         vector = self.grower_params.vector_leaves
         nk = K if vector else 1   # (the outputs of a structure)
         packed = self.levels > 0
-        if packed:
-            # (the steps need every row's gradients, over all shards: the gradients of
-            # every block first, then the histograms)
+        goss = {j: sample for j, sample in enumerate(samples)
+                if sample is not None and sample[0] == "goss"}
+        if packed or goss:
+            # (the steps and GOSS's rows need every row's gradients, over all shards: the
+            # gradients of every block first, then the histograms)
             for b, block in self._each_block():
                 self._gradients(b, block, drop)
-            self._quantize(trees, seeds)
+            kept = {j: self._goss(*sample[1:]) for j, sample in goss.items()}
+            if packed:
+                self._quantize(trees, seeds)
         hists = (np.zeros((trees, nk, E), dtype=np.int64) if packed
                  else np.zeros((trees, nk, E, 2)))
         sums = np.zeros((trees, nk, 2))   # (quantised: the sums of the integer values)
@@ -360,13 +365,14 @@ class RowShard(ShardExchange):
             lo, hi = self.offsets[b], self.offsets[b + 1]
             if hi == lo:
                 continue
-            if not packed:
+            if not (packed or goss):
                 self._gradients(b, block, drop)
             default = _default_bins(block.Xb)
             for j, sample in enumerate(samples):
                 picked = None   # (None: every row, in order)
                 if sample is not None:
-                    keep = self._draws(sample[1], lo, hi) < sample[0]
+                    keep = (kept[j][lo:hi] if j in goss
+                            else self._draws(sample[1], lo, hi) < sample[0])
                     picked = np.flatnonzero(keep).astype(np.uint32)
                     self._left_out[(b, j)] = np.flatnonzero(~keep).astype(np.uint32)
                     if picked.shape[0] == 0:
@@ -413,6 +419,24 @@ class RowShard(ShardExchange):
                          else self._scan(t, 0, own[t], sums[t], int(counts[t]), 0))
         return [(sums[t] if vector else sums[t][0], int(counts[t]), split)
                 for t, split in enumerate(self._gather(found))]
+
+    def _goss(self, top_rate, other_rate, key):
+        """GOSS's rows of the round, drawn as a local fit draws them from the shard's
+        gradients (which GOSS amplifies in place; the shard holds every row of its
+        fit): whether each row is kept. A loss that refits leaves weighs the
+        amplified rows more, as a local fit does."""
+        kept = np.ones(self.n_rows, dtype=bool)
+        rows, amplified = booster.goss_rows(top_rate, other_rate, np.random.default_rng(key),
+                                            self.pairs[:, :, 0], self.pairs[:, :, 1])
+        if rows is not None:
+            kept[:] = False
+            kept[rows] = True
+        self._refit_weight = None
+        if amplified is not None and isinstance(self.objective, SELECTED):
+            _, w = self._labels()
+            self._refit_weight = np.ones(self.n_rows) if w is None else w.copy()
+            self._refit_weight[amplified] *= (1.0 - top_rate) / other_rate
+        return kept
 
     def _gradients(self, b, block, drop):
         """The gradients of block ``b``'s rows (loaded: ``block``), after what earlier
@@ -499,6 +523,8 @@ class RowShard(ShardExchange):
                 groups.append(np.full(hi - lo, at[node], dtype=np.intp))
         rows = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
         groups = np.concatenate(groups) if groups else np.empty(0, dtype=np.intp)
+        if self._refit_weight is not None:   # (GOSS's)
+            w = self._refit_weight
         r = y[rows] - self.raw[rows, k]
         wr = None if w is None else w[rows]
         obj = self.objective

@@ -45,7 +45,7 @@ from ..distributed.levelwise import boost
 from ..distributed.row_shard import RowShard
 from ..growing.grower_params import GrowerParams
 from ..kernels._threads import effective_n_threads
-from .levelwise_fit import (CATEGORICAL, check_params, continued, fitted, make_objective,
+from .levelwise_fit import (CATEGORICAL, GOSS, check_params, continued, fitted, make_objective,
                             per_feature, prepare, round_settings)
 
 
@@ -57,7 +57,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     classifier = local_class._kind == "classifier"
     ranker = local_class._kind == "ranker"
     fit_name = f"{type(estimator).__name__}.fit on ExternalData"
-    check_params(estimator, local_class, fit_name, CATEGORICAL)
+    check_params(estimator, local_class, fit_name, CATEGORICAL | GOSS)
     params = estimator._boost_params()
     n_threads = effective_n_threads(estimator.n_jobs)
     t0 = time.perf_counter()

@@ -44,6 +44,10 @@ def local_params(estimator, local_class):
 # the parameters of categorical columns (a fit that encodes them: gbtree.dask)
 CATEGORICAL = {"categorical_features", "max_cat_to_ordinal", "max_cat_to_onehot", "cat_smooth"}
 
+# the parameters of GOSS (a fit whose rows are all in one shard: out of core); its
+# rows are those with the largest gradients of all rows, in the order one sort leaves
+GOSS = {"sampling_method", "top_rate", "other_rate"}
+
 
 def check_params(estimator, local_class, fit_name, also_supported=()):
     """A ValueError naming the first parameter of ``estimator`` a level-wise fit does
@@ -61,6 +65,10 @@ def check_params(estimator, local_class, fit_name, also_supported=()):
                              f"default ({default!r}) or fit in memory")
     if local_class._kind == "regressor":
         make_objective(estimator, 0, fit_name)   # (a classifier's loss needs its classes)
+    if estimator.sampling_method == "goss" and estimator.num_parallel_tree > 1:
+        raise ValueError(f"{fit_name} does not support sampling_method='goss' with "
+                         f"num_parallel_tree={estimator.num_parallel_tree!r} yet: grow one "
+                         f"tree per output a round, or fit in memory")
     if estimator.grow_policy not in ("depthwise", "lossguide", "symmetric"):
         raise ValueError(f"{fit_name} grows depthwise, lossguide or symmetric trees, not "
                          f"grow_policy={estimator.grow_policy!r}")

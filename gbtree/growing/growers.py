@@ -24,8 +24,8 @@ row of this table that matches the parameters names the grower::
 Out of core and on Dask the trees grow level by level over rows held elsewhere
 (``row_shard.RowShard`` with ``level_tree.TreeBuilder``): depthwise, lossguide and
 symmetric trees and vector leaves, the same trees as the growers above; what
-those fits refuse (exact and approx, ordered boosting, GOSS, losses that need all
-rows at once) ``levelwise_fit.check_params`` and ``make_objective`` refuse.
+those fits refuse (exact and approx, ordered boosting, GOSS on Dask, losses that
+need all rows at once) ``levelwise_fit.check_params`` and ``make_objective`` refuse.
 """
 from ._expand_ahead import TreeGrower
 from .approx import GlobalApproxGrower
