@@ -339,7 +339,7 @@ def test_node_records_of_a_tree_of_one_split():
 def test_the_expansion_order_of_the_growers_in_python():
     # depthwise: oldest first, a batch the oldest `room`; lossguide: the largest
     # gain, the oldest on a tie
-    from gbtree.growing.expansion import OpenNodes
+    from gbtree.growing._expansion import OpenNodes
     gains = {3: 0.5, 4: 2.0, 5: 2.0, 6: 1.0}
     depthwise, lossguide = OpenNodes(False), OpenNodes(True)
     for node, gain in gains.items():

@@ -45,6 +45,7 @@ from ..kernels._constraints cimport InteractionConstraints, MonotoneConstraints
 from ..kernels._histogram_pool cimport HistogramPool
 from ..kernels._partition cimport DataPartition, add_to_rows, PREFETCH_ROWS
 from ..kernels._quantizer cimport GradientQuantizer
+from ._expansion cimport expansion_key
 from ..kernels._typedefs import NODE_DTYPE
 
 
@@ -452,7 +453,7 @@ cdef class SerialGrower:
         order.clear()
         for k in range(<int>open_nodes.size()):
             order.push_back(pair[double, int](
-                -self.states[open_nodes[k]].split.gain if self.lossguide else 0.0,
+                expansion_key(self.states[open_nodes[k]].split.gain, self.lossguide),
                 open_nodes[k]))
         # node ids grow with age: the kept nodes stay in the order they were opened
         _keep_first(order[0], splits_left, open_nodes, self.closing)
@@ -484,21 +485,22 @@ cdef class SerialGrower:
         return <int>self.nodes.size() - 1
 
     cdef int _pick(self, const vector[int]& open_nodes, Py_ssize_t below_rows) noexcept nogil:
-        """Index in ``open_nodes`` of the next node to split (lossguide: the largest
-        gain, ties to the older node; depthwise: the oldest); with ``below_rows``
-        > 0, among the nodes not expanded ahead yet with fewer rows. -1 when none."""
+        """Index in ``open_nodes`` (in the order they were opened) of the next node to
+        split by the expansion policy (``_expansion.expansion_key``); with
+        ``below_rows`` > 0, among the nodes not expanded ahead yet with fewer rows.
+        -1 when none."""
         cdef int k, pick = -1
+        cdef double key, best = 0.0
         cdef const node_state* st
         for k in range(<int>open_nodes.size()):
             st = &self.states[open_nodes[k]]
             if below_rows > 0 and (st.ahead >= 0 or n_rows_of(st) >= below_rows):
                 continue
-            if pick < 0:
-                pick = k
-                if not self.lossguide:
-                    break
-            elif st.split.gain > self.states[open_nodes[pick]].split.gain:
-                pick = k
+            key = expansion_key(st.split.gain, self.lossguide)
+            if pick < 0 or key < best:
+                pick, best = k, key
+            if not self.lossguide:
+                break   # (every key the same: the first is the oldest)
         return pick
 
     cdef int _grow(self, double learning_rate, const IDX_C* sample,

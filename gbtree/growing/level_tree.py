@@ -5,7 +5,7 @@ import numpy as np
 
 from ..kernels._constraints import MonotoneConstraints
 from ..kernels._splitting import py_leaf_weight
-from .expansion import OpenNodes
+from ._expansion import OpenNodes
 from .nodes import node_records
 from .symmetric_grower import build_children
 

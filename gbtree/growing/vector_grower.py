@@ -7,7 +7,7 @@ trees of one structure (one per output, each with its output's leaf values,
 covers and gains), which is how the ensemble stores it: prediction, model
 files and SHAP values treat them like any other trees.
 
-The growth follows ``expansion.OpenNodes``, ``_expand_ahead.TreeGrower``'s order
+The growth follows ``_expansion.OpenNodes``, ``_expand_ahead.TreeGrower``'s order
 (depthwise: the oldest open node first; lossguide: the largest gain, ties to the
 oldest), with the rows of
 a node partitioned stably, the histograms of the child of the smaller hessian
@@ -20,7 +20,7 @@ from ..kernels._column_sampler import ColumnSampler
 from ..kernels._node_histograms import output_histograms
 from ..kernels._partition import partition_column, py_partition_sparse
 from ..kernels._splitting import find_best_split_outputs, py_leaf_weight
-from .expansion import OpenNodes
+from ._expansion import OpenNodes
 from .nodes import node_records
 from .binned_grower import BinnedGrower
 

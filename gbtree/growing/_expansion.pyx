@@ -1,8 +1,7 @@
-"""Which open node a tree splits next (the expansion policy) for the growers
-written in Python: depthwise the oldest open node, so that a tree grows level by
-level; lossguide the open node of the largest gain, the oldest on a tie. The
-histogram grower's C loop follows the same order (``_serial_grower._pick``), and
-the tests compare the trees of both."""
+"""The expansion policy (``expansion_key`` in ``_expansion.pxd``) for the growers
+written in Python (``vector_grower``, ``level_tree``): ``OpenNodes``. The
+histogram grower's C loop orders its open nodes by the same key
+(``_serial_grower._pick``, ``_drop_hopeless``)."""
 
 
 class OpenNodes:
@@ -20,18 +19,20 @@ class OpenNodes:
         self.ids.append(node)
         self.gains.append(gain)
 
+    def order(self, j):
+        """The place in the expansion order of the ``j``-th open node."""
+        return (expansion_key(self.gains[j], self.lossguide), j)
+
     def pop(self):
         """The node to split next, taken out."""
-        k = 0
-        if self.lossguide:
-            k = max(range(len(self.gains)), key=lambda j: (self.gains[j], -j))
+        k = min(range(len(self.ids)), key=self.order)
         del self.gains[k]
         return self.ids.pop(k)
 
     def pop_batch(self, room=None):
         """The nodes a level-wise grower splits together, taken out: lossguide the
-        next one; depthwise the oldest ``room`` (all when None): a level, or what of
-        it the leaf budget leaves."""
+        next one; depthwise (every key the same) the oldest ``room`` (all when
+        None): a level, or what of it the leaf budget leaves."""
         if self.lossguide:
             return [self.pop()]
         n = len(self.ids) if room is None else room
