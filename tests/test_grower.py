@@ -322,7 +322,7 @@ def test_a_gradient_or_hessian_that_is_not_finite_is_an_error(rng, quant_levels,
 
 def test_node_records_of_a_tree_of_one_split():
     # the one writer of the Python growers' node records: a root split into two leaves
-    from gbtree.growing.nodes import node_records
+    from gbtree.growing._nodes import node_records
     out = node_records([0.5, -0.1, 0.2], [10.0, 4.0, 6.0], [20, 8, 12], [0, 1, 1],
                        split=[0], feature=[3], threshold=[1.5], default_left=[True],
                        gain=[2.25], left=[1], right=[2], bin_threshold=[7])

@@ -46,6 +46,7 @@ from ..kernels._histogram_pool cimport HistogramPool
 from ..kernels._partition cimport DataPartition, add_to_rows, PREFETCH_ROWS
 from ..kernels._quantizer cimport GradientQuantizer
 from ._expansion cimport expansion_key
+from ._nodes cimport write_leaf, write_split
 from ..kernels._typedefs import NODE_DTYPE
 
 
@@ -384,14 +385,8 @@ cdef class SerialGrower:
         left[0] = self._push_node(&e.child[0], learning_rate)
         right[0] = self._push_node(&e.child[1], learning_rate)
         f = s.feature
-        self.nodes[p].is_leaf = 0
-        self.nodes[p].feature = f
-        self.nodes[p].bin_threshold = <unsigned short>s.bin
-        self.nodes[p].threshold = self.bin_thresholds[self.X.bin_offsets[f] + s.bin]
-        self.nodes[p].default_left = s.default_left
-        self.nodes[p].gain = s.gain
-        self.nodes[p].left = left[0]
-        self.nodes[p].right = right[0]
+        write_split(&self.nodes[p], f, self.bin_thresholds[self.X.bin_offsets[f] + s.bin],
+                    <unsigned short>s.bin, s.default_left, s.gain, left[0], right[0])
         if self.interactions.n_groups > 0:
             self.interactions.add_children(p, f, left[0], right[0])
         if self.monotone.directions() != NULL:
@@ -468,18 +463,8 @@ cdef class SerialGrower:
     cdef int _push_node(self, const node_state* st, double learning_rate) noexcept nogil:
         """Append a node (a leaf until it is split) with state ``st``; returns its id."""
         cdef node_struct rec
-        rec.value = learning_rate * leaf_weight(st.sum_g, st.sum_h, &self.params)
-        rec.threshold = 0.0
-        rec.gain = 0.0
-        rec.cover = st.sum_h
-        rec.feature = -1
-        rec.left = -1
-        rec.right = -1
-        rec.count = <int>n_rows_of(st)
-        rec.depth = st.depth
-        rec.bin_threshold = 0
-        rec.default_left = 0
-        rec.is_leaf = 1
+        write_leaf(&rec, learning_rate * leaf_weight(st.sum_g, st.sum_h, &self.params),
+                   st.sum_h, <int>n_rows_of(st), st.depth)
         self.states.push_back(st[0])
         self.nodes.push_back(rec)
         return <int>self.nodes.size() - 1

@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from ..kernels._column_sampler import ColumnSampler
 from ..kernels._exact import level_splits, local_bins, row_states, sort_columns, split_positions
 from ..kernels._splitting import py_leaf_weight
-from .nodes import node_records
+from ._nodes import node_records
 
 # Entries whose positions and gradients are gathered at once, per thread: the
 # paper's cache-aware buffer (an engine option of the grower: 0 walks without it).

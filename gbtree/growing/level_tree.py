@@ -6,7 +6,7 @@ import numpy as np
 from ..kernels._constraints import MonotoneConstraints
 from ..kernels._splitting import py_leaf_weight
 from ._expansion import OpenNodes
-from .nodes import node_records
+from ._nodes import node_records
 from .symmetric_grower import build_children
 
 

@@ -21,7 +21,7 @@ from ..kernels._node_histograms import level_histograms, output_histograms
 from ..kernels._leaf_rows import add_leaf_values
 from ..kernels._partition import partition_level, py_partition_sparse
 from ..kernels._splitting import find_best_split_outputs, py_leaf_weight
-from .nodes import node_records
+from ._nodes import node_records
 from .binned_grower import BinnedGrower
 
 # the deepest symmetric tree (2**16 leaves), as CatBoost's

@@ -21,7 +21,7 @@ from ..kernels._node_histograms import output_histograms
 from ..kernels._partition import partition_column, py_partition_sparse
 from ..kernels._splitting import find_best_split_outputs, py_leaf_weight
 from ._expansion import OpenNodes
-from .nodes import node_records
+from ._nodes import node_records
 from .binned_grower import BinnedGrower
 
 
