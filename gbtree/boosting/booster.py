@@ -332,10 +332,10 @@ class _InMemoryRows:
         # a forest's P trees per output all fit the round's gradients, each on rows and
         # columns of its own, and add lr / P each (the first draws as plain boosting's)
         round_start = raw.copy() if P > 1 and objective.needs_refit else None
-        for p in range(P):
-            if p > 0:
+        for tree_set in range(P):
+            if tree_set > 0:
                 rows, left_out, refit_weight, tree_seeds = _draws(
-                    params, np.random.default_rng([params.seed, round_number, 2, p]),
+                    params, np.random.default_rng([params.seed, round_number, 2, tree_set]),
                     pairs[:, :, 0], pairs[:, :, 1], w, objective.needs_refit)
             raw_set = raw.copy() if objective.needs_refit else None
             for k, nodes in _grow_set(self.grower, params.multi_strategy == "multi_output_tree",

@@ -24,20 +24,20 @@ class Dart:
     ``weights`` holds each tree's weight (trees of an earlier fit count 1)."""
 
     def __init__(self, params, n_trees):
-        self.p = params
+        self.params = params
         self.weights = [1.0] * n_trees
 
     def drop(self, rng):
         """Indices of the trees this round drops (sorted)."""
-        n, p = len(self.weights), self.p
-        if n == 0 or rng.random() < p.skip_drop:
+        n, params = len(self.weights), self.params
+        if n == 0 or rng.random() < params.skip_drop:
             return np.empty(0, dtype=np.intp)
         w = np.asarray(self.weights)
-        prob = (p.rate_drop * n * w / w.sum() if p.sample_type == "weighted"
-                else np.full(n, p.rate_drop))
+        prob = (params.rate_drop * n * w / w.sum() if params.sample_type == "weighted"
+                else np.full(n, params.rate_drop))
         drop = np.flatnonzero(rng.random(n) < prob)
-        if drop.size == 0 and p.one_drop:
-            pick = (rng.choice(n, p=w / w.sum()) if p.sample_type == "weighted"
+        if drop.size == 0 and params.one_drop:
+            pick = (rng.choice(n, p=w / w.sum()) if params.sample_type == "weighted"
                     else rng.integers(n))
             drop = np.array([pick], dtype=np.intp)
         return drop
@@ -47,7 +47,7 @@ class Dart:
         if n_drop == 0:
             return 1.0, 1.0
         lr = learning_rate / n_new
-        if self.p.normalize_type == "forest":
+        if self.params.normalize_type == "forest":
             return 1.0 / (1.0 + lr), 1.0 / (1.0 + lr)
         return n_drop / (n_drop + lr), 1.0 / (n_drop + lr)
 

@@ -337,10 +337,10 @@ def start_shards(client, X, y, w, n_jobs, timeout, qid=None, margin=None):
     for worker in sorted(by_worker):
         idx = by_worker[worker]
         pick = [[p[i] for i in idx] for p in futures]
-        more = iter(pick[2:])
-        w_parts = next(more) if w is not None else None
-        q_parts = next(more) if qid is not None else None
-        m_parts = next(more) if margin is not None else None
+        rest = iter(pick[2:])
+        w_parts = next(rest) if w is not None else None
+        q_parts = next(rest) if qid is not None else None
+        m_parts = next(rest) if margin is not None else None
         declared = [(i, (X.chunks[0][i], X.shape[1])) for i in idx]
         actor = client.submit(Shard, pick[0], pick[1], w_parts, n_jobs,
                               [starts[i] for i in idx], q_parts, m_parts, declared,

@@ -25,8 +25,9 @@ class _ShardedRows:
         # forest's): the rows' (each shard draws its own), then the trees' seeds
         params, K, P = self.params, self.K, self.params.num_parallel_tree
         samples, seeds = [], []
-        for p in range(P):
-            key = [self.seed, round_number] if p == 0 else [self.seed, round_number, 2, p]
+        for tree_set in range(P):
+            key = ([self.seed, round_number] if tree_set == 0
+                   else [self.seed, round_number, 2, tree_set])
             draws = np.random.default_rng(key)
             samples.append(None)
             if params.sampling_method == "goss":

@@ -150,16 +150,15 @@ class RowShard(ShardExchange):
         feature, bin, default_left, left sums) or None; with vector leaves, the
         split of the largest gain summed over the outputs (as a local fit's
         ``VectorLeafGrower`` scans), with each output's gain after the left sums."""
-        p = self.grower_params
+        params = self.grower_params
         lo, hi = self.own
-        if (p.max_depth and depth >= p.max_depth) or count < 2 or hi == lo:
+        if (params.max_depth and depth >= params.max_depth) or count < 2 or hi == lo:
             return None
-        if p.vector_leaves:
+        if params.vector_leaves:
             mask = self.samplers[t].mask(node, depth)
             found = find_best_split_outputs(
                 np.ascontiguousarray(hist), self.own_n_bins, self.own_offsets,
-                np.ascontiguousarray(sums, dtype=np.float64), p.reg_lambda, p.reg_alpha,
-                p.min_child_weight, p.max_delta_step, p.gamma,
+                np.ascontiguousarray(sums, dtype=np.float64), *params.penalties, params.gamma,
                 None if mask is None else np.ascontiguousarray(mask[lo:hi]), self.n_threads)
             if found is None:
                 return None
@@ -170,9 +169,8 @@ class RowShard(ShardExchange):
         if self.levels:
             hist = py_unpack_histogram(hist, *self.steps[t % self.pairs.shape[0]])
         found = py_find_best_split(
-            hist, self.own_n_bins, self.own_offsets, sums[0], sums[1], p.reg_lambda,
-            p.reg_alpha, p.min_child_weight, p.max_delta_step, p.gamma, self.n_threads,
-            p.plain_scan, None if mask is None else mask[lo:hi],
+            hist, self.own_n_bins, self.own_offsets, sums[0], sums[1], *params.penalties,
+            params.gamma, self.n_threads, params.plain_scan, None if mask is None else mask[lo:hi],
             None if self.monotone is None else self.monotone[lo:hi], *bounds)
         if found["feature"] < 0:
             return None
@@ -186,11 +184,11 @@ class RowShard(ShardExchange):
         (``_splitting.find_best_split_outputs``, as a local fit's symmetric grower
         scans), or None: (gain, feature, bin, default_left, each node's left sums,
         each node's gain)."""
-        p = self.grower_params
+        params = self.grower_params
         lo, hi = self.own
-        if depth >= p.max_depth or hi == lo:
+        if depth >= params.max_depth or hi == lo:
             return None
-        mask = allowed_features(p.interaction_groups, self.n_bins.shape[0],
+        mask = allowed_features(params.interaction_groups, self.n_bins.shape[0],
                                 self.samplers[t].mask(depth, depth), self.used[t])
         if mask is not None and not mask[lo:hi].any():
             return None
@@ -200,8 +198,8 @@ class RowShard(ShardExchange):
                      for h in hists]
         found = find_best_split_outputs(
             np.ascontiguousarray(np.stack(hists)), self.own_n_bins, self.own_offsets,
-            np.ascontiguousarray(np.reshape(sums, (-1, 2)), dtype=np.float64), p.reg_lambda,
-            p.reg_alpha, p.min_child_weight, p.max_delta_step, p.gamma * len(hists),
+            np.ascontiguousarray(np.reshape(sums, (-1, 2)), dtype=np.float64),
+            *params.penalties, params.gamma * len(hists),
             None if mask is None else np.ascontiguousarray(mask[lo:hi]), self.n_threads)
         if found is None:
             return None
@@ -458,11 +456,11 @@ class RowShard(ShardExchange):
         local fit), then the packed values of each tree's rows, drawn at their places
         in the data: the values a local fit's trees histogram."""
         K = self.pairs.shape[0]
-        mine = np.zeros((K, 2))
+        extents = np.zeros((K, 2))
         for k in range(K):
             extent = gradient_extent_of(self.pairs[k], self.n_threads)
-            mine[k] = np.nan if extent is None else extent
-        largest = self._largest(mine)
+            extents[k] = np.nan if extent is None else extent
+        largest = self._largest(extents)
         self.steps = [(np.nan, np.nan) if np.isnan(largest[k]).any()
                       else steps_of(largest[k, 0], largest[k, 1], self.levels)
                       for k in range(K)]

@@ -52,14 +52,15 @@ class ShardExchange:
         self._calls += 1
         if W == 2:
             self._post(1 - i, 0, (parts, extra))
-            other, more = self._take(1 - i, 0)
-            return (parts + other, extra + more) if i == 0 else (other + parts, more + extra)
+            other, other_extra = self._take(1 - i, 0)
+            return ((parts + other, extra + other_extra) if i == 0
+                    else (other + parts, other_extra + extra))
         if i >= P:   # (folds into shard i - P, which sends back the summed extras)
             self._post(i - P, 0, (parts, extra))
             return parts[:, :0].copy(), self._take(i - P, "totals")
         if i + P < W:
-            other, more = self._take(i + P, 0)
-            parts, extra = parts + other, extra + more
+            other, other_extra = self._take(i + P, 0)
+            parts, extra = parts + other, extra + other_extra
         a, b = 0, P          # the shards whose features ``parts`` still holds
         base = 0             # the bin where ``parts`` starts
         step = 1
@@ -73,11 +74,11 @@ class ShardExchange:
             k0, k1 = (self.bin_offsets[self.features[keep[0]][0]] - base,
                       self.bin_offsets[self.features[keep[1] - 1][1]] - base)
             self._post(partner, step, (np.ascontiguousarray(parts[:, g0:g1]), extra))
-            other, more = self._take(partner, step)
-            mine = parts[:, k0:k1]
+            other, other_extra = self._take(partner, step)
+            own_part = parts[:, k0:k1]
             # (the lower shard's sums first, on both sides)
-            parts = mine + other if low else other + mine
-            extra = extra + more if low else more + extra
+            parts = own_part + other if low else other + own_part
+            extra = extra + other_extra if low else other_extra + extra
             base += k0
             a, b = keep
             step += 1

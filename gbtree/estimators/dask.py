@@ -72,27 +72,27 @@ from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
 __all__ = ["DaskGBTRegressor", "DaskGBTClassifier", "DaskGBTRanker"]
 
 
-def _encoded(client, X, local, timeout, continuing=False):
+def _encoded(client, X, model, timeout, continuing=False):
     """(X, its categorical columns' encoder, its column names): with
     ``categorical_features``, X (a dask DataFrame) with the columns encoded as a local
     fit on its rows encodes them (the codes of the categories its rows hold, and
     indicator columns), each partition where it lives; else (X, None, None).
     ``continuing`` (a warm start): with the fitted model's encoder."""
-    if local.categorical_features is None:
+    if model.categorical_features is None:
         return X, None, None
     if not isinstance(X, dd.DataFrame):
         raise TypeError(f"categorical_features needs a dask DataFrame X, got "
                         f"{type(X).__name__}")
     meta = X._meta
     if continuing:   # (its columns checked, as a local warm start checks them)
-        local._check_same_categorical(meta)
-        encoder = local._cat_encoder
+        model._check_same_categorical(meta)
+        encoder = model._cat_encoder
         if encoder is None:
             return X, None, None
     else:
-        columns = resolve_columns(local.categorical_features, meta)
+        columns = resolve_columns(model.categorical_features, meta)
         if not columns:
-            local._categorical_encoder(meta)   # (checks the other parameters)
+            model._categorical_encoder(meta)   # (checks the other parameters)
             return X, None, None
         values = [X.iloc[:, j].dropna().unique() for j in columns]
         try:
@@ -101,7 +101,7 @@ def _encoded(client, X, local, timeout, continuing=False):
         except TimeoutError:
             raise TimeoutError(f"gbtree.dask: the categories were not computed within "
                                f"{timeout} s") from None
-        encoder = local._categorical_encoder(
+        encoder = model._categorical_encoder(
             frame_of_values(meta, columns, values)).fit_seen()
     width = encoder.width + encoder.indicators.shape[0]
 
@@ -137,37 +137,37 @@ class _DaskMixin:
         local_class = self._local_class()
         if (hasattr(self, "_local") and isinstance(self.warm_start, (bool, np.bool_))
                 and self.warm_start):   # (the model to continue)
-            local = self._local.set_params(**local_params(self, local_class))
+            model = self._local.set_params(**local_params(self, local_class))
         else:
-            local = local_class(**local_params(self, local_class))
-        X, encoder, names = _encoded(client, X, local, self.timeout,
-                                     local._continues())
+            model = local_class(**local_params(self, local_class))
+        X, encoder, names = _encoded(client, X, model, self.timeout,
+                                     model._continues())
         # (a dask array of known row chunks: its rows are counted; its blocks' shapes
         # are checked by the shards that hold them)
         X = row_blocks(X, shapes_checked=False)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
-        params = local._boost_params()
+        params = model._boost_params()
         rng = None
         if qid is not None:
-            objective, rng = local._seeded_objective()
+            objective, rng = model._seeded_objective()
         else:   # (a regressor's y of several columns: its targets, or aft's bounds)
             if y.ndim == 2 and y.shape[1] == 1:   # (a column vector: one target)
                 y = row_blocks(y, name="y")[:, 0]
-            objective = make_objective(local, 0 if classes is None else classes.shape[0], fit_name,
+            objective = make_objective(model, 0 if classes is None else classes.shape[0], fit_name,
                                        y.shape[1] if y.ndim == 2 else 0)
         y = checked_labels(row_blocks(y, name="y"), infinite=objective.infinite_y)
         if classes is not None:
-            local._set_classes(classes)
+            model._set_classes(classes)
         # (a warm start: the model's edges; its rounds go on)
-        init, mapper, done = continued(local, objective, X.shape[1], fit_name, params)
+        init, mapper, done = continued(model, objective, X.shape[1], fit_name, params)
         if init is not None and params.n_estimators == 0:
             return self
-        prepare(local, X.shape[1] if encoder is None else encoder.width, encoder, names)
-        per_feature(local, params, encoder)
+        prepare(model, X.shape[1] if encoder is None else encoder.width, encoder, names)
+        per_feature(model, params, encoder)
         grower_params = GrowerParams.from_boost(params)
         # (eval sets are validation-sized: the client holds and evaluates them)
-        eval_sets = self._client_eval_sets(local, client, objective, *eval_args)
+        eval_sets = self._client_eval_sets(model, client, objective, *eval_args)
         for ev in eval_sets:
             if encoder is not None:   # (the codes: the statistics and indicators too)
                 ev.X = encoder.transform(ev.X)
@@ -183,12 +183,12 @@ class _DaskMixin:
             # bin edges from the merged summaries (as a local fit, the edges of a sample
             # of about SKETCH_SUBSAMPLE rows: each row drawn at its place)
             fraction = min(1.0, SKETCH_SUBSAMPLE / max(X.shape[0], 1))
-            seed = int(local._rng().randint(0, 2 ** 31 - 1)) if fraction < 1.0 else 0
+            seed = int(model._rng().randint(0, 2 ** 31 - 1)) if fraction < 1.0 else 0
             summaries = wait_all([s.summaries(SUMMARY_ENTRIES_PER_BIN * params.max_bin,
                                                fraction, seed) for s in shards], T,
                                   "the column summaries")
             mapper = BinMapper.from_cuts(*flat_cuts(merged_cuts(summaries, params.max_bin)),
-                                         absent_as_missing=bool(local.absent_as_missing))
+                                         absent_as_missing=bool(model.absent_as_missing))
         # the starting value (a quantile of y: selected by the shards once connected)
         sums = wait_all([s.start_sums(objective) for s in shards], T, "the label sums")
         selected = isinstance(objective, SELECTED) and init is None
@@ -223,8 +223,8 @@ class _DaskMixin:
 
         ensemble, n_rounds, state = boost(call, params, objective, base, X.shape[1], n_rows,
                                           eval_sets=eval_sets, init=init,
-                                          **round_settings(local, objective, rng))
-        fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets,
+                                          **round_settings(model, objective, rng))
+        fitted(model, ensemble, objective, mapper, n_rounds, state, eval_sets,
                {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1}, done)
         trees = max(n_rounds * objective.n_outputs, 1)
         sent = wait_all([s.traffic() for s in shards], T, "the traffic counts")
@@ -235,19 +235,19 @@ class _DaskMixin:
                            "exchanges_per_tree": sent[0][0] / trees,
                            "messages_per_tree": sent[0][1] / trees,
                            "bytes_between_workers_per_tree": sum(b for _, _, b in sent) / trees}
-        self._local = local
+        self._local = model
         for name in ("n_features_in_", "n_estimators_", "best_iteration_", "evals_result_",
                      "best_score_"):
-            if hasattr(local, name):
-                setattr(self, name, getattr(local, name))
+            if hasattr(model, name):
+                setattr(self, name, getattr(model, name))
             elif hasattr(self, name):
                 delattr(self, name)
         return self
 
-    def _client_eval_sets(self, local, client, objective, eval_set, sample_weight_eval_set,
+    def _client_eval_sets(self, model, client, objective, eval_set, sample_weight_eval_set,
                           base_margin_eval_set=None):
-        """The eval sets, gathered to the client and checked by ``local``."""
-        return local._checked_eval_sets(
+        """The eval sets, gathered to the client and checked by ``model``."""
+        return model._checked_eval_sets(
             gathered(client, eval_set, self.timeout, "eval_set"),
             gathered(client, sample_weight_eval_set, self.timeout, "sample_weight_eval_set"),
             objective, gathered(client, base_margin_eval_set, self.timeout,
@@ -298,10 +298,10 @@ class _DaskMixin:
         return X.map_blocks(block, dtype=dtype, drop_axis=1)
 
 
-def _with_dask_signature(cls, local):
+def _with_dask_signature(cls, local_class):
     """``cls.__init__``'s signature: the local estimator's parameters, then
     ``client`` and ``timeout`` (scikit-learn's get_params and clone read it)."""
-    sig = inspect.signature(local.__init__)
+    sig = inspect.signature(local_class.__init__)
     extra = [inspect.Parameter("client", inspect.Parameter.KEYWORD_ONLY, default=None),
              inspect.Parameter("timeout", inspect.Parameter.KEYWORD_ONLY, default=600.0)]
     cls.__init__.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + extra)
@@ -429,12 +429,12 @@ class DaskGBTRanker(_DaskMixin, GBTRanker):
                                      (eval_set, eval_group, eval_qid, sample_weight_eval_set),
                                      qid=qid)
 
-    def _client_eval_sets(self, local, client, objective, eval_set, eval_group, eval_qid,
+    def _client_eval_sets(self, model, client, objective, eval_set, eval_group, eval_qid,
                           sample_weight_eval_set):
         gather = {name: gathered(client, value, self.timeout, name) for name, value in
                   (("eval_set", eval_set), ("eval_qid", eval_qid),
                    ("sample_weight_eval_set", sample_weight_eval_set))}
-        return local._ranking_eval_sets(gather["eval_set"], eval_group, gather["eval_qid"],
+        return model._ranking_eval_sets(gather["eval_set"], eval_group, gather["eval_qid"],
                                         gather["sample_weight_eval_set"], objective, None)
 
     def predict(self, X):

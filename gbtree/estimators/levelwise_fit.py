@@ -94,39 +94,39 @@ def make_objective(estimator, n_classes, fit_name, n_targets=0):
     return objective
 
 
-def per_feature(local, params, encoder=None):
-    """Set ``params``' per-feature parameters from ``local`` (``prepare``d; its
+def per_feature(model, params, encoder=None):
+    """Set ``params``' per-feature parameters from ``model`` (``prepare``d; its
     categorical columns' ``encoder``), as a local fit sets them."""
-    n = local.n_features_in_
-    params.feature_weights = _params.feature_weights(local, n)
-    params.interaction_constraints = _params.interaction_groups(local, n)
-    params.monotone_constraints = _params.monotone_constraints(local, n)
-    if encoder is not None and encoder.parents().shape[0] > local.n_features_in_:
+    n = model.n_features_in_
+    params.feature_weights = _params.feature_weights(model, n)
+    params.interaction_constraints = _params.interaction_groups(model, n)
+    params.monotone_constraints = _params.monotone_constraints(model, n)
+    if encoder is not None and encoder.parents().shape[0] > model.n_features_in_:
         _params.widen(params, encoder.parents())
 
 
-def prepare(local, n_features, encoder=None, names=None):
-    """``local`` (a local estimator) told the data before a level-wise fit checks its
+def prepare(model, n_features, encoder=None, names=None):
+    """``model`` (a local estimator) told the data before a level-wise fit checks its
     eval sets against it: its width, its categorical columns' ``encoder`` (fitted;
     None: none) and its column names (None: none)."""
-    local.n_features_in_ = n_features
-    local._cat_encoder = encoder
-    local.is_categorical_ = (None if encoder is None else
+    model.n_features_in_ = n_features
+    model._cat_encoder = encoder
+    model.is_categorical_ = (None if encoder is None else
                              np.isin(np.arange(n_features), encoder.columns))
     if names is not None:
-        local.feature_names_in_ = np.asarray(names, dtype=object)
-    elif hasattr(local, "feature_names_in_"):
-        del local.feature_names_in_
+        model.feature_names_in_ = np.asarray(names, dtype=object)
+    elif hasattr(model, "feature_names_in_"):
+        del model.feature_names_in_
 
 
-def continued(local, objective, n_features, fit_name, params):
-    """What a warm start of ``local`` (a fitted local estimator, its parameters set;
+def continued(model, objective, n_features, fit_name, params):
+    """What a warm start of ``model`` (a fitted local estimator, its parameters set;
     ``objective``: this fit's loss, which takes over the fitted one's state)
     continues: (its ensemble, its bin mapper, its rounds), ``params.n_estimators``
     made the rounds still to grow; or (None, None, 0) when the fit starts anew. A
     ValueError when the model cannot be continued by a level-wise fit (``fit_name``
     names it) on ``n_features`` columns."""
-    init, done = local._warm_start_model(None, objective)
+    init, done = model._warm_start_model(None, objective)
     if init is None:
         return None, None, 0
     ensemble, mapper = init
@@ -141,8 +141,8 @@ def continued(local, objective, n_features, fit_name, params):
     return ensemble, mapper, done
 
 
-def fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets, fit_info, done=0):
-    """``local`` (a local estimator, ``prepare``d) made the fitted model of
+def fitted(model, ensemble, objective, mapper, n_rounds, state, eval_sets, fit_info, done=0):
+    """``model`` (a local estimator, ``prepare``d) made the fitted model of
     ``ensemble``, built in ``n_rounds`` rounds after the ``done`` rounds of the
     model a warm start continued; ``state``: the fit's ``TrainingState``."""
     if isinstance(objective, ranking.Ranking):
@@ -151,30 +151,30 @@ def fitted(local, ensemble, objective, mapper, n_rounds, state, eval_sets, fit_i
     previous = {}
     for name in ("evals_result_", "best_score_", "best_iteration_", "oob_improvement_",
                  "oob_scores_", "oob_score_"):
-        if hasattr(local, name):
-            previous[name] = getattr(local, name)
-            delattr(local, name)
-    local._ensemble = ensemble
-    local._objective = objective
-    local._bin_mapper = mapper
-    local.n_estimators_ = done + n_rounds
-    local.best_iteration_ = done + state.best_iteration
+        if hasattr(model, name):
+            previous[name] = getattr(model, name)
+            delattr(model, name)
+    model._ensemble = ensemble
+    model._objective = objective
+    model._bin_mapper = mapper
+    model.n_estimators_ = done + n_rounds
+    model.best_iteration_ = done + state.best_iteration
     if eval_sets:
-        local.evals_result_ = state.evals_result
-        local.best_score_ = state.best_score
+        model.evals_result_ = state.evals_result
+        model.best_score_ = state.best_score
     if done:   # (the histories cover every round; early stopping keeps the best of all)
-        local._continue_histories(previous, eval_metrics(local.eval_metric, objective,
-                                                         type(local).__name__), n_rounds)
-    local.fit_info_ = dict(fit_info)
-    return local
+        model._continue_histories(previous, eval_metrics(model.eval_metric, objective,
+                                                         type(model).__name__), n_rounds)
+    model.fit_info_ = dict(fit_info)
+    return model
 
 
-def round_settings(local, objective, rng=None):
+def round_settings(model, objective, rng=None):
     """What the rounds of a level-wise fit (``levelwise.boost``) take of the local
-    estimator ``local``: the seed of their draws (drawn as the local fit draws it,
+    estimator ``model``: the seed of their draws (drawn as the local fit draws it,
     from ``rng`` if given, else from its ``random_state``), its metrics and
     callbacks, and the threads of the caller's own work (the eval sets)."""
-    return dict(seed=int((local._rng() if rng is None else rng).randint(0, 2 ** 31 - 1)),
-                metrics=eval_metrics(local.eval_metric, objective, type(local).__name__),
-                callbacks=training_callbacks(local.callbacks, local.early_stopping_rounds),
-                n_threads=effective_n_threads(local.n_jobs))
+    return dict(seed=int((model._rng() if rng is None else rng).randint(0, 2 ** 31 - 1)),
+                metrics=eval_metrics(model.eval_metric, objective, type(model).__name__),
+                callbacks=training_callbacks(model.callbacks, model.early_stopping_rounds),
+                n_threads=effective_n_threads(model.n_jobs))

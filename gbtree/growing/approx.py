@@ -36,7 +36,7 @@ class GlobalApproxGrower:
                              f"{MAX_PARTS} parts (its candidates become a tree's bins), "
                              f"got {n_parts!r}")
         check_depthwise(params, "tree_method='approx'")
-        self.X, self.p, self.n_threads, self.n_parts = X, params, n_threads, n_parts
+        self.X, self.params, self.n_threads, self.n_parts = X, params, n_threads, n_parts
         self.absent_as_missing = absent_as_missing
         self.blocks = column_blocks(X, absent_as_missing, n_threads)[0]
         self._grower = None
@@ -58,7 +58,7 @@ class GlobalApproxGrower:
                              f"{grad.shape[0]} and {hess.shape[0]}")
         mapper = self.bins(hess, sample)
         self._grower = TreeGrower(mapper.transform(self.X, self.n_threads), mapper.n_bins_,
-                                  mapper.bin_offsets_, mapper.bin_thresholds(), self.p,
+                                  mapper.bin_offsets_, mapper.bin_thresholds(), self.params,
                                   self.n_threads, default_bin=mapper.default_bins())
         return self._grower.grow(grad, hess, learning_rate, raw, output, sample, seed)
 

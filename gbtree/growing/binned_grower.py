@@ -32,7 +32,7 @@ class BinnedGrower:
         self.n_bins = np.ascontiguousarray(n_bins, dtype=np.intc)
         self.bin_offsets = np.ascontiguousarray(bin_offsets, dtype=np.intc)
         self.thresholds = np.asarray(bin_thresholds, dtype=np.float64)
-        self.p = params
+        self.params = params
         self.n_threads = n_threads
         self.default_bin = None if self.dense else np.ascontiguousarray(default_bin)
         self.n_rows, self.n_features = X_binned.shape

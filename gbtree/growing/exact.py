@@ -24,7 +24,6 @@ import scipy.sparse as sp
 
 from ..kernels._column_sampler import ColumnSampler
 from ..kernels._exact import level_splits, local_bins, row_states, sort_columns, split_positions
-from ..kernels._splitting import py_leaf_weight
 from ._nodes import node_records
 
 # Entries whose positions and gradients are gathered at once, per thread: the
@@ -105,7 +104,7 @@ class ExactGrower:
         self.proposal, self.n_parts = proposal, n_parts
         check_depthwise(params, "tree_method='exact'" if proposal is None else
                         "tree_method='approx'")
-        self.p, self.n_threads, self.buffer = params, n_threads, buffer
+        self.params, self.n_threads, self.buffer = params, n_threads, buffer
         self.n_rows, self.n_features = X.shape
         self.blocks, self.XT, self.csr = column_blocks(X, absent_as_missing, n_threads)
         self.has_missing = (np.diff(self.blocks[0]) < self.n_rows).astype(np.uint8)
@@ -121,7 +120,7 @@ class ExactGrower:
         """Grow one tree on (grad, hess) and add its values to ``raw[:, output]`` on
         the rows it was grown on (``sample``: sorted row indices, None: all);
         ``seed`` drives the column sampling. Returns the tree (NODE_DTYPE)."""
-        p, n = self.p, self.n_rows
+        params, n = self.params, self.n_rows
         if grad.shape[0] != n or hess.shape[0] != n:
             raise ValueError(f"grad and hess must have one value per row ({n}), got "
                              f"{grad.shape[0]} and {hess.shape[0]}")
@@ -138,7 +137,7 @@ class ExactGrower:
         if not np.all(np.isfinite(root)):
             raise ValueError("grad and hess must be finite: their sums over the rows are "
                              "inf or NaN")
-        columns = ColumnSampler(self.n_features, p)
+        columns = ColumnSampler(self.n_features, params)
         columns.begin(seed)
         bins = None
         # per node: sums (g, h), depth, rows, and (feature, threshold, default_left,
@@ -153,16 +152,15 @@ class ExactGrower:
             default_left = np.zeros(m, dtype=bool)
             left = np.zeros((m, 2))
             gain = np.full(m, -np.inf)
-            if d < p.max_depth:
+            if d < params.max_depth:
                 masks = [columns.mask(node, d) for node in level]
                 allowed = None if masks[0] is None else np.stack(masks)
                 if self.proposal == "local":
                     bins = local_bins(*self.blocks, state, m, self.n_parts, self.n_threads)
                 gain, feature, threshold, default_left, left = level_splits(
-                    *self.blocks, self.has_missing, state, lsums, allowed, p.reg_lambda,
-                    p.reg_alpha, p.min_child_weight, p.max_delta_step, self.buffer,
-                    self.n_threads, bins)
-                feature[gain < p.gamma] = -1
+                    *self.blocks, self.has_missing, state, lsums, allowed, *params.penalties,
+                    self.buffer, self.n_threads, bins)
+                feature[gain < params.gamma] = -1
             left_pos = np.zeros(m, dtype=np.int32)
             nxt = []
             for i, nid in enumerate(level):
@@ -185,13 +183,12 @@ class ExactGrower:
         return self._emit(sums, depth, count, split, rows, leaf_of, learning_rate, raw, output)
 
     def _emit(self, sums, depth, count, split, rows, leaf_of, learning_rate, raw, output):
-        p = self.p
+        params = self.params
         ids = sorted(split)
         f, t, default_left, gain, left = (zip(*(split[i] for i in ids)) if ids
                                           else ((),) * 5)
         out = node_records(
-            [learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
-                                            p.min_child_weight, p.max_delta_step)
+            [learning_rate * params.leaf_weight(g, h)
              for g, h in sums],
             [h for _, h in sums], count, depth, ids, f, t,
             default_left, gain, left, [c + 1 for c in left])

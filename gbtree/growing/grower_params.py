@@ -2,6 +2,8 @@
 column sampling, constraints and gradient quantisation, and how it works."""
 from dataclasses import dataclass
 
+from ..kernels._splitting import py_leaf_weight
+
 
 @dataclass(frozen=True)
 class GrowerParams:
@@ -36,6 +38,16 @@ class GrowerParams:
     drop_hopeless: bool = True           # open nodes the leaf budget cannot reach are closed
     hist_memory_bytes: int = 128 * 2 ** 20   # histograms of open nodes kept up to this
     plain_scan: bool = True              # the vectorised scan of features without missing rows
+
+    @property
+    def penalties(self):
+        """(reg_lambda, reg_alpha, min_child_weight, max_delta_step): what a leaf's
+        weight and a split's gain take besides the sums."""
+        return self.reg_lambda, self.reg_alpha, self.min_child_weight, self.max_delta_step
+
+    def leaf_weight(self, sum_g, sum_h):
+        """A leaf's weight (before the learning rate) from its sums."""
+        return py_leaf_weight(sum_g, sum_h, *self.penalties)
 
     @classmethod
     def from_boost(cls, params):

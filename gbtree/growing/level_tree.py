@@ -4,7 +4,6 @@ local growers would grow it."""
 import numpy as np
 
 from ..kernels._constraints import MonotoneConstraints
-from ..kernels._splitting import py_leaf_weight
 from ._expansion import OpenNodes
 from ._nodes import node_records
 from .symmetric_grower import build_children
@@ -27,7 +26,7 @@ class TreeBuilder:
         self.renew = renew
         self.refit = refit
         self.thresholds, self.bin_offsets = thresholds, bin_offsets
-        self.p = params
+        self.params = params
         self.monotone = (None if params.monotone_constraints is None
                          or not np.any(params.monotone_constraints)
                          else MonotoneConstraints(len(bin_offsets) - 1,
@@ -36,8 +35,8 @@ class TreeBuilder:
     def grow(self, t, root, learning_rate):
         """Tree ``t`` of the round from its root's (sums, row count, best split);
         returns its nodes (NODE_DTYPE) and its leaves' values by node id."""
-        p = self.p
-        if p.symmetric:
+        params = self.params
+        if params.symmetric:
             nodes, children = self._grow_symmetric(t, root)
             return self._finish(t, nodes, children, learning_rate)
         sums, count, split = root
@@ -46,16 +45,16 @@ class TreeBuilder:
         # to, its parent's, as the local grower clips a split's children)
         nodes = [dict(sums=sums, count=int(count), depth=0, split=split, bounds=unbounded,
                       clip=unbounded)]
-        opened = OpenNodes(p.lossguide)
+        opened = OpenNodes(params.lossguide)
         if split is not None:
             opened.push(0, split[0])
         children = {}
         n_leaves = 1
-        while opened and not (p.max_leaves and n_leaves >= p.max_leaves):
-            batch = opened.pop_batch(p.max_leaves - n_leaves if p.max_leaves else None)
+        while opened and not (params.max_leaves and n_leaves >= params.max_leaves):
+            batch = opened.pop_batch(params.max_leaves - n_leaves if params.max_leaves else None)
             n_leaves += len(batch)
             # (the children may split: below the depth limit, with leaves to spare)
-            more = not (p.max_leaves and n_leaves >= p.max_leaves)
+            room_left = not (params.max_leaves and n_leaves >= params.max_leaves)
             splits = []
             for i in batch:
                 gain, f, b, default_left, left_sums = nodes[i]["split"][:5]
@@ -73,7 +72,7 @@ class TreeBuilder:
                 children[i] = (left, right)
                 # the child of the smaller hessian sum is built, the other derived
                 build = -1
-                if more and not (p.max_depth and depth >= p.max_depth):
+                if room_left and not (params.max_depth and depth >= params.max_depth):
                     # (of a structure of several outputs: their summed hessians)
                     hess_l, hess_r = np.sum(sums_l[..., 1]), np.sum(sums_r[..., 1])
                     build = left if hess_l <= hess_r else right
@@ -93,20 +92,20 @@ class TreeBuilder:
         alike, by the level's best split, complete to its depth (node i's children
         are 2i + 1 and 2i + 2), as a local fit's ``SymmetricGrower`` grows it: its
         nodes and children, as ``grow`` makes them."""
-        p = self.p
+        params = self.params
         sums, count, split = root
         unbounded = (-np.inf, np.inf)
         nodes = [dict(sums=sums, count=int(count), depth=0, split=None, clip=unbounded)]
         children = {}
         level = [0]
         depth = 0
-        while split is not None and depth < p.max_depth:
+        while split is not None and depth < params.max_depth:
             _, f, b, default_left, left_sums, gains = split
             depth += 1
             child_sums = np.empty((2 * len(level), 2))
             child_sums[0::2] = left_sums
             child_sums[1::2] = [nodes[i]["sums"] for i in level] - left_sums
-            built = set(build_children(child_sums).tolist()) if depth < p.max_depth else ()
+            built = set(build_children(child_sums).tolist()) if depth < params.max_depth else ()
             splits = []
             for j, i in enumerate(level):
                 left, right = 2 * i + 1, 2 * i + 2
@@ -128,15 +127,15 @@ class TreeBuilder:
         the renewal of its sums and its leaves' refit; with vector leaves, the list of
         each output's tree and the list of their values (``VectorLeafGrower``'s K
         trees of one structure, each with its output's values, covers and gains)."""
-        if not self.p.vector_leaves:
+        if not self.params.vector_leaves:
             return self._output_tree(t, nodes, children, learning_rate)
         trees = []
         for k in range(len(nodes[0]["sums"])):
-            mine = [dict(node, sums=node["sums"][k]) for node in nodes]
+            output_nodes = [dict(node, sums=node["sums"][k]) for node in nodes]
             for i in children:
                 split = nodes[i]["split"]
-                mine[i]["split"] = (split[5][k],) + tuple(split[1:4])
-            trees.append(self._output_tree(t, mine, children, learning_rate, k))
+                output_nodes[i]["split"] = (split[5][k],) + tuple(split[1:4])
+            trees.append(self._output_tree(t, output_nodes, children, learning_rate, k))
         return [nodes for nodes, _ in trees], [values for _, values in trees]
 
     def _output_tree(self, t, nodes, children, learning_rate, k=None):
@@ -161,9 +160,8 @@ class TreeBuilder:
 
     def _weight(self, sums, bounds):
         """The weight of a node of ``sums``, within ``bounds``."""
-        p = self.p
-        w = py_leaf_weight(sums[0], sums[1], p.reg_lambda, p.reg_alpha, p.min_child_weight,
-                           p.max_delta_step)
+        params = self.params
+        w = params.leaf_weight(sums[0], sums[1])
         return min(max(w, bounds[0]), bounds[1])
 
     def _emit(self, nodes, children, learning_rate):

@@ -49,7 +49,7 @@ class OrderedBoosting:
                              f"{objective.name!r}")
         if permutation_count < 1:
             raise ValueError(f"permutation_count must be >= 1, got {permutation_count}")
-        self.inner, self.objective, self.p = grower, objective, params
+        self.inner, self.objective, self.params = grower, objective, params
         self.n_threads = n_threads
         self.y, self.w = y, sample_weight
         n = self.n_rows = y.shape[0]
@@ -94,9 +94,8 @@ class OrderedBoosting:
         return out
 
     def _values(self, sums_g, sums_h, learning_rate):
-        p = self.p
-        return learning_rate * leaf_weights(sums_g, sums_h, p.reg_lambda, p.reg_alpha,
-                                            p.min_child_weight, p.max_delta_step)
+        params = self.params
+        return learning_rate * leaf_weights(sums_g, sums_h, *params.penalties)
 
     def grow(self, grad, hess, learning_rate, raw, output, sample=None, seed=0):
         """Grow one tree: its structure from the ordered gradients of a random order,

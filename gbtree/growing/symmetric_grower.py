@@ -20,7 +20,7 @@ from ..kernels._column_sampler import ColumnSampler
 from ..kernels._node_histograms import level_histograms, output_histograms
 from ..kernels._leaf_rows import add_leaf_values
 from ..kernels._partition import partition_level, py_partition_sparse
-from ..kernels._splitting import find_best_split_outputs, py_leaf_weight
+from ..kernels._splitting import find_best_split_outputs
 from ._nodes import node_records
 from .binned_grower import BinnedGrower
 
@@ -101,7 +101,7 @@ class SymmetricGrower(BinnedGrower):
         """Grow one tree on (grad, hess); add its values to ``raw[:, output]`` on the
         rows it was grown on (``sample``: sorted row indices, None: all). ``seed``
         drives the column sampling. Returns the tree (NODE_DTYPE, level order)."""
-        p, n = self.p, self.n_rows
+        params, n = self.params, self.n_rows
         if grad.shape[0] != n or hess.shape[0] != n:
             raise ValueError(f"grad and hess must have one value per row ({n}), got "
                              f"{grad.shape[0]} and {hess.shape[0]}")
@@ -112,11 +112,11 @@ class SymmetricGrower(BinnedGrower):
         if grown.shape[0] == 0:
             raise ValueError("there are no rows to grow a tree on")
         rows = grown.copy()     # partitioned level by level
-        columns = ColumnSampler(self.n_features, p)
+        columns = ColumnSampler(self.n_features, params)
         columns.begin(seed)
         E = self.bin_offsets[-1]
         if self._buffers is None:    # a level's histograms and its children's, reused
-            most = 2 ** (p.max_depth - 1)
+            most = 2 ** (params.max_depth - 1)
             self._buffers = (np.empty((most, E, 2)), np.empty((most, E, 2)))
         hist = self._buffers[0][:1]
         sums = self._root_histogram(pairs, rows, hist)[None, :]
@@ -127,16 +127,15 @@ class SymmetricGrower(BinnedGrower):
         bounds = [np.array([[0, rows.shape[0]]])]
         all_sums = [sums]
         splits, gains = [], []
-        for depth in range(p.max_depth):
+        for depth in range(params.max_depth):
             m = sums.shape[0]
             # (a level has one split: its node-level draw is keyed by the depth)
-            mask = allowed_features(p.interaction_groups, self.n_features,
+            mask = allowed_features(params.interaction_groups, self.n_features,
                                     columns.mask(depth, depth), [split[0] for split in splits])
             if mask is not None and not mask.any():
                 break
             found = find_best_split_outputs(hist, self.n_bins, self.bin_offsets, sums,
-                                            p.reg_lambda, p.reg_alpha, p.min_child_weight,
-                                            p.max_delta_step, p.gamma * m, mask,
+                                            *params.penalties, params.gamma * m, mask,
                                             self.n_threads)
             if found is None:
                 break
@@ -152,7 +151,7 @@ class SymmetricGrower(BinnedGrower):
             child_sums = np.empty((2 * m, 2))
             child_sums[0::2] = left_sums
             child_sums[1::2] = sums - left_sums
-            if depth + 1 < p.max_depth:
+            if depth + 1 < params.max_depth:
                 # the histogram of the child of the smaller hessian sum built, the
                 # other's by subtraction (the level-wise trainer's choice, made before
                 # the rows are partitioned)
@@ -177,7 +176,7 @@ class SymmetricGrower(BinnedGrower):
 
     def _emit(self, bounds, all_sums, splits, gains, learning_rate):
         """The tree in level order."""
-        p = self.p
+        params = self.params
         depth = len(splits)
         sums = np.concatenate(all_sums)
         ranges = np.concatenate(bounds)
@@ -186,8 +185,7 @@ class SymmetricGrower(BinnedGrower):
         f = np.array([splits[d][0] for d in level], dtype=np.intp)
         b = np.array([splits[d][1] for d in level], dtype=np.intp)
         return node_records(
-            [learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
-                                            p.min_child_weight, p.max_delta_step)
+            [learning_rate * params.leaf_weight(g, h)
              for g, h in sums],
             sums[:, 1], ranges[:, 1] - ranges[:, 0],
             np.repeat(np.arange(depth + 1), 2 ** np.arange(depth + 1)), split, f,

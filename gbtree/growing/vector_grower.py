@@ -19,7 +19,7 @@ import numpy as np
 from ..kernels._column_sampler import ColumnSampler
 from ..kernels._node_histograms import output_histograms
 from ..kernels._partition import partition_column, py_partition_sparse
-from ..kernels._splitting import find_best_split_outputs, py_leaf_weight
+from ..kernels._splitting import find_best_split_outputs
 from ._expansion import OpenNodes
 from ._nodes import node_records
 from .binned_grower import BinnedGrower
@@ -65,12 +65,11 @@ class VectorLeafGrower(BinnedGrower):
         return rows[:n_left], rows[n_left:]
 
     def _find_split(self, node, mask):
-        p = self.p
-        if (p.max_depth > 0 and node.depth >= p.max_depth) or node.rows.shape[0] < 2:
+        params = self.params
+        if (params.max_depth > 0 and node.depth >= params.max_depth) or node.rows.shape[0] < 2:
             return None
         return find_best_split_outputs(node.hist, self.n_bins, self.bin_offsets, node.sums,
-                                       p.reg_lambda, p.reg_alpha, p.min_child_weight,
-                                       p.max_delta_step, p.gamma, mask, self.n_threads)
+                                       *params.penalties, params.gamma, mask, self.n_threads)
 
     def grow(self, pairs, learning_rate, raw, sample=None, seed=0):
         """Grow one tree on ``pairs`` (K, n_rows, 2) float32 (gradient, hessian) pairs
@@ -78,7 +77,7 @@ class VectorLeafGrower(BinnedGrower):
         grown on (``sample``: sorted row indices, None: all). ``seed`` drives the
         column sampling. Returns the tree as K NODE_DTYPE arrays of one structure,
         tree k holding output k's leaf values."""
-        p, K = self.p, pairs.shape[0]
+        params, K = self.params, pairs.shape[0]
         if pairs.shape != (K, self.n_rows, 2) or raw.shape != (self.n_rows, K):
             raise ValueError(f"pairs must have shape (K, {self.n_rows}, 2) and raw "
                              f"({self.n_rows}, K)")
@@ -86,7 +85,7 @@ class VectorLeafGrower(BinnedGrower):
                 else np.array(sample, dtype=np.uint32))
         if rows.shape[0] == 0:
             raise ValueError("there are no rows to grow a tree on")
-        columns = ColumnSampler(self.n_features, p)
+        columns = ColumnSampler(self.n_features, params)
         columns.begin(seed)
         hist, sums = self._histograms(pairs, rows)
         if not np.all(np.isfinite(sums)):
@@ -95,18 +94,18 @@ class VectorLeafGrower(BinnedGrower):
         nodes = [_Node(rows, 0, hist, sums, 0)]
         splits = {}     # parent id -> (feature, bin, default_left, gains per output, children)
         nodes[0].split = self._find_split(nodes[0], columns.mask(0, 0))
-        opened = OpenNodes(p.lossguide)
+        opened = OpenNodes(params.lossguide)
         if nodes[0].split is not None:
             opened.push(0, nodes[0].split[0])
         n_leaves = 1
-        while opened and (p.max_leaves == 0 or n_leaves < p.max_leaves):
+        while opened and (params.max_leaves == 0 or n_leaves < params.max_leaves):
             parent_id = opened.pop()
             parent = nodes[parent_id]
             gain, f, b, default_left, left_sums, per_output = parent.split
             left_rows, right_rows = self._split_rows(parent.rows, f, b, default_left)
             sums_l, sums_r = left_sums, parent.sums - left_sums
             depth = parent.depth + 1
-            may_split = p.max_depth == 0 or depth < p.max_depth
+            may_split = params.max_depth == 0 or depth < params.max_depth
             # (the child of the smaller hessian sum over the outputs: the choice the
             # level-wise trainer makes before the rows are partitioned)
             small_left = np.sum(sums_l[:, 1]) <= np.sum(sums_r[:, 1])
@@ -135,7 +134,7 @@ class VectorLeafGrower(BinnedGrower):
     def _emit(self, nodes, splits, rows, K, learning_rate, raw):
         """The K trees of the grown structure; adds the leaf values to ``raw`` on
         ``rows``, the tree's row array (each leaf's rows a range of it)."""
-        p = self.p
+        params = self.params
         leaf_of = np.empty(self.n_rows, dtype=np.intp)   # each grown row's node
         for i, node in enumerate(nodes):
             if i not in splits:
@@ -146,8 +145,7 @@ class VectorLeafGrower(BinnedGrower):
         gains = np.array([splits[i][3] for i in split]).reshape(len(split), K)
         sums = np.array([node.sums for node in nodes])        # (n, K, 2)
         out = np.array([node_records(
-            [learning_rate * py_leaf_weight(g, h, p.reg_lambda, p.reg_alpha,
-                                            p.min_child_weight, p.max_delta_step)
+            [learning_rate * params.leaf_weight(g, h)
              for g, h in sums[:, k]],
             sums[:, k, 1], [node.rows.shape[0] for node in nodes],
             [node.depth for node in nodes], split, f,
