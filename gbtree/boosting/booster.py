@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from ..kernels._threads import ThreadBudget, max_threads
 from ..kernels._typedefs import G_H_DTYPE
 from ..data.binning import BinMapper, canonical_csr, kernel_array
-from . import rounds
+from . import rounds, sampling
 from .rounds import not_finite
 from ..growing.growers import make_grower
 from ..predicting.tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
@@ -86,24 +86,6 @@ class EvalSet:
         self.group_ptr = group_ptr
         self.base_margin = base_margin   # (n_rows, n_outputs) starting raw scores, or None
         self.raw = None
-
-
-def _draws(params, rng, grad, hess, sample_weight, needs_refit):
-    """The random draws of one set of trees (one per output), in this order: the rows
-    they grow on (None: all) and those left out (or None), the weights of the leaf
-    refit (GOSS's amplified rows weigh more), the trees' seeds."""
-    n_rows, K = grad.shape[1], grad.shape[0]
-    rows, amplified = _sample_rows(params, rng, n_rows, grad, hess)
-    left_out = None
-    if rows is not None:
-        keep = np.zeros(n_rows, dtype=bool)
-        keep[rows] = True
-        left_out = np.flatnonzero(~keep).astype(np.uint32)
-    refit_weight = sample_weight
-    if amplified is not None and needs_refit:
-        refit_weight = np.ones(n_rows) if sample_weight is None else sample_weight.copy()
-        refit_weight[amplified] *= (1.0 - params.top_rate) / params.other_rate
-    return rows, left_out, refit_weight, rng.integers(0, 2 ** 63, size=K, dtype=np.uint64)
 
 
 class _BinnedRows:
@@ -200,49 +182,6 @@ def check_quant_bins(params, n_rows):
                          f"grad_quant_bins must be <= {(2 ** 31 - 1) // n_rows - 1}")
 
 
-def _sample_rows(params, rng, n_rows, grad, hess):
-    """Rows for this round's trees (None = all) and the GOSS-amplified ones.
-
-    ``subsample < 1``: each row kept with that probability (Friedman's stochastic
-    boosting). GOSS: the ``top_rate`` share with the largest |gradient| (summed over
-    outputs) plus a uniform ``other_rate`` share of the rest, whose gradients and
-    hessians are multiplied by ``(1 - top_rate) / other_rate`` (in place).
-    """
-    if params.sampling_method == "goss":
-        return goss_rows(params.top_rate, params.other_rate, rng, grad, hess)
-    if params.subsample < 1.0:
-        rows = np.flatnonzero(rng.random(n_rows) < params.subsample).astype(np.uint32)
-        if rows.shape[0] == 0:
-            rows = np.array([rng.integers(n_rows)], dtype=np.uint32)
-        return rows, None
-    return None, None
-
-
-def goss_sizes(top_rate, other_rate, n_rows):
-    """GOSS's (rows of the largest gradients, rows drawn from the rest) of ``n_rows``;
-    (0, 0) when they would be every row (no sample)."""
-    n_top, n_other = max(1, int(top_rate * n_rows)), int(other_rate * n_rows)
-    return (0, 0) if n_top + n_other >= n_rows else (n_top, n_other)
-
-
-def goss_rows(top_rate, other_rate, rng, grad, hess):
-    """GOSS's rows (None: all) and the amplified ones (those drawn from the rest,
-    whose gradients and hessians, shape (outputs, rows), are multiplied in place by
-    ``(1 - top_rate) / other_rate``); ``rng`` draws ``goss_sizes``' second number of
-    the rest."""
-    n_top, n_other = goss_sizes(top_rate, other_rate, grad.shape[1])
-    if n_top == 0:
-        return None, None
-    score = np.abs(grad).sum(axis=0)
-    by_size = np.argpartition(-score, n_top - 1)
-    top, rest = by_size[:n_top], by_size[n_top:]
-    other = rng.choice(rest, n_other, replace=False) if n_other else rest[:0]
-    factor = (1.0 - top_rate) / other_rate
-    grad[:, other] *= factor
-    hess[:, other] *= factor
-    return np.sort(np.concatenate([top, other])).astype(np.uint32), other
-
-
 def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds):
     """The trees of one set, as (output, nodes): one tree per output, each grown when
     the caller asks for it (after it has finished the one before), or the K trees
@@ -322,8 +261,8 @@ class _InMemoryRows:
             self._raw_dropped = raw.copy()
         objective.gradient(y, raw, w, pairs[:, :, 0], pairs[:, :, 1], self.n_threads)
         # every random draw of a round depends on (seed, round) only: any n_jobs, warm start
-        rows, left_out, refit_weight, tree_seeds = _draws(
-            params, np.random.default_rng([params.seed, round_number]), pairs[:, :, 0],
+        rows, left_out, refit_weight, tree_seeds = sampling.draws(
+            params, np.random.default_rng(sampling.round_key(params.seed, round_number)), pairs[:, :, 0],
             pairs[:, :, 1], w, objective.needs_refit)
         self._left_out = left_out
         if self.oob and left_out is not None:
@@ -334,8 +273,9 @@ class _InMemoryRows:
         round_start = raw.copy() if P > 1 and objective.needs_refit else None
         for tree_set in range(P):
             if tree_set > 0:
-                rows, left_out, refit_weight, tree_seeds = _draws(
-                    params, np.random.default_rng([params.seed, round_number, 2, tree_set]),
+                rows, left_out, refit_weight, tree_seeds = sampling.draws(
+                    params, np.random.default_rng(
+                        sampling.round_key(params.seed, round_number, tree_set)),
                     pairs[:, :, 0], pairs[:, :, 1], w, objective.needs_refit)
             raw_set = raw.copy() if objective.needs_refit else None
             for k, nodes in _grow_set(self.grower, params.multi_strategy == "multi_output_tree",

@@ -5,7 +5,7 @@ import copy
 
 import numpy as np
 
-from ..boosting import booster, rounds
+from ..boosting import booster, rounds, sampling
 from ..kernels._threads import ThreadBudget
 from ..predicting.tree import TreeEnsemble
 
@@ -21,27 +21,10 @@ class _ShardedRows:
         self.n_threads = 1
 
     def grow_round(self, round_number, lr, drop):
-        # the round's draws, as a local fit's, for each of its P sets of K trees (a
-        # forest's): the rows' (each shard draws its own), then the trees' seeds
-        params, K, P = self.params, self.K, self.params.num_parallel_tree
-        samples, seeds = [], []
-        for tree_set in range(P):
-            key = ([self.seed, round_number] if tree_set == 0
-                   else [self.seed, round_number, 2, tree_set])
-            draws = np.random.default_rng(key)
-            samples.append(None)
-            if params.sampling_method == "goss":
-                # (the shard draws the rows; its draws of the rest go before the seeds)
-                samples[-1] = ("goss", params.top_rate, params.other_rate, key)
-                n_top, n_other = booster.goss_sizes(params.top_rate, params.other_rate,
-                                                    self.n_rows)
-                if n_other:
-                    draws.choice(self.n_rows - n_top, n_other, replace=False)
-            elif params.subsample < 1.0:
-                samples[-1] = (params.subsample, key)
-                draws.bit_generator.advance(self.n_rows)
-            seeds.append(draws.integers(0, 2 ** 63, size=K, dtype=np.uint64))
-        answers = self.call("grow", K * P, np.concatenate(seeds), lr / P,
+        K, P = self.K, self.params.num_parallel_tree
+        samples, seeds = sampling.shard_draws(self.params, self.seed, round_number,
+                                              self.n_rows, K)
+        answers = self.call("grow", K * P, seeds, lr / P,
                             samples if any(samples) else None, drop)
         trees = answers[0]
         for other in answers[1:]:   # (every shard grows the same trees)

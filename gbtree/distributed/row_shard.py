@@ -40,7 +40,7 @@ import concurrent.futures
 
 import numpy as np
 
-from ..boosting import booster, rounds
+from ..boosting import booster, rounds, sampling
 from ..boosting import objectives as _obj
 from ..kernels._binned_matrix import columns_of
 from ..kernels._column_sampler import ColumnSampler
@@ -424,7 +424,7 @@ class RowShard(ShardExchange):
         fit): whether each row is kept. A loss that refits leaves weighs the
         amplified rows more, as a local fit does."""
         kept = np.ones(self.n_rows, dtype=bool)
-        rows, amplified = booster.goss_rows(top_rate, other_rate, np.random.default_rng(key),
+        rows, amplified = sampling.goss_rows(top_rate, other_rate, np.random.default_rng(key),
                                             self.pairs[:, :, 0], self.pairs[:, :, 1])
         if rows is not None:
             kept[:] = False
