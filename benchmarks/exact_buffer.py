@@ -34,8 +34,8 @@ def main(argv=None):
     p.add_argument("--repeat", type=int, default=3)
     args = p.parse_args(argv)
     X, y, _, _ = datagen.make_dataset("higgs-like", args.rows, 10)
-    grad = (0.5 - y).astype(np.float32)
-    hess = np.full(len(y), 0.25, dtype=np.float32)
+    pairs = np.empty((1, len(y), 2), dtype=np.float32)   # (the gradients of one output)
+    pairs[0, :, 0], pairs[0, :, 1] = 0.5 - y, 0.25
     params = GrowerParams(max_depth=args.depth)
     buffers = [int(b) for b in args.buffers.split(",")]
     growers = {b: ExactGrower(X, params, args.threads, buffer=b) for b in buffers}
@@ -44,7 +44,7 @@ def main(argv=None):
         for b in buffers:
             raw = np.zeros((len(y), 1))
             t0 = time.perf_counter()
-            trees[b] = growers[b].grow(grad, hess, 0.1, raw, 0)
+            trees[b] = growers[b].grow(pairs, 0.1, raw, 0)[0]
             best[b] = min(best[b], time.perf_counter() - t0)
     assert all(np.array_equal(trees[b], trees[buffers[0]]) for b in buffers)
     print(f"higgs-like, {args.rows:,} rows, one tree of depth {args.depth}, {args.threads} "

@@ -631,3 +631,10 @@ def saabas(tree, x, n_features):
         phi[f] += mean(nxt) - mean(n)
         n = nxt
     return phi
+
+
+def gradient_pairs(grad, hess):
+    """The pairs a grower takes for one output: float32 (1, n_rows, 2)."""
+    pairs = np.empty((1, len(grad), 2), dtype=np.float32)
+    pairs[0, :, 0], pairs[0, :, 1] = grad, hess
+    return pairs

@@ -39,7 +39,7 @@ def _grow_trees(mapper, Xb, y, ahead, n_threads, n_trees=3, sample=None, **kw):
         pairs = np.empty((y.shape[0], 2), dtype=np.float32)
         pairs[:, 0] = (raw[:, 0] - y) * w
         pairs[:, 1] = w
-        tree = g.grow(pairs[:, 0], pairs[:, 1], 0.3, raw, 0, sample=sample, seed=k)
+        tree = g.grow(pairs[None], 0.3, raw, 0, sample=sample, seed=k)[0]
         out.append((tree, g.leaf_rows()))
     return out, raw, g
 

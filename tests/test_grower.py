@@ -5,6 +5,10 @@ from hypothesis import given, settings, strategies as st
 import _reference as ref
 from gbtree.kernels._binned_matrix import columns_of
 from gbtree.growing._expand_ahead import TreeGrower
+from gbtree.growing.approx import GlobalApproxGrower
+from gbtree.growing.exact import ExactGrower
+from gbtree.growing.symmetric_grower import SymmetricGrower
+from gbtree.growing.vector_grower import VectorLeafGrower
 from gbtree.growing.grower_params import GrowerParams
 from gbtree.data.binning import BinMapper
 from gbtree.predicting.tree import TreeEnsemble
@@ -36,7 +40,7 @@ def test_raw_update_equals_prediction_of_the_tree(rng, lossguide):
     X, Xb, mapper, grad, hess = _setup(rng)
     grower = _grower(Xb, mapper, lossguide=lossguide, max_leaves=20 if lossguide else 0)
     raw = np.zeros((X.shape[0], 1))
-    tree = grower.grow(grad, hess, 0.5, raw, 0)
+    tree = grower.grow(ref.gradient_pairs(grad, hess), 0.5, raw, 0)[0]
     ens = TreeEnsemble(X.shape[1], [0.0])
     ens.add_tree(tree, 0)
     np.testing.assert_array_equal(raw, ens.predict_raw_binned(Xb, mapper.n_bins_))
@@ -53,7 +57,7 @@ def test_raw_update_on_threads_equals_prediction_of_the_tree(rng, n_threads, sam
                      max_leaves=63)
     sample = np.flatnonzero(rng.rand(X.shape[0]) < 0.7).astype(np.uint32) if sampled else None
     raw = np.full((X.shape[0], 1), 0.25)
-    tree = grower.grow(grad, hess, 0.5, raw, 0, sample=sample)
+    tree = grower.grow(ref.gradient_pairs(grad, hess), 0.5, raw, 0, sample=sample)[0]
     ens = TreeEnsemble(X.shape[1], [0.25])
     ens.add_tree(tree, 0)
     expected = ens.predict_raw_binned(Xb, mapper.n_bins_)
@@ -79,13 +83,14 @@ def test_columns_of_is_the_transposed_copy(n_rows, n_features, n_threads, seed):
 def test_row_sample_must_be_increasing_rows(rng, sample):
     X, Xb, mapper, grad, hess = _setup(rng)
     with pytest.raises(ValueError, match="row sample"):
-        _grower(Xb, mapper).grow(grad, hess, 0.5, np.zeros((X.shape[0], 1)), 0,
-                                 sample=np.array(sample, dtype=np.uint32))
+        _grower(Xb, mapper).grow(ref.gradient_pairs(grad, hess), 0.5, np.zeros((X.shape[0], 1)), 0,
+                                 sample=np.array(sample, dtype=np.uint32))[0]
 
 
 def test_tree_structure_is_consistent(rng):
     X, Xb, mapper, grad, hess = _setup(rng)
-    tree = _grower(Xb, mapper).grow(grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
+    pairs = ref.gradient_pairs(grad, hess)
+    tree = _grower(Xb, mapper).grow(pairs, 1.0, np.zeros((X.shape[0], 1)), 0)[0]
     inner = tree[tree["is_leaf"] == 0]
     # children hold their parent's rows and hessians
     np.testing.assert_array_equal(tree["count"][inner["left"]] + tree["count"][inner["right"]], inner["count"])
@@ -95,7 +100,7 @@ def test_tree_structure_is_consistent(rng):
     # leaf values are the regularised Newton steps of their rows
     rows, starts, ends = _grower(Xb, mapper), None, None
     g = _grower(Xb, mapper)
-    g.grow(grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
+    g.grow(ref.gradient_pairs(grad, hess), 1.0, np.zeros((X.shape[0], 1)), 0)
     rows, starts, ends = g.leaf_rows()
     for k in np.flatnonzero(tree["is_leaf"]):
         r = rows[starts[k]:ends[k]]
@@ -108,7 +113,7 @@ def test_depthwise_respects_max_depth_and_fills_levels(rng, max_depth):
     # reg_lambda=0: with noise every split has a positive gain (lambda > 0 can
     # make splits of homogeneous nodes lose)
     tree = _grower(Xb, mapper, max_depth=max_depth, min_child_weight=0.0, reg_lambda=0.0).grow(
-        grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
+        ref.gradient_pairs(grad, hess), 1.0, np.zeros((X.shape[0], 1)), 0)[0]
     assert _depths(tree).max() == max_depth
     assert (tree["is_leaf"] == 1).sum() == 2 ** max_depth   # plenty of data: a full tree
 
@@ -117,14 +122,14 @@ def test_depthwise_respects_max_depth_and_fills_levels(rng, max_depth):
 def test_lossguide_respects_max_leaves(rng, max_leaves):
     X, Xb, mapper, grad, hess = _setup(rng, n=20000)
     tree = _grower(Xb, mapper, max_depth=0, max_leaves=max_leaves, lossguide=True).grow(
-        grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
+        ref.gradient_pairs(grad, hess), 1.0, np.zeros((X.shape[0], 1)), 0)[0]
     assert (tree["is_leaf"] == 1).sum() == max_leaves
 
 
 def test_lossguide_splits_the_best_leaf_first(rng):
     X, Xb, mapper, grad, hess = _setup(rng, n=20000)
     tree = _grower(Xb, mapper, max_depth=0, max_leaves=16, lossguide=True).grow(
-        grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
+        ref.gradient_pairs(grad, hess), 1.0, np.zeros((X.shape[0], 1)), 0)[0]
     # children get ids in the order their parents are split: the node split at
     # step s has left child 2s + 1. Every node open at that step and split later
     # has a gain no larger than the one split then.
@@ -136,9 +141,10 @@ def test_lossguide_splits_the_best_leaf_first(rng):
     # and the consequence: lossguide with max_leaves=2**d has at least the
     # training-loss reduction of depthwise with max_depth=d.
     raw_lg = np.zeros((X.shape[0], 1))
-    _grower(Xb, mapper, max_depth=0, max_leaves=16, lossguide=True).grow(grad, hess, 1.0, raw_lg, 0)
+    pairs = ref.gradient_pairs(grad, hess)
+    _grower(Xb, mapper, max_depth=0, max_leaves=16, lossguide=True).grow(pairs, 1.0, raw_lg, 0)
     raw_dw = np.zeros((X.shape[0], 1))
-    _grower(Xb, mapper, max_depth=4).grow(grad, hess, 1.0, raw_dw, 0)
+    _grower(Xb, mapper, max_depth=4).grow(pairs, 1.0, raw_dw, 0)
     y = -grad.astype(np.float64)
     assert ((y - raw_lg[:, 0]) ** 2).sum() <= ((y - raw_dw[:, 0]) ** 2).sum()
 
@@ -146,7 +152,7 @@ def test_lossguide_splits_the_best_leaf_first(rng):
 def test_lossguide_with_max_depth(rng):
     X, Xb, mapper, grad, hess = _setup(rng, n=20000)
     tree = _grower(Xb, mapper, max_depth=3, max_leaves=100, lossguide=True).grow(
-        grad, hess, 1.0, np.zeros((X.shape[0], 1)), 0)
+        ref.gradient_pairs(grad, hess), 1.0, np.zeros((X.shape[0], 1)), 0)[0]
     assert _depths(tree).max() <= 3
     assert (tree["is_leaf"] == 1).sum() <= 8
 
@@ -166,7 +172,7 @@ def test_each_node_holds_the_rows_that_reach_it_in_order(rng, ordered, n_threads
         Xb, grad, hess = np.ascontiguousarray(Xb[order]), grad[order], hess[order]
     g = _grower(Xb, mapper, n_threads, max_depth=0, max_leaves=63, lossguide=True,
                 expand_ahead=ahead)
-    tree = g.grow(grad, hess, 0.3, np.zeros((Xb.shape[0], 1)), 0)
+    tree = g.grow(ref.gradient_pairs(grad, hess), 0.3, np.zeros((Xb.shape[0], 1)), 0)[0]
     assert tree["feature"][0] == 0
     rows, starts, ends = g.leaf_rows()
     expected = {0: np.arange(Xb.shape[0])}
@@ -189,7 +195,8 @@ def test_tree_is_identical_across_threads(rng):
     trees = []
     for n_threads in (1, 2, 3):
         raw = np.zeros((X.shape[0], 1))
-        trees.append((_grower(Xb, mapper, n_threads, max_depth=8).grow(grad, hess, 0.3, raw, 0), raw))
+        grower = _grower(Xb, mapper, n_threads, max_depth=8)
+        trees.append((grower.grow(ref.gradient_pairs(grad, hess), 0.3, raw, 0)[0], raw))
     for tree, raw in trees[1:]:
         assert tree.tobytes() == trees[0][0].tobytes()
         np.testing.assert_array_equal(raw, trees[0][1])
@@ -206,7 +213,7 @@ def test_wide_tree_is_identical_across_threads(rng, lossguide):
         raw = np.zeros((X.shape[0], 1))
         trees.append((_grower(Xb, mapper, n_threads, max_depth=0 if lossguide else 6,
                               max_leaves=40 if lossguide else 0, lossguide=lossguide)
-                      .grow(grad, hess, 0.3, raw, 0), raw))
+                      .grow(ref.gradient_pairs(grad, hess), 0.3, raw, 0)[0], raw))
     for tree, raw in trees[1:]:
         assert tree.tobytes() == trees[0][0].tobytes()
         np.testing.assert_array_equal(raw, trees[0][1])
@@ -225,32 +232,45 @@ def test_a_tree_never_increases_the_training_loss(seed, max_depth, reg_lambda, r
     raw = np.zeros((X.shape[0], 1))
     _grower(Xb, mapper, max_depth=max_depth, reg_lambda=reg_lambda, reg_alpha=reg_alpha,
             min_child_weight=min_child_weight, gamma=gamma, max_delta_step=max_delta_step,
-            lossguide=lossguide, max_leaves=8 if lossguide else 0).grow(grad, hess, 1.0, raw, 0)
+            lossguide=lossguide, max_leaves=8 if lossguide else 0).grow(
+                ref.gradient_pairs(grad, hess), 1.0, raw, 0)
     y = -grad.astype(np.float64)
     assert ((y - raw[:, 0]) ** 2).sum() <= (y ** 2).sum() + 1e-9
 
 
 @pytest.mark.parametrize("quant_levels", [0, 16])
-def test_gradient_pairs_are_read_in_place_or_copied_alike(rng, quant_levels):
-    # The booster hands the grower the two columns of one (n, 2) array, which the
-    # kernels read in place; separate arrays (any strides) are copied into pairs.
-    # Both must grow the same tree and update the same raw scores.
+def test_every_grower_takes_the_pairs_of_its_outputs(rng, quant_levels):
+    # The booster hands each grower the slice of the round's (K, n, 2) pairs of the
+    # outputs it grows, read in place: the same tree and raw scores as pairs of
+    # their own, and the output's column of raw alone changes. Any other shape is
+    # refused, by every grower.
     X, Xb, mapper, grad, hess = _setup(rng)
     hess = rng.uniform(0.5, 2.0, size=hess.shape[0]).astype(np.float32)
-    pairs = np.column_stack([grad, hess])
+    round_pairs = np.zeros((3, X.shape[0], 2), dtype=np.float32)
+    round_pairs[1] = ref.gradient_pairs(grad, hess)[0]
     results = []
-    for g, h in [(pairs[:, 0], pairs[:, 1]), (grad, hess),
-                 (np.repeat(grad, 3)[::3], np.repeat(hess, 3)[::3])]:
+    for pairs, output in [(round_pairs[1:2], 1), (ref.gradient_pairs(grad, hess), 1)]:
         grower = _grower(Xb, mapper, 2, max_depth=0, max_leaves=31, lossguide=True,
                          quant_levels=quant_levels)
-        raw = np.zeros((X.shape[0], 1))
-        results.append((grower.grow(g, h, 0.3, raw, 0, seed=5), raw))
-    for tree, raw in results[1:]:
-        np.testing.assert_array_equal(tree, results[0][0])
-        np.testing.assert_array_equal(raw, results[0][1])
+        raw = np.zeros((X.shape[0], 3))
+        results.append((grower.grow(pairs, 0.3, raw, output, seed=5)[0], raw))
+    np.testing.assert_array_equal(results[1][0], results[0][0])
+    np.testing.assert_array_equal(results[1][1], results[0][1])
     assert (results[0][0]["is_leaf"] == 1).sum() == 31
-    with pytest.raises(ValueError, match="one value per row"):
-        grower.grow(grad[:-1], hess[:-1], 0.3, raw, 0)
+    assert results[0][1][:, 1].any() and not results[0][1][:, [0, 2]].any()
+    params = GrowerParams(max_depth=3)
+    growers = [_grower(Xb, mapper, 2),
+               SymmetricGrower(Xb, mapper.n_bins_, mapper.bin_offsets_,
+                               mapper.bin_thresholds(), params, 1),
+               ExactGrower(X, params, 1), GlobalApproxGrower(X, params, 1)]
+    for grower in growers:
+        for bad in (ref.gradient_pairs(grad[:-1], hess[:-1]), round_pairs[:2]):
+            with pytest.raises(ValueError, match="one pair per row: shape \\(1, 3000, 2\\)"):
+                grower.grow(bad, 0.3, np.zeros((X.shape[0], 1)), 0)
+    vector = VectorLeafGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
+                              params, 1)
+    with pytest.raises(ValueError, match="pairs of 3 output"):
+        vector.grow(round_pairs[:2], 0.3, np.zeros((X.shape[0], 3)), 0)
 
 
 @settings(max_examples=300, deadline=None)
@@ -285,7 +305,8 @@ def test_nodes_the_leaf_budget_cannot_reach_are_closed_without_changing_the_tree
         g = _grower(Xb, mapper, n_threads=2, lossguide=lossguide, max_depth=0 if lossguide else 8,
                     max_leaves=63, min_child_weight=0.0, drop_hopeless=drop, expand_ahead=False)
         raw = np.zeros((X.shape[0], 1))
-        grown[drop] = (g.grow(grad, hess, 0.5, raw, 0), raw, g.n_histogram_buffers)
+        tree = g.grow(ref.gradient_pairs(grad, hess), 0.5, raw, 0)[0]
+        grown[drop] = (tree, raw, g.n_histogram_buffers)
     np.testing.assert_array_equal(grown[True][0], grown[False][0])
     np.testing.assert_array_equal(grown[True][1], grown[False][1])
     assert (grown[True][0]["is_leaf"] == 1).sum() == 63
@@ -310,11 +331,12 @@ def test_a_gradient_or_hessian_that_is_not_finite_is_an_error(rng, quant_levels,
     broken[where][12_345] = bad
     raw = np.zeros((X.shape[0], 1))
     with pytest.raises(ValueError, match="grad and hess must be finite"):
-        g.grow(broken["grad"], broken["hess"], 0.3, raw, 0)
+        g.grow(ref.gradient_pairs(broken["grad"], broken["hess"]), 0.3, raw, 0)
     assert not raw.any()
-    tree = g.grow(grad, hess, 0.3, raw, 0)
+    tree = g.grow(ref.gradient_pairs(grad, hess), 0.3, raw, 0)[0]
     fresh_raw = np.zeros((X.shape[0], 1))
-    np.testing.assert_array_equal(tree, grower().grow(grad, hess, 0.3, fresh_raw, 0))
+    np.testing.assert_array_equal(
+        tree, grower().grow(ref.gradient_pairs(grad, hess), 0.3, fresh_raw, 0)[0])
     np.testing.assert_array_equal(raw, fresh_raw)
     assert (tree["is_leaf"] == 0).sum() > 10
 

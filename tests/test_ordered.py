@@ -9,6 +9,7 @@ from gbtree.kernels._typedefs import NODE_DTYPE
 from gbtree.growing.grower_params import GrowerParams
 from gbtree.boosting.objectives import Logistic, SquaredError
 from gbtree.growing.ordered import OrderedBoosting
+from _reference import gradient_pairs
 
 ORDERED = dict(boosting_type="ordered")
 
@@ -26,7 +27,7 @@ class _FixedSplits:
     def __init__(self, masks):
         self.masks, self.t, self.last = masks, 0, None
 
-    def grow(self, grad, hess, learning_rate, raw, output, sample=None, seed=0):
+    def grow(self, pairs, learning_rate, raw, output, sample=None, seed=0):
         left = self.masks[self.t % len(self.masks)]
         self.t += 1
         nodes = np.zeros(3, dtype=NODE_DTYPE)
@@ -36,7 +37,7 @@ class _FixedSplits:
         rows = np.concatenate([np.flatnonzero(left), np.flatnonzero(~left)]).astype(np.uint32)
         n_left = int(left.sum())
         self.last = (rows, np.array([0, 0, n_left]), np.array([left.size, n_left, left.size]))
-        return nodes
+        return [nodes]
 
     def leaf_rows(self):
         return self.last
@@ -65,7 +66,7 @@ def test_no_row_reads_a_model_that_has_seen_it(objective):
         for t in range(8):
             pairs = np.empty((1, n, 2), dtype=np.float32)
             objective.gradient(labels, raw, None, pairs[:, :, 0], pairs[:, :, 1], 1)
-            ob.grow(pairs[0, :, 0], pairs[0, :, 1], 0.5, raw, 0, None, seed=t)
+            ob.grow(pairs, 0.5, raw, 0, None, seed=t)
             seen.append([ob.ordered_scores(r) for r in range(3)])
         runs.append((seen, raw.copy(), ob))
     (a, raw_a, ob), (b, raw_b, _) = runs
@@ -91,7 +92,7 @@ def test_supporting_models_are_boosted_on_their_prefixes():
                          GrowerParams(reg_lambda=2.0, min_child_weight=0.0), 1, seed=3,
                          n_threads=1)
     raw = np.zeros((n, 1))
-    ob.grow((raw[:, 0] - y).astype(np.float32), np.ones(n, np.float32), 1.0, raw, 0)
+    ob.grow(gradient_pairs(raw[:, 0] - y, np.ones(n)), 1.0, raw, 0)
     order = ob.orders[0]
     for k, scores in enumerate(ob.supporting[0]):
         prefix = y[order[:2 ** k]]

@@ -31,7 +31,7 @@ def _grow(Xb, mapper, grad, hess, quant_levels=0, n_threads=1, lossguide=True, m
     grower = TreeGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
                         params, n_threads)
     raw = np.zeros((Xb.shape[0], 1))
-    tree = grower.grow(grad, hess, 0.5, raw, 0, None, seed)
+    tree = grower.grow(ref.gradient_pairs(grad, hess), 0.5, raw, 0, None, seed)[0]
     return tree, raw, grower
 
 

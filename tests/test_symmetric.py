@@ -84,7 +84,7 @@ def test_level_splits_maximise_the_gain_summed_over_the_nodes(params):
     grower = SymmetricGrower(Xb, mapper.n_bins_, mapper.bin_offsets_, mapper.bin_thresholds(),
                              GrowerParams(max_depth=4, **params), 1)
     raw = np.zeros((len(y), 1))
-    nodes = grower.grow(grad, hess, 0.5, raw, 0)
+    nodes = grower.grow(ref.gradient_pairs(grad, hess), 0.5, raw, 0)[0]
     splits, values = ref.grow_symmetric(Xb, mapper.n_bins_, mapper.bin_offsets_, grad, hess, 4,
                                         learning_rate=0.5, **params)
     depth = len(splits)

@@ -186,12 +186,10 @@ def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds):
     """The trees of one set, as (output, nodes): one tree per output, each grown when
     the caller asks for it (after it has finished the one before), or the K trees
     of one tree whose leaves hold a vector."""
-    if vector_leaves:
-        yield from enumerate(grower.grow(pairs, learning_rate, raw, rows, seeds[0]))
-        return
-    for k in range(pairs.shape[0]):
-        yield k, grower.grow(pairs[k, :, 0], pairs[k, :, 1], learning_rate, raw, k, rows,
-                             seeds[k])
+    K = pairs.shape[0]
+    for first, end in [(0, K)] if vector_leaves else [(k, k + 1) for k in range(K)]:
+        trees = grower.grow(pairs[first:end], learning_rate, raw, first, rows, seeds[first])
+        yield from zip(range(first, end), trees)
 
 
 def _loss_on(objective, y, raw, sample_weight, rows):
@@ -262,7 +260,8 @@ class _InMemoryRows:
         objective.gradient(y, raw, w, pairs[:, :, 0], pairs[:, :, 1], self.n_threads)
         # every random draw of a round depends on (seed, round) only: any n_jobs, warm start
         rows, left_out, refit_weight, tree_seeds = sampling.draws(
-            params, np.random.default_rng(sampling.round_key(params.seed, round_number)), pairs[:, :, 0],
+            params, np.random.default_rng(sampling.round_key(params.seed, round_number)),
+            pairs[:, :, 0],
             pairs[:, :, 1], w, objective.needs_refit)
         self._left_out = left_out
         if self.oob and left_out is not None:

@@ -65,8 +65,6 @@ cdef class SerialGrower:
     # the current tree
     cdef uint64_t seed
     cdef const G_H_C* pairs           # interleaved (gradient, hessian) pairs
-    cdef object pair_copy             # (n_rows, 2) float32: pairs made when grow() gets two
-                                      # separate arrays (made on first use)
     cdef const void* values           # what the histograms read (GradientQuantizer.values)
     cdef bint all_rows                # grown on every row
     cdef vector[node_struct] nodes

@@ -48,6 +48,7 @@ from ..kernels._quantizer cimport GradientQuantizer
 from ._expansion cimport expansion_key
 from ._nodes cimport write_leaf, write_split
 from ..kernels._typedefs import NODE_DTYPE
+from .grower_params import check_pairs
 
 
 # Below this many rows the raw-score update runs on one thread.
@@ -654,25 +655,19 @@ cdef class SerialGrower:
         """``node`` will stay a leaf."""
         pass
 
-    def grow(self, const G_H_C[:] grad, const G_H_C[:] hess, double learning_rate,
-             double[:, ::1] raw, int output, const IDX_C[::1] sample=None, uint64_t seed=0):
-        """Grow one tree on (grad, hess); add its predictions to ``raw[:, output]``.
-
-        ``grad`` and ``hess`` (float32, one value per row) are read in place when
-        they are the two columns of one C-ordered (n_rows, 2) array, as the
-        booster makes them; otherwise they are copied into such pairs first.
-        ``sample``: sorted row indices to grow the tree on (row subsampling);
-        only their raw predictions are updated. ``seed`` drives the column
-        sampling of this tree. Returns the tree as a NODE_DTYPE array (node 0
-        is the root).
+    def grow(self, const G_H_C[:, :, ::1] pairs, double learning_rate, double[:, ::1] raw,
+             int output, const IDX_C[::1] sample=None, uint64_t seed=0):
+        """Grow one tree on ``pairs`` (1, n_rows, 2), the (gradient, hessian) pairs of
+        output ``output``; add its predictions to ``raw[:, output]`` (see
+        ``growers``). ``sample``: sorted row indices to grow the tree on (row
+        subsampling); only their raw predictions are updated. ``seed`` drives the
+        column sampling of this tree. Returns ``[the tree]`` (NODE_DTYPE, node 0 the
+        root).
         """
         cdef int status
         cdef const IDX_C* rows_ptr = NULL
         cdef Py_ssize_t n_sample = 0, n_rows = self.X.n_rows
-        cdef G_H_C[:, ::1] copy_view
-        if grad.shape[0] != n_rows or hess.shape[0] != n_rows:
-            raise ValueError(f"grad and hess must have one value per row ({n_rows}), "
-                             f"got {grad.shape[0]} and {hess.shape[0]}")
+        check_pairs((pairs.shape[0], pairs.shape[1], pairs.shape[2]), n_rows, 1)
         if n_rows == 0:
             raise ValueError("there are no rows to grow a tree on")
         if sample is not None:
@@ -685,16 +680,7 @@ cdef class SerialGrower:
             if status != 0:
                 raise ValueError(f"the row sample must be increasing row indices below "
                                  f"{n_rows}")
-        if (grad.strides[0] == 2 * sizeof(G_H_C) and hess.strides[0] == 2 * sizeof(G_H_C)
-                and &hess[0] == &grad[0] + 1):
-            self.pairs = &grad[0]
-        else:
-            if self.pair_copy is None:
-                self.pair_copy = np.empty((n_rows, 2), dtype=np.float32)
-            self.pair_copy[:, 0] = grad
-            self.pair_copy[:, 1] = hess
-            copy_view = self.pair_copy
-            self.pairs = &copy_view[0, 0]
+        self.pairs = &pairs[0, 0, 0]
         self.seed = seed
         self.sampler.start_tree(seed)
         self._prepare_tree(raw, output)
@@ -714,7 +700,7 @@ cdef class SerialGrower:
         cdef node_struct[::1] out_view = out
         if self.nodes.size() > 0:
             memcpy(&out_view[0], self.nodes.data(), self.nodes.size() * sizeof(node_struct))
-        return out
+        return [out]
 
     def node_bounds(self):
         """``(lower, upper)``: the bounds monotone constraints put on each node's weight

@@ -16,6 +16,7 @@ from ..kernels._exact import global_cuts
 from ._expand_ahead import TreeGrower
 from ..data.binning import BinMapper
 from .exact import check_depthwise, column_blocks
+from .grower_params import check_pairs
 
 # a tree's bins are uint8 with a missing bin: at most 255 parts of the hessian
 MAX_PARTS = 255
@@ -50,17 +51,14 @@ class GlobalApproxGrower:
         cuts, cut_ptr = global_cuts(*self.blocks, weights, self.n_parts, self.n_threads)
         return BinMapper.from_cuts(cuts, cut_ptr, self.absent_as_missing)
 
-    def grow(self, grad, hess, learning_rate, raw, output, sample=None, seed=0):
+    def grow(self, pairs, learning_rate, raw, output, sample=None, seed=0):
         """As ``TreeGrower.grow``, on the bins of ``bins(hess, sample)``."""
-        n = self.X.shape[0]
-        if grad.shape[0] != n or hess.shape[0] != n:
-            raise ValueError(f"grad and hess must have one value per row ({n}), got "
-                             f"{grad.shape[0]} and {hess.shape[0]}")
-        mapper = self.bins(hess, sample)
+        check_pairs(pairs.shape, self.X.shape[0], 1)
+        mapper = self.bins(pairs[0, :, 1], sample)
         self._grower = TreeGrower(mapper.transform(self.X, self.n_threads), mapper.n_bins_,
                                   mapper.bin_offsets_, mapper.bin_thresholds(), self.params,
                                   self.n_threads, default_bin=mapper.default_bins())
-        return self._grower.grow(grad, hess, learning_rate, raw, output, sample, seed)
+        return self._grower.grow(pairs, learning_rate, raw, output, sample, seed)
 
     def node_bounds(self):
         """As ``TreeGrower.node_bounds``, for the last tree."""

@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from ..kernels._column_sampler import ColumnSampler
 from ..kernels._exact import level_splits, local_bins, row_states, sort_columns, split_positions
 from ._nodes import node_records
+from .grower_params import check_pairs
 
 # Entries whose positions and gradients are gathered at once, per thread: the
 # paper's cache-aware buffer (an engine option of the grower: 0 walks without it).
@@ -116,14 +117,14 @@ class ExactGrower:
                         default_left.view(np.uint8), left_pos,
                         self.XT if self.csr is None else self.csr, self.n_threads)
 
-    def grow(self, grad, hess, learning_rate, raw, output, sample=None, seed=0):
-        """Grow one tree on (grad, hess) and add its values to ``raw[:, output]`` on
-        the rows it was grown on (``sample``: sorted row indices, None: all);
-        ``seed`` drives the column sampling. Returns the tree (NODE_DTYPE)."""
+    def grow(self, pairs, learning_rate, raw, output, sample=None, seed=0):
+        """Grow one tree on ``pairs`` (1, n_rows, 2) and add its values to
+        ``raw[:, output]`` on the rows it was grown on (``sample``: sorted row
+        indices, None: all); ``seed`` drives the column sampling. Returns ``[the
+        tree]`` (NODE_DTYPE)."""
         params, n = self.params, self.n_rows
-        if grad.shape[0] != n or hess.shape[0] != n:
-            raise ValueError(f"grad and hess must have one value per row ({n}), got "
-                             f"{grad.shape[0]} and {hess.shape[0]}")
+        check_pairs(pairs.shape, n, 1)
+        grad, hess = pairs[0, :, 0], pairs[0, :, 1]
         rows = np.arange(n) if sample is None else np.asarray(sample, dtype=np.intp)
         if rows.shape[0] == 0:
             raise ValueError("there are no rows to grow a tree on")
@@ -180,7 +181,7 @@ class ExactGrower:
                 for j, nid in enumerate(nxt):
                     count[nid] = int(child_counts[j])
             level = nxt
-        return self._emit(sums, depth, count, split, rows, leaf_of, learning_rate, raw, output)
+        return [self._emit(sums, depth, count, split, rows, leaf_of, learning_rate, raw, output)]
 
     def _emit(self, sums, depth, count, split, rows, leaf_of, learning_rate, raw, output):
         params = self.params

@@ -1,8 +1,18 @@
-"""What a ``TreeGrower`` is told: the shape of its trees, their regularisation,
-column sampling, constraints and gradient quantisation, and how it works."""
+"""What a grower is told: the shape of its trees, their regularisation, column
+sampling, constraints and gradient quantisation, and how it works; and the
+gradient pairs every grower takes (``check_pairs``)."""
 from dataclasses import dataclass
 
 from ..kernels._splitting import py_leaf_weight
+
+
+def check_pairs(shape, n_rows, n_outputs):
+    """ValueError unless ``shape`` is that of the pairs a grower takes: the
+    (gradient, hessian) pairs of ``n_outputs`` outputs, one pair per row."""
+    if tuple(shape) != (n_outputs, n_rows, 2):
+        raise ValueError(f"pairs must hold the (gradient, hessian) pairs of {n_outputs} "
+                         f"output(s), one pair per row: shape ({n_outputs}, {n_rows}, 2), got "
+                         f"{tuple(shape)}")
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,16 @@
 """Which grower grows the trees of a fit: ``make_grower`` reads the parameters once.
 
-Every grower grows one tree at a time from the rows' gradients and hessians
-(``grow``), gives each leaf's rows (``leaf_rows``) and each node's bounds
-(``node_bounds``), and takes the round's thread count (``n_threads``). The first
-row of this table that matches the parameters names the grower::
+Every grower takes the same inputs and gives the same value:
+``grow(pairs, learning_rate, raw, output, sample=None, seed=0)`` grows one tree
+structure on ``pairs``, the float32 (gradient, hessian) pairs (m, n_rows, 2) of
+outputs ``output`` .. ``output + m - 1`` (m = 1; vector leaves: every output, from
+0), on the rows ``sample`` (sorted; None: all), its column sample drawn from
+``seed``; it adds the tree's values (times ``learning_rate``) to those outputs'
+columns of ``raw`` on the rows it grew on, and returns the m trees (NODE_DTYPE
+records, written by ``_nodes``), one per output. Until the next ``grow``,
+``leaf_rows`` gives each node's rows and ``node_bounds`` each node's bounds. A
+grower takes the round's thread count (``n_threads``). The first row of this
+table that matches the parameters names the grower::
 
     tree_method="exact"                    ExactGrower (exact.py): level walks of the
                                            column blocks sorted once per fit

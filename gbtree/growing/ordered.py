@@ -26,6 +26,7 @@ small data sets (up to some tens of thousands of rows), where the shift matters.
 import numpy as np
 
 from ..kernels._splitting import leaf_weights
+from .grower_params import check_pairs
 
 
 class OrderedBoosting:
@@ -97,31 +98,32 @@ class OrderedBoosting:
         params = self.params
         return learning_rate * leaf_weights(sums_g, sums_h, *params.penalties)
 
-    def grow(self, grad, hess, learning_rate, raw, output, sample=None, seed=0):
+    def grow(self, pairs, learning_rate, raw, output, sample=None, seed=0):
         """Grow one tree: its structure from the ordered gradients of a random order,
-        its values and covers from ``grad`` and ``hess`` (the model's own, every
-        row), added to ``raw[:, output]``; then the supporting models take it."""
+        its values and covers from ``pairs`` (1, n_rows, 2) (the model's own, every
+        row), added to ``raw[:, output]``; then the supporting models take it.
+        Returns ``[the tree]``."""
         if sample is not None:
             raise ValueError("boosting_type='ordered' grows every tree on every row (no "
                              "subsample or GOSS)")
         n = self.n_rows
+        check_pairs(pairs.shape, n, 1)
         r = int(np.random.default_rng(seed).integers(len(self.orders)))
         g_ord, h_ord = self._gradients(np.arange(n), self.ordered_scores(r))
-        pairs = np.empty((n, 2), dtype=np.float32)
-        pairs[:, 0], pairs[:, 1] = g_ord, h_ord
-        nodes = self.inner.grow(pairs[:, 0], pairs[:, 1], learning_rate, np.zeros((n, 1)), 0,
-                                None, seed)
+        ordered = np.empty((1, n, 2), dtype=np.float32)
+        ordered[0, :, 0], ordered[0, :, 1] = g_ord, h_ord
+        nodes = self.inner.grow(ordered, learning_rate, np.zeros((n, 1)), 0, None, seed)[0]
         rows, starts, ends = self.inner.leaf_rows()
         leaf_of = self._leaf_of(nodes, rows, starts, ends)
         # the model's values and covers: its own gradients on every row
-        g, h = np.asarray(grad, dtype=np.float64), np.asarray(hess, dtype=np.float64)
+        g, h = pairs[0, :, 0].astype(np.float64), pairs[0, :, 1].astype(np.float64)
         sums_g, sums_h = self._node_sums(nodes, leaf_of, g, h)
         nodes["value"] = self._values(sums_g, sums_h, learning_rate)
         nodes["cover"] = sums_h
         raw[:, output] += nodes["value"][leaf_of]
         self._update_supporting(nodes, leaf_of, learning_rate)
         self._leaf_rows = (rows, starts, ends)
-        return nodes
+        return [nodes]
 
     @staticmethod
     def _leaf_of(nodes, rows, starts, ends):

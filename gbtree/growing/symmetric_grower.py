@@ -23,6 +23,7 @@ from ..kernels._partition import partition_level, py_partition_sparse
 from ..kernels._splitting import find_best_split_outputs
 from ._nodes import node_records
 from .binned_grower import BinnedGrower
+from .grower_params import check_pairs
 
 # the deepest symmetric tree (2**16 leaves), as CatBoost's
 MAX_SYMMETRIC_DEPTH = 16
@@ -97,16 +98,13 @@ class SymmetricGrower(BinnedGrower):
                                              self.n_threads) if end > start else 0
                          for start, end in bounds], dtype=np.int64)
 
-    def grow(self, grad, hess, learning_rate, raw, output, sample=None, seed=0):
-        """Grow one tree on (grad, hess); add its values to ``raw[:, output]`` on the
-        rows it was grown on (``sample``: sorted row indices, None: all). ``seed``
-        drives the column sampling. Returns the tree (NODE_DTYPE, level order)."""
+    def grow(self, pairs, learning_rate, raw, output, sample=None, seed=0):
+        """Grow one tree on ``pairs`` (1, n_rows, 2); add its values to
+        ``raw[:, output]`` on the rows it was grown on (``sample``: sorted row
+        indices, None: all). ``seed`` drives the column sampling. Returns ``[the
+        tree]`` (NODE_DTYPE, level order)."""
         params, n = self.params, self.n_rows
-        if grad.shape[0] != n or hess.shape[0] != n:
-            raise ValueError(f"grad and hess must have one value per row ({n}), got "
-                             f"{grad.shape[0]} and {hess.shape[0]}")
-        pairs = np.empty((1, n, 2), dtype=np.float32)
-        pairs[0, :, 0], pairs[0, :, 1] = grad, hess
+        check_pairs(pairs.shape, n, 1)
         grown = (np.arange(n, dtype=np.uint32) if sample is None
                  else np.array(sample, dtype=np.uint32))
         if grown.shape[0] == 0:
@@ -172,7 +170,7 @@ class SymmetricGrower(BinnedGrower):
                         self.n_threads)
         self._last = (rows, np.concatenate([b[:, 0] for b in bounds]).astype(np.intp),
                       np.concatenate([b[:, 1] for b in bounds]).astype(np.intp))
-        return out
+        return [out]
 
     def _emit(self, bounds, all_sums, splits, gains, learning_rate):
         """The tree in level order."""

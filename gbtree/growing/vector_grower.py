@@ -23,6 +23,7 @@ from ..kernels._splitting import find_best_split_outputs
 from ._expansion import OpenNodes
 from ._nodes import node_records
 from .binned_grower import BinnedGrower
+from .grower_params import check_pairs
 
 
 class _Node:
@@ -71,16 +72,17 @@ class VectorLeafGrower(BinnedGrower):
         return find_best_split_outputs(node.hist, self.n_bins, self.bin_offsets, node.sums,
                                        *params.penalties, params.gamma, mask, self.n_threads)
 
-    def grow(self, pairs, learning_rate, raw, sample=None, seed=0):
+    def grow(self, pairs, learning_rate, raw, output, sample=None, seed=0):
         """Grow one tree on ``pairs`` (K, n_rows, 2) float32 (gradient, hessian) pairs
-        of the K outputs; add its values to ``raw`` (n_rows, K) on the rows it was
-        grown on (``sample``: sorted row indices, None: all). ``seed`` drives the
-        column sampling. Returns the tree as K NODE_DTYPE arrays of one structure,
-        tree k holding output k's leaf values."""
-        params, K = self.params, pairs.shape[0]
-        if pairs.shape != (K, self.n_rows, 2) or raw.shape != (self.n_rows, K):
-            raise ValueError(f"pairs must have shape (K, {self.n_rows}, 2) and raw "
-                             f"({self.n_rows}, K)")
+        of the K outputs (``output``: 0, the first); add its values to ``raw``
+        (n_rows, K) on the rows it was grown on (``sample``: sorted row indices,
+        None: all). ``seed`` drives the column sampling. Returns the tree as K
+        NODE_DTYPE arrays of one structure, tree k holding output k's leaf values."""
+        params, K = self.params, raw.shape[1]
+        check_pairs(pairs.shape, self.n_rows, K)
+        if output != 0 or raw.shape[0] != self.n_rows:
+            raise ValueError(f"a tree of vector leaves fits every output: output 0 of raw "
+                             f"({self.n_rows}, K), got output {output!r} of {raw.shape}")
         rows = (np.arange(self.n_rows, dtype=np.uint32) if sample is None
                 else np.array(sample, dtype=np.uint32))
         if rows.shape[0] == 0:
