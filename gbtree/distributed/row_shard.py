@@ -55,7 +55,7 @@ from ..kernels._typedefs import G_H_DTYPE
 from .leaf_quantiles import SELECTED, huber_location, select_quantiles
 from ..growing.level_tree import TreeBuilder
 from .shard_exchange import ShardExchange
-from ..growing.symmetric_grower import allowed_features
+from ..growing.level_tree import allowed_features
 from ..predicting.tree import add_tree_binned_rows
 
 

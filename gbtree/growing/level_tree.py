@@ -1,21 +1,45 @@
-"""The tree a level-wise fit grows (``levelwise``): ``TreeBuilder`` decides each
-batch of splits from the shards' best splits and emits the tree's nodes, as the
-local growers would grow it."""
+"""The growth loop of the growers written in Python and of the level-wise fits:
+``TreeBuilder`` decides each batch of splits of a tree from the best splits of
+the rows' holder (``VectorLeafGrower`` and ``SymmetricGrower`` over the rows in
+memory, ``RowShard`` over shards) and emits the tree's nodes."""
 import numpy as np
 
 from ..kernels._constraints import MonotoneConstraints
 from ._expansion import OpenNodes
 from ._nodes import node_records
-from .symmetric_grower import build_children
+
+
+def allowed_features(groups, n_features, sampled, used):
+    """The uint8 mask of the features a level may split on: the column sample's
+    ``sampled`` (None: all) within the interaction constraints ``groups`` given the
+    features ``used`` by the levels above (None: every feature)."""
+    if not groups or not used:
+        return sampled
+    used = set(used)
+    mask = np.zeros(n_features, dtype=np.uint8)
+    for group in groups:
+        if used <= set(group):
+            mask[group] = 1
+    if len(used) == 1 and not any(used <= set(group) for group in groups):
+        mask[next(iter(used))] = 1      # a feature in no group: with itself
+    return mask if sampled is None else mask & sampled
+
+
+def build_children(child_sums):
+    """Of each node's two children (``child_sums``: (G, H) of left, right, left, ...),
+    the index of the one whose histogram is built, the other's being its parent's
+    minus it: the one of the smaller hessian sum (the left on a tie)."""
+    m = child_sums.shape[0] // 2
+    return 2 * np.arange(m) + (child_sums[0::2, 1] > child_sums[1::2, 1])
 
 
 class TreeBuilder:
     """Grows one tree, a batch of splits at a time: ``level(t, splits)`` applies the
     splits of tree ``t`` and returns the children's row counts and best splits
-    (``RowShard._level``). Depthwise, a batch is a level (up to the ``max_leaves``
-    budget: the local grower splits the nodes of a level oldest first); lossguide,
-    it is the one open node of the largest gain (the oldest on a tie), as the local
-    grower picks them. With ``renew`` (quantised gradients), ``renew(t, leaves)``
+    (``RowShard._level``, ``VectorLeafGrower._level``, ``SymmetricGrower._level``).
+    Depthwise, a batch is a level (up to the ``max_leaves`` budget: the histogram
+    grower splits the nodes of a level oldest first); lossguide, it is the one open
+    node of the largest gain (the oldest on a tie), in the order of ``_expansion``. With ``renew`` (quantised gradients), ``renew(t, leaves)``
     gives the exact sums of the leaves of tree ``t`` once it is grown
     (``RowShard._renew``): those of every node are made from them before its values.
     With ``refit``, ``refit(t, leaves)`` gives the loss's own value of each leaf

@@ -7,32 +7,24 @@ trees of one structure (one per output, each with its output's leaf values,
 covers and gains), which is how the ensemble stores it: prediction, model
 files and SHAP values treat them like any other trees.
 
-The growth follows ``_expansion.OpenNodes``, ``_expand_ahead.TreeGrower``'s order
-(depthwise: the oldest open node first; lossguide: the largest gain, ties to the
-oldest), with the rows of
-a node partitioned stably, the histograms of the child of the smaller hessian
-sum built (one per output, ``_node_histograms.output_histograms``) and the other
-child's derived by subtraction. With one output it grows the trees ``TreeGrower`` grows.
+The tree grows as ``level_tree.TreeBuilder`` grows every tree of the Python
+growers (in the expansion order of ``_expansion``), over the rows in memory: a
+node's rows partitioned stably, the histograms of the child of the smaller
+hessian sum built (one per output, ``_node_histograms.output_histograms``) and
+the other child's derived by subtraction. With one output it grows the trees
+``TreeGrower`` grows.
 """
+import dataclasses
+
 import numpy as np
 
 from ..kernels._column_sampler import ColumnSampler
 from ..kernels._node_histograms import output_histograms
 from ..kernels._partition import partition_column, py_partition_sparse
 from ..kernels._splitting import find_best_split_outputs
-from ._expansion import OpenNodes
-from ._nodes import node_records
+from .level_tree import TreeBuilder
 from .binned_grower import BinnedGrower
 from .grower_params import check_pairs
-
-
-class _Node:
-    # ``rows``: the node's rows, a view of the tree's row array from ``start``
-    __slots__ = ("rows", "start", "hist", "sums", "depth", "split")
-
-    def __init__(self, rows, start, hist, sums, depth):
-        self.rows, self.start, self.hist, self.sums, self.depth = rows, start, hist, sums, depth
-        self.split = None   # find_best_split_outputs' answer: None, or the split
 
 
 class VectorLeafGrower(BinnedGrower):
@@ -46,6 +38,12 @@ class VectorLeafGrower(BinnedGrower):
 
     kind = "trees whose leaves hold a vector"
 
+    def __init__(self, X_binned, n_bins, bin_offsets, bin_thresholds, params, n_threads,
+                 default_bin=None):
+        super().__init__(X_binned, n_bins, bin_offsets, bin_thresholds,
+                         dataclasses.replace(params, vector_leaves=True), n_threads,
+                         default_bin)
+
     def _histograms(self, pairs, rows):
         """The rows' histograms (K, n_entries, 2) and their sums (K, 2)."""
         out = np.empty((pairs.shape[0], self.bin_offsets[-1], 2))
@@ -56,20 +54,17 @@ class VectorLeafGrower(BinnedGrower):
         return out, totals
 
     def _split_rows(self, rows, feature, bin, default_left):
-        """The node's rows partitioned in place (stable): (left rows, right rows)."""
+        """The node's rows partitioned in place (stable): the left ones' count."""
         if self.dense:
-            n_left = partition_column(self.columns[feature], rows, bin,
-                                      self.n_bins[feature], default_left, self.n_threads)
-        else:
-            n_left = py_partition_sparse(self.X, rows, feature, bin, default_left,
-                                         self.n_threads)
-        return rows[:n_left], rows[n_left:]
+            return partition_column(self.columns[feature], rows, bin, self.n_bins[feature],
+                                    default_left, self.n_threads)
+        return py_partition_sparse(self.X, rows, feature, bin, default_left, self.n_threads)
 
-    def _find_split(self, node, mask):
+    def _find_split(self, hist, sums, count, depth, mask):
         params = self.params
-        if (params.max_depth > 0 and node.depth >= params.max_depth) or node.rows.shape[0] < 2:
+        if (params.max_depth > 0 and depth >= params.max_depth) or count < 2:
             return None
-        return find_best_split_outputs(node.hist, self.n_bins, self.bin_offsets, node.sums,
+        return find_best_split_outputs(hist, self.n_bins, self.bin_offsets, sums,
                                        *params.penalties, params.gamma, mask, self.n_threads)
 
     def grow(self, pairs, learning_rate, raw, output, sample=None, seed=0):
@@ -87,82 +82,62 @@ class VectorLeafGrower(BinnedGrower):
                 else np.array(sample, dtype=np.uint32))
         if rows.shape[0] == 0:
             raise ValueError("there are no rows to grow a tree on")
-        columns = ColumnSampler(self.n_features, params)
-        columns.begin(seed)
+        self._columns = ColumnSampler(self.n_features, params)
+        self._columns.begin(seed)
         hist, sums = self._histograms(pairs, rows)
         if not np.all(np.isfinite(sums)):
             raise ValueError("grad and hess must be finite: their sums over the rows are "
                              "inf or NaN")
-        nodes = [_Node(rows, 0, hist, sums, 0)]
-        splits = {}     # parent id -> (feature, bin, default_left, gains per output, children)
-        nodes[0].split = self._find_split(nodes[0], columns.mask(0, 0))
-        opened = OpenNodes(params.lossguide)
-        if nodes[0].split is not None:
-            opened.push(0, nodes[0].split[0])
-        n_leaves = 1
-        while opened and (params.max_leaves == 0 or n_leaves < params.max_leaves):
-            parent_id = opened.pop()
-            parent = nodes[parent_id]
-            gain, f, b, default_left, left_sums, per_output = parent.split
-            left_rows, right_rows = self._split_rows(parent.rows, f, b, default_left)
-            sums_l, sums_r = left_sums, parent.sums - left_sums
-            depth = parent.depth + 1
-            may_split = params.max_depth == 0 or depth < params.max_depth
-            # (the child of the smaller hessian sum over the outputs: the choice the
-            # level-wise trainer makes before the rows are partitioned)
-            small_left = np.sum(sums_l[:, 1]) <= np.sum(sums_r[:, 1])
-            h_l = h_r = None
-            if may_split:
-                small = self._histograms(pairs, left_rows if small_left else right_rows)[0]
-                large = parent.hist
-                large -= small
-                h_l, h_r = (small, large) if small_left else (large, small)
-            parent.hist = None
-            ids = (len(nodes), len(nodes) + 1)
-            children = (_Node(left_rows, parent.start, h_l, sums_l, depth),
-                        _Node(right_rows, parent.start + left_rows.shape[0], h_r, sums_r, depth))
-            nodes.extend(children)
-            n_leaves += 1
-            splits[parent_id] = (f, b, default_left, per_output, ids)
-            if may_split:
-                for i, child in zip(ids, children):
-                    child.split = self._find_split(child, columns.mask(i, depth))
-                    if child.split is not None:
-                        opened.push(i, child.split[0])
-                    else:
-                        child.hist = None
-        return self._emit(nodes, splits, rows, K, learning_rate, raw)
-
-    def _emit(self, nodes, splits, rows, K, learning_rate, raw):
-        """The K trees of the grown structure; adds the leaf values to ``raw`` on
-        ``rows``, the tree's row array (each leaf's rows a range of it)."""
-        params = self.params
-        leaf_of = np.empty(self.n_rows, dtype=np.intp)   # each grown row's node
-        for i, node in enumerate(nodes):
-            if i not in splits:
-                leaf_of[node.rows] = i
-        split = sorted(splits)
-        f = np.array([splits[i][0] for i in split], dtype=np.intp)
-        b = np.array([splits[i][1] for i in split], dtype=np.intp)
-        gains = np.array([splits[i][3] for i in split]).reshape(len(split), K)
-        sums = np.array([node.sums for node in nodes])        # (n, K, 2)
-        out = np.array([node_records(
-            [learning_rate * params.leaf_weight(g, h)
-             for g, h in sums[:, k]],
-            sums[:, k, 1], [node.rows.shape[0] for node in nodes],
-            [node.depth for node in nodes], split, f,
-            self.thresholds[self.bin_offsets[f] + b], [splits[i][2] for i in split],
-            gains[:, k], [splits[i][4][0] for i in split], [splits[i][4][1] for i in split],
-            bin_threshold=b) for k in range(K)])
+        # each node's rows, a range of ``rows`` (partitioned node by node), and the
+        # histograms of the nodes that may split
+        self._pairs, self._rows = pairs, rows
+        self._ranges, self._hists = {0: (0, rows.shape[0])}, {0: hist}
+        root = (sums, rows.shape[0],
+                self._find_split(hist, sums, rows.shape[0], 0, self._columns.mask(0, 0)))
+        trees, _ = TreeBuilder(self._level, self.thresholds, self.bin_offsets,
+                               params).grow(0, root, learning_rate)
         # (gathering the values row by row: adding at the rows in their partition
         # order would scatter over raw)
-        table = out["value"].T
+        leaf_of = np.empty(self.n_rows, dtype=np.intp)   # each grown row's node
+        for i in np.flatnonzero(trees[0]["is_leaf"]):
+            start, end = self._ranges[i]
+            leaf_of[rows[start:end]] = i
+        table = np.array([nodes["value"] for nodes in trees]).T
         if rows.shape[0] == self.n_rows:
             raw += table[leaf_of]
         else:
             ordered = np.sort(rows)
             raw[ordered] += table[leaf_of[ordered]]
-        self._last = (rows, np.array([node.start for node in nodes], dtype=np.intp),
-                      np.array([node.start + node.rows.shape[0] for node in nodes],
-                               dtype=np.intp))
-        return list(out)
+        bounds = np.array([self._ranges[i] for i in range(trees[0].shape[0])], dtype=np.intp)
+        self._last = (rows, bounds[:, 0].copy(), bounds[:, 1].copy())
+        self._pairs = self._hists = None
+        return trees
+
+    def _level(self, t, splits):
+        """``TreeBuilder``'s batch of splits, applied to the rows in memory: each
+        split node's rows partitioned, the histograms of the child ``build`` built
+        and the other's derived, the children's best splits; returns the
+        children's row counts and best splits."""
+        counts, found = [], []
+        for (node, f, b, default_left, left, right, build, sums_l, sums_r, depth,
+             _, _) in splits:
+            start, end = self._ranges[node]
+            part = self._rows[start:end]
+            n_left = self._split_rows(part, f, b, default_left)
+            self._ranges[left] = (start, start + n_left)
+            self._ranges[right] = (start + n_left, end)
+            counts += [n_left, end - start - n_left]
+            large = self._hists.pop(node)
+            if build < 0:
+                found += [None, None]
+                continue
+            small = self._histograms(self._pairs, part[:n_left] if build == left
+                                     else part[n_left:])[0]
+            large -= small
+            for c, sums, n in ((left, sums_l, counts[-2]), (right, sums_r, counts[-1])):
+                hist = small if c == build else large
+                split = self._find_split(hist, sums, n, depth, self._columns.mask(c, depth))
+                if split is not None:
+                    self._hists[c] = hist
+                found.append(split)
+        return counts, found
