@@ -43,10 +43,13 @@ class VectorLeafGrower(BinnedGrower):
         super().__init__(X_binned, n_bins, bin_offsets, bin_thresholds,
                          dataclasses.replace(params, vector_leaves=True), n_threads,
                          default_bin)
+        self._spare = []   # histogram buffers of closed nodes, reused (fresh pages cost)
 
     def _histograms(self, pairs, rows):
         """The rows' histograms (K, n_entries, 2) and their sums (K, 2)."""
-        out = np.empty((pairs.shape[0], self.bin_offsets[-1], 2))
+        shape = (pairs.shape[0], self.bin_offsets[-1], 2)
+        out = (self._spare.pop() if self._spare and self._spare[-1].shape == shape
+               else np.empty(shape))
         totals = np.empty((pairs.shape[0], 2))
         all_rows = self.dense and rows.shape[0] == self.n_rows
         output_histograms(self.X, None if all_rows else rows, pairs, self.bin_offsets,
@@ -110,6 +113,7 @@ class VectorLeafGrower(BinnedGrower):
             raw[ordered] += table[leaf_of[ordered]]
         bounds = np.array([self._ranges[i] for i in range(trees[0].shape[0])], dtype=np.intp)
         self._last = (rows, bounds[:, 0].copy(), bounds[:, 1].copy())
+        self._spare += self._hists.values()
         self._pairs = self._hists = None
         return trees
 
@@ -129,6 +133,7 @@ class VectorLeafGrower(BinnedGrower):
             counts += [n_left, end - start - n_left]
             large = self._hists.pop(node)
             if build < 0:
+                self._spare.append(large)
                 found += [None, None]
                 continue
             small = self._histograms(self._pairs, part[:n_left] if build == left
@@ -139,5 +144,7 @@ class VectorLeafGrower(BinnedGrower):
                 split = self._find_split(hist, sums, n, depth, self._columns.mask(c, depth))
                 if split is not None:
                     self._hists[c] = hist
+                else:
+                    self._spare.append(hist)
                 found.append(split)
         return counts, found
