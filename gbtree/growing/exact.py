@@ -24,8 +24,8 @@ import scipy.sparse as sp
 
 from ..kernels._column_sampler import ColumnSampler
 from ..kernels._exact import level_splits, local_bins, row_states, sort_columns, split_positions
-from ._nodes import node_records
 from .grower_params import check_pairs
+from .level_tree import TreeBuilder
 
 # Entries whose positions and gradients are gathered at once, per thread: the
 # paper's cache-aware buffer (an engine option of the grower: 0 walks without it).
@@ -111,91 +111,84 @@ class ExactGrower:
         self.has_missing = (np.diff(self.blocks[0]) < self.n_rows).astype(np.uint8)
         self._last = None
 
-    def _move(self, state, leaf_of, level, feature, threshold, default_left, left_pos):
-        """The rows of the level's nodes to the next level (``_exact.split_positions``)."""
-        split_positions(state, leaf_of, np.asarray(level, dtype=np.int32), feature, threshold,
-                        default_left.view(np.uint8), left_pos,
-                        self.XT if self.csr is None else self.csr, self.n_threads)
-
     def grow(self, pairs, learning_rate, raw, output, sample=None, seed=0):
         """Grow one tree on ``pairs`` (1, n_rows, 2) and add its values to
         ``raw[:, output]`` on the rows it was grown on (``sample``: sorted row
         indices, None: all); ``seed`` drives the column sampling. Returns ``[the
         tree]`` (NODE_DTYPE)."""
-        params, n = self.params, self.n_rows
+        n = self.n_rows
         check_pairs(pairs.shape, n, 1)
-        grad, hess = pairs[0, :, 0], pairs[0, :, 1]
         rows = np.arange(n) if sample is None else np.asarray(sample, dtype=np.intp)
         if rows.shape[0] == 0:
             raise ValueError("there are no rows to grow a tree on")
         pos = np.full(n, -1, dtype=np.int32)
         pos[rows] = 0
-        state = row_states(grad, hess, pos)
-        pos = state["pos"]     # (a view: the kernels move the rows)
-        leaf_of = np.full(n, -1, dtype=np.int32)
-        root = np.array([state["g"][rows].astype(np.float64).sum(),
-                         state["h"][rows].astype(np.float64).sum()])
+        # each row's place among the nodes of the tree's last level (the kernels move
+        # the rows level by level), and its leaf once its node is one
+        self._state = row_states(pairs[0, :, 0], pairs[0, :, 1], pos)
+        self._leaf_of = np.full(n, -1, dtype=np.int32)
+        root = np.array([self._state["g"][rows].astype(np.float64).sum(),
+                         self._state["h"][rows].astype(np.float64).sum()])
         if not np.all(np.isfinite(root)):
             raise ValueError("grad and hess must be finite: their sums over the rows are "
                              "inf or NaN")
-        columns = ColumnSampler(self.n_features, params)
-        columns.begin(seed)
-        bins = None
-        # per node: sums (g, h), depth, rows, and (feature, threshold, default_left,
-        # gain, left child) once split
-        sums, depth, count, split = [root], [0], [rows.shape[0]], {}
-        level = [0]
-        while level:
-            m, d = len(level), depth[level[0]]
-            lsums = np.array([sums[i] for i in level])
-            feature = np.full(m, -1, dtype=np.int32)
-            threshold = np.zeros(m)
-            default_left = np.zeros(m, dtype=bool)
-            left = np.zeros((m, 2))
-            gain = np.full(m, -np.inf)
-            if d < params.max_depth:
-                masks = [columns.mask(node, d) for node in level]
-                allowed = None if masks[0] is None else np.stack(masks)
-                if self.proposal == "local":
-                    bins = local_bins(*self.blocks, state, m, self.n_parts, self.n_threads)
-                gain, feature, threshold, default_left, left = level_splits(
-                    *self.blocks, self.has_missing, state, lsums, allowed, *params.penalties,
-                    self.buffer, self.n_threads, bins)
-                feature[gain < params.gamma] = -1
-            left_pos = np.zeros(m, dtype=np.int32)
-            nxt = []
-            for i, nid in enumerate(level):
-                if feature[i] < 0:
-                    continue
-                left_pos[i] = len(nxt)
-                ids = len(sums), len(sums) + 1
-                split[nid] = (int(feature[i]), threshold[i], bool(default_left[i]),
-                              float(gain[i]), ids[0])
-                sums += [left[i], lsums[i] - left[i]]
-                depth += [d + 1, d + 1]
-                count += [0, 0]
-                nxt += ids
-            self._move(state, leaf_of, level, feature, threshold, default_left, left_pos)
-            if nxt:
-                child_counts = np.bincount(pos[pos >= 0], minlength=len(nxt))
-                for j, nid in enumerate(nxt):
-                    count[nid] = int(child_counts[j])
-            level = nxt
-        return [self._emit(sums, depth, count, split, rows, leaf_of, learning_rate, raw, output)]
+        self._columns = ColumnSampler(self.n_features, self.params)
+        self._columns.begin(seed)
+        self._level_nodes = [0]
+        found = self._scan(root[None, :], 0)[0]   # (max_depth >= 1)
+        out, _ = TreeBuilder(self._level, None, None, self.params).grow(
+            0, (root, rows.shape[0], found), learning_rate)
+        self._move({})   # (the last level's nodes are leaves)
+        raw[rows, output] += out["value"][self._leaf_of[rows]]
+        self._last = (out, rows, self._leaf_of)
+        return [out]
 
-    def _emit(self, sums, depth, count, split, rows, leaf_of, learning_rate, raw, output):
-        params = self.params
-        ids = sorted(split)
-        f, t, default_left, gain, left = (zip(*(split[i] for i in ids)) if ids
-                                          else ((),) * 5)
-        out = node_records(
-            [learning_rate * params.leaf_weight(g, h)
-             for g, h in sums],
-            [h for _, h in sums], count, depth, ids, f, t,
-            default_left, gain, left, [c + 1 for c in left])
-        raw[rows, output] += out["value"][leaf_of[rows]]
-        self._last = (out, rows, leaf_of)
-        return out
+    def _scan(self, sums, depth):
+        """The best split of each node of the last level (their ``sums``, at
+        ``depth``), found in one walk of the blocks: (gain, feature, threshold,
+        default_left, left sums), or None."""
+        params, m = self.params, sums.shape[0]
+        masks = [self._columns.mask(node, depth) for node in self._level_nodes]
+        allowed = None if masks[0] is None else np.stack(masks)
+        bins = (local_bins(*self.blocks, self._state, m, self.n_parts, self.n_threads)
+                if self.proposal == "local" else None)
+        gain, feature, threshold, default_left, left = level_splits(
+            *self.blocks, self.has_missing, self._state, sums, allowed, *params.penalties,
+            self.buffer, self.n_threads, bins)
+        return [None if feature[i] < 0 or gain[i] < params.gamma else
+                (float(gain[i]), int(feature[i]), threshold[i], bool(default_left[i]), left[i])
+                for i in range(m)]
+
+    def _move(self, splits):
+        """The rows of the last level's nodes to the next level by ``splits`` (node ->
+        (feature, threshold, default_left)), the others' rows to their leaf
+        (``_exact.split_positions``); the next level's nodes are the split nodes'
+        children, in order."""
+        level = self._level_nodes
+        m = len(level)
+        feature = np.full(m, -1, dtype=np.int32)
+        threshold, default_left = np.zeros(m), np.zeros(m, dtype=bool)
+        left_pos = np.zeros(m, dtype=np.int32)
+        order = {node: j for j, node in enumerate(splits)}   # (the children's order)
+        for i, node in enumerate(level):
+            if node in splits:
+                feature[i], threshold[i], default_left[i] = splits[node]
+                left_pos[i] = 2 * order[node]
+        split_positions(self._state, self._leaf_of, np.asarray(level, dtype=np.int32), feature,
+                        threshold, default_left.view(np.uint8), left_pos,
+                        self.XT if self.csr is None else self.csr, self.n_threads)
+
+    def _level(self, t, splits):
+        """``TreeBuilder``'s level of splits (all of the level's, depthwise), applied
+        to the rows: the children's row counts and best splits."""
+        self._move({s[0]: s[1:4] for s in splits})
+        self._level_nodes = [c for s in splits for c in s[4:6]]
+        pos = self._state["pos"]
+        counts = np.bincount(pos[pos >= 0], minlength=len(self._level_nodes))
+        if splits[0][6] < 0:   # (children at max_depth: leaves)
+            return counts, [None] * len(self._level_nodes)
+        sums = np.array([side for s in splits for side in s[7:9]])
+        return counts, self._scan(sums, splits[0][9])
 
     def node_bounds(self):
         """``(lower, upper)`` bounds on each node's weight in the last tree: none."""

@@ -1,7 +1,7 @@
 """The growth loop of the growers written in Python and of the level-wise fits:
 ``TreeBuilder`` decides each batch of splits of a tree from the best splits of
-the rows' holder (``VectorLeafGrower`` and ``SymmetricGrower`` over the rows in
-memory, ``RowShard`` over shards) and emits the tree's nodes."""
+the rows' holder (``VectorLeafGrower``, ``SymmetricGrower`` and ``ExactGrower``
+over the rows in memory, ``RowShard`` over shards) and emits the tree's nodes."""
 import numpy as np
 
 from ..kernels._constraints import MonotoneConstraints
@@ -36,10 +36,14 @@ def build_children(child_sums):
 class TreeBuilder:
     """Grows one tree, a batch of splits at a time: ``level(t, splits)`` applies the
     splits of tree ``t`` and returns the children's row counts and best splits
-    (``RowShard._level``, ``VectorLeafGrower._level``, ``SymmetricGrower._level``).
+    (``RowShard._level``, ``VectorLeafGrower._level``, ``SymmetricGrower._level``,
+    ``ExactGrower._level``).
     Depthwise, a batch is a level (up to the ``max_leaves`` budget: the histogram
     grower splits the nodes of a level oldest first); lossguide, it is the one open
-    node of the largest gain (the oldest on a tie), in the order of ``_expansion``. With ``renew`` (quantised gradients), ``renew(t, leaves)``
+    node of the largest gain (the oldest on a tie), in the order of ``_expansion``.
+    A split is (gain, feature, bin, default_left, left sums, ...); without
+    ``thresholds`` (None: ``ExactGrower._level``) its third value is its raw
+    threshold. With ``renew`` (quantised gradients), ``renew(t, leaves)``
     gives the exact sums of the leaves of tree ``t`` once it is grown
     (``RowShard._renew``): those of every node are made from them before its values.
     With ``refit``, ``refit(t, leaves)`` gives the loss's own value of each leaf
@@ -192,12 +196,15 @@ class TreeBuilder:
         split = sorted(children)
         found = [nodes[i]["split"] for i in split]
         f = np.array([s[1] for s in found], dtype=np.intp)
-        b = np.array([s[2] for s in found], dtype=np.intp)
+        if self.thresholds is None:   # (raw thresholds)
+            threshold, b = [s[2] for s in found], None
+        else:
+            b = np.array([s[2] for s in found], dtype=np.intp)
+            threshold = self.thresholds[self.bin_offsets[f] + b]
         out = node_records(
             [learning_rate * self._weight(node["sums"], node["clip"]) for node in nodes],
             [node["sums"][1] for node in nodes], [node["count"] for node in nodes],
-            [node["depth"] for node in nodes], split, f,
-            self.thresholds[self.bin_offsets[f] + b], [s[3] for s in found],
+            [node["depth"] for node in nodes], split, f, threshold, [s[3] for s in found],
             [s[0] for s in found], [children[i][0] for i in split],
             [children[i][1] for i in split], bin_threshold=b)
         leaves = np.flatnonzero(out["is_leaf"])
