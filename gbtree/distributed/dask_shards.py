@@ -15,7 +15,8 @@ try:
     from dask.base import is_dask_collection
     from distributed import wait
 except ImportError as exc:  # pragma: no cover - the extra is not installed
-    raise ImportError("gbtree.dask needs dask and distributed: pip install 'gbtree[dask]'") from exc
+    raise ImportError(f"gbtree.dask needs dask, distributed and dask.dataframe (pandas, "
+                      f"pyarrow): pip install 'gbtree[dask]' ({exc})") from exc
 
 from ..data.binning import summary_cuts
 from ..data.queries import _check_group_weights

@@ -54,7 +54,8 @@ try:
     import dask.dataframe as dd
     from distributed import default_client
 except ImportError as exc:  # pragma: no cover - the extra is not installed
-    raise ImportError("gbtree.dask needs dask and distributed: pip install 'gbtree[dask]'") from exc
+    raise ImportError(f"gbtree.dask needs dask, distributed and dask.dataframe (pandas, "
+                      f"pyarrow): pip install 'gbtree[dask]' ({exc})") from exc
 
 from ..data.binning import SKETCH_SUBSAMPLE, BinMapper, flat_cuts
 from ..data.categorical import frame_of_values, resolve_columns
