@@ -34,8 +34,14 @@ def main():
     ap.add_argument("--mutations", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--batch", type=int, default=2000)
-    ap.add_argument("--json", default=os.path.join(HERE, "results", "fuzz-model-files.json"))
+    ap.add_argument("--json", help="output file (default benchmarks/results/local/"
+                                   "fuzz-model-files.json, which git ignores)")
+    ap.add_argument("--save", action="store_true",
+                    help="write benchmarks/results/fuzz-model-files.json, the tracked result")
     args = ap.parse_args()
+    if args.json is None:
+        args.json = os.path.join(HERE, "results", *(() if args.save else ("local",)),
+                                 "fuzz-model-files.json")
     folder = tempfile.mkdtemp(prefix="gbtree-fuzz-")
     base = {}
     for kind, (est, _) in fuzz_models.fitted_models().items():

@@ -641,8 +641,12 @@ def add_common_arguments(p, defaults):
                    + "; 'catboost' = catboost-symmetric,catboost-lossguide")
     p.add_argument("--repeat", type=positive_int, default=1,
                    help="fresh runs per library, interleaved; times reported as medians")
-    p.add_argument("--json", help="output file (default benchmarks/results/"
-                                  f"{defaults.get('json_name', defaults['name'])}.json)")
+    name = defaults.get("json_name", defaults["name"])
+    p.add_argument("--json", help=f"output file (default benchmarks/results/local/{name}.json, "
+                                  f"which git ignores)")
+    p.add_argument("--save", action="store_true",
+                   help=f"write benchmarks/results/{name}.json, the result the docs' tables "
+                        f"are made from (python -m benchmarks tables)")
     p.add_argument("--learning-rate", type=float, default=0.1, help="(default 0.1)")
     p.add_argument("--max-bin", type=positive_int, default=255,
                    help="value bins per feature, not counting the missing-value bin (default 255)")
@@ -654,6 +658,17 @@ def add_common_arguments(p, defaults):
                         "a machine shared with other programs (default 0)")
     p.add_argument("--timeout", type=float, default=3600,
                    help="seconds per child process (default 3600)")
+
+
+def output_path(args, defaults):
+    """Where a run's JSON goes: ``--json``; with ``--save`` the results the docs'
+    tables are made from; else a folder git ignores (a run of one's own leaves
+    the tracked results alone)."""
+    name = f"{defaults.get('json_name', args.workload)}.json"
+    if args.json and args.save:
+        raise SystemExit("give --json or --save, not both")
+    return (Path(args.json) if args.json else RESULTS_DIR / name if args.save
+            else RESULTS_DIR / "local" / name)
 
 
 def registry():
@@ -716,10 +731,10 @@ def main(argv=None):
     command = f"python {program} " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     print(f"### {args.workload}\n\n{header}\n\n{report['table']}\n\n"
           f"{started:%Y-%m-%d %H:%M %Z}, nproc {info['nproc']}, {info['cpu']} ({info['simd']})")
-    out = (Path(args.json) if args.json
-           else RESULTS_DIR / f"{defaults.get('json_name', args.workload)}.json")
+    out = output_path(args, defaults)
     out.parent.mkdir(parents=True, exist_ok=True)
-    options = {k: v for k, v in vars(args).items() if k not in ("list", "workload", "json")}
+    options = {k: v for k, v in vars(args).items()
+               if k not in ("list", "workload", "json", "save")}
     out.write_text(json.dumps(dict({
         "workload": args.workload, "command": command, "started": started.isoformat(),
         "finished": finished.isoformat(), "machine": info, "options": options,

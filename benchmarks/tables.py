@@ -57,8 +57,8 @@ def render(path, run):
     if machine.get("simd"):
         cpu += f", {machine['simd']}"
     # (where the JSON went is no part of how to make it again)
-    command = (f", `{re.sub(r' --json(=| )[^ ]+', '', run['command'])}`" if run.get("command")
-               else "")
+    command = (f", `{re.sub(r' --json(=| )[^ ]+| --save', '', run['command'])}`"
+               if run.get("command") else "")
     return (f"`benchmarks/results/{path.name}`, {started:%Y-%m-%d %H:%M %Z}, {cpu}"
             f"{command}:\n\n{run['table'].rstrip()}\n\n")
 

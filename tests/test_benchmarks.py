@@ -219,3 +219,23 @@ def test_children_use_gbtree_from_pythonpath_when_the_checkout_is_not_built(tmp_
     (result,) = json.loads(out.read_text())["results"]
     assert result["status"] == "ok", result
     assert Path(result["module_file"]).resolve().is_relative_to(package)
+
+
+def test_a_run_of_ones_own_leaves_the_tracked_results_alone():
+    # the documented command wrote over the tracked result the docs' tables read;
+    # a run writes under results/local (ignored by git) unless --save or --json
+    import run
+    from common import RESULTS_DIR
+    defaults = dict(name="higgs-like", help="binary")
+    parser = run.build_parser({"higgs-like": (run, defaults)})
+    path = run.output_path(parser.parse_args(["higgs-like"]), defaults)
+    assert path == RESULTS_DIR / "local" / "higgs-like.json"
+    assert run.output_path(parser.parse_args(["higgs-like", "--save"]), defaults) == \
+        RESULTS_DIR / "higgs-like.json"
+    assert run.output_path(parser.parse_args(["higgs-like", "--json", "x.json"]),
+                           defaults) == Path("x.json")
+    with pytest.raises(SystemExit, match="not both"):
+        run.output_path(parser.parse_args(["higgs-like", "--json", "x.json", "--save"]),
+                        defaults)
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(path)], cwd=ROOT)
+    assert ignored.returncode == 0
