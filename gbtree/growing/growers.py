@@ -28,9 +28,11 @@ table that matches the parameters names the grower::
     boosting_type="ordered"                OrderedBoosting (ordered.py) around the grower
                                            its other parameters name
 
-Out of core and on Dask the trees grow level by level over rows held elsewhere
-(``row_shard.RowShard`` with ``level_tree.TreeBuilder``): depthwise, lossguide and
-symmetric trees and vector leaves, the same trees as the growers above; what
+Two growth loops grow the trees: TreeGrower's, in C, and ``level_tree.TreeBuilder``,
+which grows the trees of ExactGrower, SymmetricGrower and VectorLeafGrower over the
+rows in memory, and out of core and on Dask over rows held elsewhere
+(``row_shard.RowShard``): depthwise, lossguide and symmetric trees and vector
+leaves, the same trees as the growers above; what
 those fits refuse (exact and approx, ordered boosting, GOSS on Dask, losses that
 need all rows at once) ``levelwise_fit.check_params`` and ``make_objective`` refuse.
 """
