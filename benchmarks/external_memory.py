@@ -2,7 +2,7 @@
 
     python -m benchmarks external-memory [--rows 20000000] [--chunk-rows 1000000]
                                          [--rounds 20] [--depth 8] [--threads 2]
-                                         [--libs gbtree,xgboost]
+                                         [--libs gbtree,xgboost] [--goss]
     python -m benchmarks external-memory-sparse [--rows 4000000] ...
 
 Writes the ``higgs-like`` training rows (datagen.py, float32, 28 features) as
@@ -63,11 +63,15 @@ def add_arguments(p, name):
     p.add_argument("--depth", type=int, default=8, help="levels of each tree (default 8)")
     p.add_argument("--chunk-rows", type=positive_int, default=1_000_000,
                    help="rows per chunk file (default 1,000,000)")
+    p.add_argument("--goss", action="store_true",
+                   help="GOSS in every fit (top 20 %% of the rows + 10 %% of the rest): "
+                        "XGBoost has none, LightGBM none out of core")
 
 
 def run(name, args, bench):
     sparse = name == "external-memory-sparse"
-    cfg = dataclasses.replace(args_config(args, "higgs-like"), depth=args.depth)
+    cfg = dataclasses.replace(args_config(args, "higgs-like"), depth=args.depth,
+                              goss=args.goss)
     if sparse:
         data, _ = sparse_data(bench, "onehot", args.rows, args.test_rows, args.seed)
         X, y = sp.load_npz(data["X_train"]), np.load(data["y_train"])
@@ -108,5 +112,6 @@ def run(name, args, bench):
             else "x 28 float32 higgs-like rows")
     header = (f"{args.rows:,} {what} in {len(files)} chunk files, "
               f"{args.test_rows:,} test rows in memory; {cfg.rounds} rounds of depth "
-              f"{cfg.depth}, {args.threads} thread(s)")
+              f"{cfg.depth}, {args.threads} thread(s)" + ("; GOSS (top 20 % + 10 % of the "
+                                                          "rest)" if args.goss else ""))
     return {"header": header, "table": table}
