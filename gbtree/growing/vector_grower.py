@@ -64,6 +64,7 @@ class VectorLeafGrower(BinnedGrower):
         return py_partition_sparse(self.X, rows, feature, bin, default_left, self.n_threads)
 
     def _find_split(self, hist, sums, count, depth, mask):
+        """A node's best split (gain summed over the outputs), or None."""
         params = self.params
         if (params.max_depth > 0 and depth >= params.max_depth) or count < 2:
             return None
