@@ -7,8 +7,7 @@ from gbtree.kernels._binned_matrix import columns_of
 from gbtree.growing._expand_ahead import TreeGrower
 from gbtree.growing.approx import GlobalApproxGrower
 from gbtree.growing.exact import ExactGrower
-from gbtree.growing.symmetric_grower import SymmetricGrower
-from gbtree.growing.vector_grower import VectorLeafGrower
+from gbtree.growing.row_blocks import SymmetricGrower, VectorLeafGrower
 from gbtree.growing.grower_params import GrowerParams
 from gbtree.data.binning import BinMapper
 from gbtree.predicting.tree import TreeEnsemble

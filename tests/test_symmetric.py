@@ -15,7 +15,7 @@ from gbtree.predicting._predictor import predict_raw, simd_level
 from gbtree.predicting._symmetric_walk import predict_symmetric, symmetric_trees
 from gbtree.data.binning import BinMapper
 from gbtree.growing.grower_params import GrowerParams
-from gbtree.growing.symmetric_grower import SymmetricGrower
+from gbtree.growing.row_blocks import SymmetricGrower
 
 SYMMETRIC = dict(grow_policy="symmetric")
 
@@ -267,7 +267,6 @@ def test_as_accurate_as_catboosts_symmetric_trees_on_real_data():
 def test_level_kernels_match_their_numpy_twins(seed, m, n_threads, sparse):
     from gbtree.kernels._node_histograms import level_histograms
     from gbtree.kernels._leaf_rows import add_leaf_values
-    from gbtree.kernels._partition import partition_level
     rng = np.random.RandomState(seed)
     n = 500
     X = np.round(rng.normal(size=(n, 4)), 1)
@@ -305,18 +304,6 @@ def test_level_kernels_match_their_numpy_twins(seed, m, n_threads, sparse):
         assert packed_totals[i] == ref.widen(values)[rows[a:b]].sum()
     untouched = np.setdiff1d(np.arange(m + 2), targets)
     assert np.all(out[untouched] == 7.0) and np.all(packed[untouched] == 7)
-    if not sparse:
-        f = rng.randint(0, 4)
-        b = rng.randint(0, mapper.n_bins_[f])
-        default_left = bool(rng.randint(2))
-        mine = rows.copy()
-        n_left = partition_level(np.ascontiguousarray(Xb[:, f]), mine, bounds, b,
-                                 mapper.n_bins_[f], default_left, n_threads)
-        for i, (lo, hi) in enumerate(bounds):
-            order, want_left = ref.partition(Xb, rows[lo:hi], f, b, mapper.n_bins_[f],
-                                             default_left)
-            assert n_left[i] == want_left
-            np.testing.assert_array_equal(mine[lo:hi], order)
     values = rng.normal(size=m)
     raw = rng.normal(size=(n, 2))
     want = raw.copy()

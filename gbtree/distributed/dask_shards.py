@@ -23,7 +23,8 @@ from ..data.queries import _check_group_weights
 from ..data.sketch import Summary
 from ..data.validation import check_base_margin, check_labels
 from ..kernels._threads import effective_n_threads
-from .row_shard import MemoryBlock, RowShard, place_draws, runs
+from ..growing.row_blocks import MemoryBlock
+from .row_shard import RowShard, place_draws, runs
 from .shard_exchange import message_bytes
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..boosting import booster
 from ..growing.approx import MAX_PARTS
-from ..growing.symmetric_grower import MAX_SYMMETRIC_DEPTH
+from ..growing.row_blocks import MAX_SYMMETRIC_DEPTH
 from ..data.validation import _check_choice, _check_number
 
 # the largest value of the integer parameters the kernels take as a C int

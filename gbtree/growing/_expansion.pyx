@@ -1,5 +1,5 @@
 """The expansion policy (``expansion_key`` in ``_expansion.pxd``) for the growers
-written in Python (``vector_grower``, ``level_tree``): ``OpenNodes``. The
+written in Python (``level_tree``): ``OpenNodes``. The
 histogram grower's C loop orders its open nodes by the same key
 (``_serial_grower._pick``, ``_drop_hopeless``)."""
 

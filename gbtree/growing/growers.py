@@ -18,9 +18,9 @@ table that matches the parameters names the grower::
       ="local"
     tree_method="approx" (global proposals)  GlobalApproxGrower (approx.py): each tree on
                                            histograms of bins proposed for it
-    grow_policy="symmetric"                SymmetricGrower (symmetric_grower.py): one split
+    grow_policy="symmetric"                SymmetricGrower (row_blocks.py): one split
                                            a level
-    multi_strategy="multi_output_tree"     VectorLeafGrower (vector_grower.py): one
+    multi_strategy="multi_output_tree"     VectorLeafGrower (row_blocks.py): one
                                            structure for every output
     anything else (histograms, depthwise   TreeGrower (_expand_ahead.pyx over
       or lossguide)                        _serial_grower.pyx): node by node, small nodes
@@ -29,10 +29,10 @@ table that matches the parameters names the grower::
                                            its other parameters name
 
 Two growth loops grow the trees: TreeGrower's, in C, and ``level_tree.TreeBuilder``,
-which grows the trees of ExactGrower, SymmetricGrower and VectorLeafGrower over the
-rows in memory, and out of core and on Dask over rows held elsewhere
-(``row_shard.RowShard``): depthwise, lossguide and symmetric trees and vector
-leaves, the same trees as the growers above; what
+which grows the trees of ExactGrower, and of ``row_blocks.RowBlocks``: SymmetricGrower
+and VectorLeafGrower over the rows in memory, and out of core and on Dask over rows
+held elsewhere (``row_shard.RowShard``): depthwise, lossguide and symmetric trees and
+vector leaves, the same trees as the growers above; what
 those fits refuse (exact and approx, ordered boosting, GOSS on Dask, losses that
 need all rows at once) ``levelwise_fit.check_params`` and ``make_objective`` refuse.
 """
@@ -41,8 +41,7 @@ from .approx import GlobalApproxGrower
 from .exact import ExactGrower
 from .grower_params import GrowerParams
 from .ordered import OrderedBoosting
-from .symmetric_grower import SymmetricGrower
-from .vector_grower import VectorLeafGrower
+from .row_blocks import SymmetricGrower, VectorLeafGrower
 
 
 def make_grower(params, X, X_binned, mapper, n_threads, ordered=None):

@@ -1,7 +1,7 @@
 """The growth loop of the growers written in Python and of the level-wise fits:
 ``TreeBuilder`` decides each batch of splits of a tree from the best splits of
-the rows' holder (``VectorLeafGrower``, ``SymmetricGrower`` and ``ExactGrower``
-over the rows in memory, ``RowShard`` over shards) and emits the tree's nodes."""
+the rows' holder (``row_blocks.RowBlocks``, in memory or in shards, and
+``ExactGrower``) and emits the tree's nodes."""
 import numpy as np
 
 from ..kernels._constraints import MonotoneConstraints
@@ -36,8 +36,7 @@ def build_children(child_sums):
 class TreeBuilder:
     """Grows one tree, a batch of splits at a time: ``level(t, splits)`` applies the
     splits of tree ``t`` and returns the children's row counts and best splits
-    (``RowShard._level``, ``VectorLeafGrower._level``, ``SymmetricGrower._level``,
-    ``ExactGrower._level``).
+    (``RowBlocks._level``, ``ExactGrower._level``).
     Depthwise, a batch is a level (up to the ``max_leaves`` budget: the histogram
     grower splits the nodes of a level oldest first); lossguide, it is the one open
     node of the largest gain (the oldest on a tie), in the order of ``_expansion``.

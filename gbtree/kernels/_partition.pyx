@@ -11,9 +11,8 @@ own core's caches; when the halves differ by more than a quarter of the rows
 ``partition`` is the stable partition of a list of rows by one split (a row's
 side from a 256-entry table of its bin; a sparse column read first; on two
 threads the second half is read backwards, so each side of each half lands in
-place or in the buffer its thread wrote); ``partition_column``,
-``partition_level`` and ``partition_ranges`` call it for the growers written in
-Python and the level-wise fits."""
+place or in the buffer its thread wrote); ``partition_ranges`` calls it for the
+rows in blocks (``growing/row_blocks``)."""
 import numpy as np
 
 from cython.parallel cimport parallel, prange, threadid
@@ -111,27 +110,6 @@ cdef class DataPartition:
                 i += 1
 
 
-def partition_column(const X_BINNED_C[::1] column, IDX_C[::1] rows, int bin, int missing_bin,
-                     bint default_left, int n_threads=1):
-    """``partition`` of ``rows`` in place by one feature's bins (``column[r]`` is row
-    r's bin: a row of a column-major binned matrix); returns the number of left
-    rows, which come first, each side in its order."""
-    return _partition_rows(&column[0] if column.shape[0] > 0 else NULL, 1, rows, bin,
-                           missing_bin, default_left, n_threads)
-
-
-def partition_level(const X_BINNED_C[::1] column, IDX_C[::1] rows,
-                    const int64_t[:, ::1] bounds, int bin, int missing_bin, bint default_left,
-                    int n_threads=1):
-    """``partition_column`` of every range ``rows[bounds[i, 0]:bounds[i, 1]]`` by the
-    same split (a level of a symmetric tree): ``partition_ranges`` with one column."""
-    cdef Py_ssize_t m = bounds.shape[0]
-    return partition_ranges(np.asarray(column).reshape(1, -1), rows, bounds,
-                            np.zeros(m, dtype=np.intc), np.full(m, bin, dtype=np.intc),
-                            np.full(m, missing_bin, dtype=np.intc),
-                            np.full(m, default_left, dtype=np.uint8), n_threads)
-
-
 ctypedef const X_BINNED_C* bins_ptr
 ctypedef const sparse_feature* feature_ptr
 
@@ -139,7 +117,7 @@ ctypedef const sparse_feature* feature_ptr
 def partition_ranges(columns, IDX_C[::1] rows, const int64_t[:, ::1] bounds,
                      const int[::1] features, const int[::1] bins, const int[::1] missing_bins,
                      const uint8_t[::1] default_left, int n_threads=1):
-    """``partition_column`` of every range ``rows[bounds[i, 0]:bounds[i, 1]]`` by its own
+    """``partition`` of every range ``rows[bounds[i, 0]:bounds[i, 1]]`` by its own
     split: feature ``features[i]`` (whose bins are ``columns[features[i]]``, a row of a
     column-major binned matrix, or a feature of a ``binning.SparseBinned``),
     ``bins[i]``, ``missing_bins[i]``, ``default_left[i]`` (a level of a depthwise tree
@@ -549,8 +527,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
 
 
 # ---------------------------------------------------------------- Python entry points
-# py_partition_sparse serves the growers written in Python; py_partition the tests
-# (against tests/_reference.py).
+# for the tests (against tests/_reference.py)
 
 def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature, int bin,
                  int missing_bin, bint default_left, int n_threads=1):
@@ -564,7 +541,7 @@ def py_partition_sparse(X_binned, IDX_C[::1] rows, int feature, int bin, bint de
                         int n_threads=1, bint use_columns=True):
     """Stable partition of ``rows`` in place by one feature of a ``SparseBinned``
     (from its column-wise copies when it has them and ``use_columns``); returns the
-    number of left rows (tests)."""
+    number of left rows."""
     cdef Py_ssize_t n = rows.shape[0]
     cdef sparse_feature col
     buffer = np.empty(max(n, 1), dtype=np.uint32)
