@@ -16,7 +16,8 @@ import _reference as ref
 from gbtree.growing._expand_ahead import TreeGrower
 from gbtree.kernels._node_histograms import py_build_histogram, py_plan
 from gbtree.kernels._quantizer import py_quantize
-from gbtree.kernels._partition import py_partition, py_partition_sparse
+from gbtree.kernels._partition import py_partition_sparse
+from test_splitting import partition_rows
 from gbtree.data.binning import BinMapper, SparseBinned
 from gbtree.growing.grower_params import GrowerParams
 
@@ -171,8 +172,8 @@ def test_sparse_partition_matches_dense(seed, n_rows, density, share, default_le
             np.testing.assert_array_equal(got, expected[0])
             assert n_left == expected[1]
         dense_rows = rows.copy()
-        assert n_left == py_partition(Bd, dense_rows, f, split_bin, mapper.n_bins_[f],
-                                      default_left, n_threads)
+        assert n_left == partition_rows(Bd, dense_rows, f, split_bin, mapper.n_bins_[f],
+                                        default_left, n_threads)
 
 
 # ------------------------------------------------------- estimators: sparse == dense

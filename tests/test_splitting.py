@@ -3,7 +3,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 import _reference as ref
-from gbtree.kernels._partition import py_partition
+from gbtree.kernels._partition import partition_ranges
 from gbtree.kernels._splitting import py_find_best_split, py_leaf_weight
 
 REGULARISERS = [
@@ -135,6 +135,15 @@ def test_leaf_weight_is_the_minimiser_of_the_regularised_leaf_loss():
     np.testing.assert_allclose(py_leaf_weight(G, H, lam, alpha, 0.0), grid[np.argmin(loss)], atol=1e-4)
 
 
+def partition_rows(X, rows, feature, bin, missing_bin, default_left, n_threads):
+    """``partition_ranges`` of ``rows`` (in place) by one split of the binned rows X."""
+    return int(partition_ranges(np.ascontiguousarray(X.T), rows, np.array([[0, len(rows)]]),
+                                np.array([feature], dtype=np.intc),
+                                np.array([bin], dtype=np.intc),
+                                np.array([missing_bin], dtype=np.intc),
+                                np.array([default_left], dtype=np.uint8), n_threads)[0])
+
+
 @settings(max_examples=50, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 200_000), default_left=st.booleans(),
        n_threads=st.sampled_from([1, 2, 3, 4]),     # 4: more chunks than this machine's cores
@@ -148,7 +157,7 @@ def test_partition_matches_reference(seed, n, default_left, n_threads, n_bins):
     X = rng.randint(0, n_bins + 1, size=(n, 2)).astype(np.uint8)   # bin n_bins is missing
     rows = np.sort(rng.choice(n, size=rng.randint(1, n + 1), replace=False)).astype(np.uint32)
     expected, n_left_ref = ref.partition(X, rows, 1, bin, n_bins, default_left)
-    n_left = py_partition(X, rows, 1, bin, n_bins, default_left, n_threads)
+    n_left = partition_rows(X, rows, 1, bin, n_bins, default_left, n_threads)
     assert n_left == n_left_ref
     np.testing.assert_array_equal(rows, expected)
 
@@ -243,6 +252,6 @@ def test_two_thread_partition_at_its_extremes(n, side):
     elif side == "mixed":
         X[:, 1] = rng.randint(0, 4, size=n)   # 3 is the missing bin, sent right
     expected, n_left_ref = ref.partition(X, rows, 1, 1, 3, False)
-    n_left = py_partition(X, rows, 1, 1, 3, False, 2)
+    n_left = partition_rows(X, rows, 1, 1, 3, False, 2)
     assert n_left == n_left_ref
     np.testing.assert_array_equal(rows, expected)

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 import _reference as ref
 import gbtree
 from gbtree import GBTClassifier, GBTRegressor
-from gbtree.kernels._node_histograms import output_histograms, py_build_histogram
+from gbtree.kernels._node_histograms import level_histograms, py_build_histogram
 from gbtree.kernels._splitting import find_best_split_outputs
 from gbtree.data.binning import BinMapper
 
@@ -67,8 +67,10 @@ def test_vector_split_scan_is_the_same_on_two_threads(rng):
     assert find_best_split_outputs(hist, n_bins, offsets, sums, allowed=mask)[1] != one[1]
 
 
-@pytest.mark.parametrize("sparse", [False, True])
-def test_output_histograms_are_each_outputs_histogram(rng, sparse):
+@pytest.mark.parametrize("sparse, every_row", [(False, False), (True, False), (False, True)])
+def test_each_outputs_histogram_is_the_rows_histogram(rng, sparse, every_row):
+    # the histograms of a node for each output of a tree of vector leaves, and of every
+    # row in order (rows=None, dense only), as one node's histogram is built
     X = rng.normal(size=(600, 6))
     X[rng.rand(*X.shape) < 0.5] = 0.0
     X[rng.rand(*X.shape) < 0.05] = np.nan
@@ -76,16 +78,19 @@ def test_output_histograms_are_each_outputs_histogram(rng, sparse):
     mapper = BinMapper(32).fit(Xin)
     Xb = mapper.transform(Xin)
     pairs = rng.uniform(0.1, 1, size=(3, 600, 2)).astype(np.float32)
-    rows = np.sort(rng.choice(600, 250, replace=False)).astype(np.uint32)
+    rows = (np.arange(600, dtype=np.uint32) if every_row
+            else np.sort(rng.choice(600, 250, replace=False)).astype(np.uint32))
     default_bin = mapper.default_bins() if sparse else None
-    out, totals = np.empty((3, mapper.bin_offsets_[-1], 2)), np.empty((3, 2))
-    output_histograms(Xb, rows, pairs, mapper.bin_offsets_, default_bin, out, totals, 2)
+    out = np.empty((3, mapper.bin_offsets_[-1], 2))
     for k in range(3):
+        total = level_histograms(Xb, None if every_row else rows, np.array([[0, len(rows)]]),
+                                 pairs[k], mapper.bin_offsets_, default_bin, out,
+                                 np.array([k]), 2)
         alone, (g, h) = py_build_histogram(Xb, rows, pairs[k, :, 0], pairs[k, :, 1],
                                            mapper.bin_offsets_, default_bin=default_bin,
                                            return_totals=True)
         np.testing.assert_array_equal(out[k], alone)
-        assert tuple(totals[k]) == (g, h)
+        assert tuple(total[0]) == (g, h)
 
 
 @pytest.mark.parametrize("params", [dict(max_depth=4), dict(grow_policy="lossguide", max_leaves=12,

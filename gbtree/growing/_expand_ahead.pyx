@@ -426,14 +426,6 @@ cdef class TreeGrower(SerialGrower):
         self.n_in_flight -= 1
         free_entry(e)
 
-    cdef void _run(self, expansion* e, int tid) noexcept nogil:
-        """Expand ``e`` on thread ``tid`` alone, with that thread's buffers."""
-        self._expand_rows(e, tid, 1)
-        self._expand_hist(e, &e.child[0], &e.child[1], -1, -1,
-                          self.scratch if tid == 0 else <hist_entry*>(
-                              self.task_scratch + (tid - 1) * self.task_scratch_bytes),
-                          self.per_feature + tid * self.n_features, 1, tid)
-
     cdef expansion* _run_next(self, int tid) noexcept nogil:
         """Run the first queued expansion (the last with ``ahead_lifo``) on thread
         ``tid`` (holding the lock on entry and on return, not while it runs);
@@ -443,7 +435,12 @@ cdef class TreeGrower(SerialGrower):
         self._unqueue(at)
         e.status = RUNNING
         gbt_unlock(&self.lock)
-        self._run(e, tid)
+        # (expanded on this thread alone, with its buffers)
+        self._expand_rows(e, tid, 1)
+        self._expand_hist(e, &e.child[0], &e.child[1], -1, -1,
+                          self.scratch if tid == 0 else <hist_entry*>(
+                              self.task_scratch + (tid - 1) * self.task_scratch_bytes),
+                          self.per_feature + tid * self.n_features, 1, tid)
         gbt_lock(&self.lock)
         e.status = DONE
         self.n_in_flight -= 1

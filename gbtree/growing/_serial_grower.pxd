@@ -81,7 +81,6 @@ cdef class SerialGrower:
     cdef void _build_state(self, node_state* st, bint root, hist_entry* scratch,
                            int n_threads) noexcept nogil
     cdef bint _may_split(self, const node_state* st, int n_leaves) noexcept nogil
-    cdef const unsigned char* _allowed(self, int node, int task) noexcept nogil
     cdef void _evaluate(self, node_state* st, int node, split_info* scratch, int n_threads,
                         int task) noexcept nogil
     cdef void _subtract(self, node_state* large, const node_state* small,

@@ -37,8 +37,8 @@ from libcpp.vector cimport vector
 from ..kernels._typedefs cimport (G_H_C, SUM_C, IDX_C, hist_entry, node_struct, GBT_PREFETCH,
                          unpack_entry, first_at_least)
 from ..kernels._histogram cimport hist_plan, make_plan, build_histogram, subtract_histograms
-from ..kernels._splitting cimport (split_params, split_info, find_best_split, leaf_weight,
-                          bounded_weight, MIN_PARALLEL_ENTRIES)
+from ..kernels._splitting cimport (split_params, split_info, find_best_split, weight,
+                          bounded_weight, make_split_params, MIN_PARALLEL_ENTRIES)
 from ..kernels._binned_matrix cimport BinnedMatrix
 from ..kernels._column_sampler cimport ColumnSampler
 from ..kernels._constraints cimport InteractionConstraints, MonotoneConstraints
@@ -143,12 +143,9 @@ cdef class SerialGrower:
         self.max_leaves = params.max_leaves
         self.lossguide = params.lossguide
         self.drop_hopeless = params.drop_hopeless
-        self.params.reg_lambda = params.reg_lambda
-        self.params.reg_alpha = params.reg_alpha
-        self.params.min_child_weight = params.min_child_weight
-        self.params.max_delta_step = params.max_delta_step
-        self.params.gamma = params.gamma
-        self.params.plain_scan = params.plain_scan
+        self.params = make_split_params(params.reg_lambda, params.reg_alpha,
+                                        params.min_child_weight, params.max_delta_step,
+                                        params.gamma, params.plain_scan)
         self.n_threads = n_threads
         self.max_chunks = params.max_chunks
         plan = make_plan(self.X.n_rows, self.n_features, self.X.n_entries, self.max_chunks,
@@ -215,17 +212,14 @@ cdef class SerialGrower:
             return False
         return n_rows_of(st) >= 2
 
-    cdef const unsigned char* _allowed(self, int node, int task) noexcept nogil:
-        """Features the node may split on, or NULL for all of them (the masks of
-        ``task``; the level's column sample must exist)."""
-        return self.interactions.allowed(
-            node, self.sampler.features(node, self.states[node].depth, task), task)
-
     cdef void _evaluate(self, node_state* st, int node, split_info* scratch, int n_threads,
                         int task) noexcept nogil:
         # ``task`` picks the mask buffers (two nodes may be evaluated at once); ``node``
-        # (the node's id, for the masks) is -1 when no mask is needed (expand-ahead)
-        cdef const unsigned char* allowed = self._allowed(node, task) if node >= 0 else NULL
+        # (the node's id, for the masks) is -1 when no mask is needed (expand-ahead); the
+        # features it may split on, or NULL for all of them
+        cdef const unsigned char* allowed = self.interactions.allowed(
+            node, self.sampler.features(node, self.states[node].depth, task),
+            task) if node >= 0 else NULL
         cdef bint quantised = self.quantizer.levels > 0
         st.split = find_best_split(self.pool.slots[st.slot], &self.X.n_bins[0],
                                    &self.X.bin_offsets[0], self.n_features, st.sum_g,
@@ -464,7 +458,7 @@ cdef class SerialGrower:
     cdef int _push_node(self, const node_state* st, double learning_rate) noexcept nogil:
         """Append a node (a leaf until it is split) with state ``st``; returns its id."""
         cdef node_struct rec
-        write_leaf(&rec, learning_rate * leaf_weight(st.sum_g, st.sum_h, &self.params),
+        write_leaf(&rec, learning_rate * weight(st.sum_g, st.sum_h, &self.params),
                    st.sum_h, <int>n_rows_of(st), st.depth)
         self.states.push_back(st[0])
         self.nodes.push_back(rec)

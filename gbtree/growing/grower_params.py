@@ -3,7 +3,6 @@ sampling, constraints and gradient quantisation, and how it works; and the
 gradient pairs every grower takes (``check_pairs``)."""
 from dataclasses import dataclass
 
-from ..kernels._splitting import py_leaf_weight
 
 
 def check_pairs(shape, n_rows, n_outputs):
@@ -54,10 +53,6 @@ class GrowerParams:
         """(reg_lambda, reg_alpha, min_child_weight, max_delta_step): what a leaf's
         weight and a split's gain take besides the sums."""
         return self.reg_lambda, self.reg_alpha, self.min_child_weight, self.max_delta_step
-
-    def leaf_weight(self, sum_g, sum_h):
-        """A leaf's weight (before the learning rate) from its sums."""
-        return py_leaf_weight(sum_g, sum_h, *self.penalties)
 
     @classmethod
     def from_boost(cls, params):

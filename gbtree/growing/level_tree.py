@@ -5,6 +5,7 @@ the rows' holder (``row_blocks.RowBlocks``, in memory or in shards, and
 import numpy as np
 
 from ..kernels._constraints import MonotoneConstraints
+from ..kernels._splitting import py_leaf_weight
 from ._expansion import OpenNodes
 from ._nodes import node_records
 
@@ -188,7 +189,7 @@ class TreeBuilder:
     def _weight(self, sums, bounds):
         """The weight of a node of ``sums``, within ``bounds``."""
         params = self.params
-        w = params.leaf_weight(sums[0], sums[1])
+        w = py_leaf_weight(sums[0], sums[1], *params.penalties)
         return min(max(w, bounds[0]), bounds[1])
 
     def _emit(self, nodes, children, learning_rate):

@@ -16,7 +16,7 @@ from ..kernels._binned_matrix import columns_of
 from ..kernels._column_sampler import ColumnSampler
 from ..kernels._constraints import InteractionConstraints
 from ..kernels._leaf_rows import add_leaf_values
-from ..kernels._node_histograms import level_histograms, output_histograms, py_unpack_histogram
+from ..kernels._node_histograms import level_histograms, py_unpack_histogram
 from ..kernels._partition import partition_ranges
 from ..kernels._splitting import find_best_split_outputs, py_find_best_split
 from .grower_params import check_pairs
@@ -91,12 +91,6 @@ class RowBlocks:
     def _gather(self, found):
         return found
 
-    def _sum(self, a):
-        return np.asarray(a, dtype=np.float64)
-
-    def _largest(self, a):
-        return np.asarray(a, dtype=np.float64)
-
     def _empty(self, shape, dtype=np.float64):
         """An array of ``shape``, in a buffer of an earlier batch that no histogram
         views any more when one is large enough (its pages are mapped already: fresh
@@ -170,16 +164,13 @@ class RowBlocks:
                     self.rows[(b, t)] = rows
                     self.ranges[(b, t, 0)] = (0, rows.shape[0])
                     counts[t] += rows.shape[0]
-                    if packed:
+                    outputs = self._outputs(t)
+                    for i, k in enumerate(range(outputs.start, outputs.stop)):
                         total = level_histograms(
-                            block.Xb, picked, np.array([[0, picked.shape[0]]]),
-                            self.values[t][lo:hi], self.bin_offsets, default, h,
-                            np.zeros(1, dtype=np.int64), self.n_threads)
-                        s[0] = integer_sums(total[0])
-                    else:
-                        pairs = np.ascontiguousarray(self.pairs[self._outputs(t), lo:hi])
-                        output_histograms(block.Xb, picked, pairs, self.bin_offsets, default,
-                                          h, s, self.n_threads)
+                            block.Xb, picked, np.array([[0, rows.shape[0]]]),
+                            self.values[t][lo:hi] if packed else self.pairs[k, lo:hi],
+                            self.bin_offsets, default, h, np.array([i]), self.n_threads)
+                        s[i] = integer_sums(total[0]) if packed else total[0]
                     hists[t] += h
                     sums[t] += s
         own, total = self._exchange(hists.reshape((trees * nk,) + hists.shape[2:]),
@@ -224,10 +215,7 @@ class RowBlocks:
                 np.ascontiguousarray(hist), self.own_n_bins, self.own_offsets,
                 np.ascontiguousarray(sums, dtype=np.float64), *params.penalties, params.gamma,
                 None if mask is None else np.ascontiguousarray(mask[lo:hi]), self.n_threads)
-            if found is None:
-                return None
-            gain, f, b, default_left, left_sums, gains = found
-            return gain, f + lo, b, default_left, left_sums, gains
+            return None if found is None else (found[0], found[1] + lo) + tuple(found[2:])
         hist, sums = hist[0], np.asarray(sums).reshape(-1)
         mask = self.paths[t].mask(node, self.samplers[t].mask(node, depth))
         if self.levels:
@@ -265,10 +253,7 @@ class RowBlocks:
             np.ascontiguousarray(np.reshape(sums, (-1, 2)), dtype=np.float64),
             *params.penalties, params.gamma * len(hists),
             None if mask is None else np.ascontiguousarray(mask[lo:hi]), self.n_threads)
-        if found is None:
-            return None
-        gain, f, b, default_left, left_sums, gains = found
-        return gain, f + lo, b, default_left, left_sums, gains
+        return None if found is None else (found[0], found[1] + lo) + tuple(found[2:])
 
     def _add_leaves(self, leaves):
         """Add each tree's leaf values to the raw scores of the leaves' rows, tree by

@@ -24,7 +24,7 @@ from libcpp.algorithm cimport sort
 from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
-from ._splitting cimport make_split_params, split_params, node_score, score
+from ._splitting cimport make_split_params, split_params, score
 from ._typedefs cimport GBT_PREFETCH
 
 # A split must improve the objective by more than this fraction of the
@@ -320,7 +320,7 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
     parents = np.empty(m)
     cdef double[::1] par = parents
     for nid in range(m):
-        par[nid] = node_score(sums[nid, 0], sums[nid, 1], &p)
+        par[nid] = score(sums[nid, 0], sums[nid, 1], &p)
     cdef vector[split_cand] best = vector[split_cand](<size_t>max(F * m, 1))
     cdef Py_ssize_t k
     for k in range(<Py_ssize_t>F * m):

@@ -275,22 +275,6 @@ cdef inline void _accumulate_entries(const int64_t* indptr, const entry_t* entri
         total[0] = t
 
 
-cdef inline void _accumulate_csr(const sparse_binned* S,
-                                 const IDX_C* rows, Py_ssize_t lo, Py_ssize_t hi,
-                                 const void* values,
-                                 const int* bin_offsets, int f_lo, int f_hi, bint all_features,
-                                 acc_t* hist, acc_t* total) noexcept nogil:
-    """``_accumulate`` over the stored entries of the rows only (the default bins
-    get nothing here: ``_recover_default_bins`` fills them). Entries are uint16
-    when the histogram has at most 65,536 entries (half the memory traffic)."""
-    if S.entries16 != NULL:
-        _accumulate_entries(S.indptr, S.entries16, rows, lo, hi, values, bin_offsets[f_lo],
-                            bin_offsets[f_hi], all_features, hist, total)
-    else:
-        _accumulate_entries(S.indptr, S.entries, rows, lo, hi, values, bin_offsets[f_lo],
-                            bin_offsets[f_hi], all_features, hist, total)
-
-
 cdef void _recover_default_bins(acc_t* hist, const int* bin_offsets, int n_features,
                                 const X_BINNED_C* default_bin, const acc_t* total,
                                 int n_threads) noexcept nogil:
@@ -339,13 +323,18 @@ cdef inline void _accumulate_range(const X_BINNED_C* X, const sparse_binned* S,
                                    const void* values, const int* bin_offsets, int n_features,
                                    int f_lo, int f_hi, bint all_features, acc_t* dest,
                                    acc_t* total) noexcept nogil:
+    # (sparse: the stored entries of the rows only, the default bins filled by
+    # ``_recover_default_bins``; uint16 entries when the histogram has at most 65,536)
     if lo >= hi:
         return
-    if S != NULL:
-        _accumulate_csr(S, rows, lo, hi, values, bin_offsets, f_lo, f_hi, all_features,
-                        dest, total)
-    else:
+    if S == NULL:
         _accumulate(X, n_features, rows, lo, hi, values, bin_offsets, f_lo, f_hi, dest, total)
+    elif S.entries16 != NULL:
+        _accumulate_entries(S.indptr, S.entries16, rows, lo, hi, values, bin_offsets[f_lo],
+                            bin_offsets[f_hi], all_features, dest, total)
+    else:
+        _accumulate_entries(S.indptr, S.entries, rows, lo, hi, values, bin_offsets[f_lo],
+                            bin_offsets[f_hi], all_features, dest, total)
 
 
 cdef inline Py_ssize_t chunk_buffer(const hist_plan* plan, int c) noexcept nogil:

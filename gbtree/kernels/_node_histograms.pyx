@@ -1,7 +1,6 @@
 """The histograms of given nodes' rows, called from Python: the histograms of a
-level's nodes at once (``level_histograms``: the level-wise fits, symmetric
-trees) and of several outputs' gradients over one node (``output_histograms``:
-trees whose leaves hold a vector), over the builders of _histogram.pyx."""
+batch of nodes at once (``level_histograms``: the rows in blocks of
+``growing/row_blocks``), over the builders of _histogram.pyx."""
 import numpy as np
 
 from cython.parallel cimport parallel, prange, threadid
@@ -43,67 +42,27 @@ cdef const X_BINNED_C* _matrix_view(X_binned, sparse_binned* S) except? NULL:
     return &X_v[0, 0] if X_v.shape[0] > 0 and X_v.shape[1] > 0 else NULL
 
 
-def output_histograms(X_binned, const IDX_C[::1] rows, const G_H_C[:, :, ::1] pairs,
-                      const int[::1] bin_offsets, const X_BINNED_C[::1] default_bin,
-                      double[:, :, ::1] out, double[:, ::1] totals, int n_threads=1,
-                      int max_chunks=16):
-    """The histograms of ``rows`` for several outputs (a tree whose leaves hold a
-    vector): ``out[k]`` (n_entries, 2) gets the sums of ``pairs[k]``, the
-    (n_rows, 2) float32 (gradient, hessian) pairs of output k, read in place,
-    and ``totals[k]`` the rows' (sum_g, sum_h) of output k.
-
-    ``rows=None``: every row (dense only). ``default_bin`` (required for sparse
-    input, else None): recover each feature's default bin from the totals.
-    """
-    cdef int n_features = bin_offsets.shape[0] - 1, k
-    cdef Py_ssize_t n_entries = bin_offsets[n_features]
-    cdef Py_ssize_t n_rows = rows.shape[0] if rows is not None else X_binned.shape[0]
-    cdef bint dense = isinstance(X_binned, np.ndarray)
-    if (out.shape[0] != pairs.shape[0] or out.shape[1] != n_entries or out.shape[2] != 2
-            or pairs.shape[1] != X_binned.shape[0] or pairs.shape[2] != 2
-            or totals.shape[0] != pairs.shape[0] or totals.shape[1] != 2):
-        raise ValueError("out, pairs and the binned matrix do not match")
-    if not dense and (default_bin is None or rows is None):
-        raise ValueError("sparse input needs rows and default_bin")
-    cdef hist_plan plan = make_plan(n_rows, n_features, n_entries, max_chunks, n_threads)
-    cdef sparse_binned S
-    cdef const sparse_binned* S_ptr = NULL
-    cdef const X_BINNED_C* X = _matrix_view(X_binned, &S)
-    if not dense:
-        S_ptr = &S
-    cdef const IDX_C* rows_ptr = &rows[0] if rows is not None and n_rows > 0 else NULL
-    cdef const X_BINNED_C* default_ptr = &default_bin[0] if default_bin is not None else NULL
-    scratch = np.empty((max(plan.scratch_chunks, 1) * max(n_entries, 1), 2))
-    cdef double[:, ::1] scratch_v = scratch
-    if n_entries == 0 or n_rows == 0:
-        out[...] = 0.0
-        totals[...] = 0.0
-        return
-    for k in range(pairs.shape[0]):
-        with nogil:
-            build_histogram(X, S_ptr, rows_ptr, n_rows, NULL, 0, &pairs[k, 0, 0],
-                            &bin_offsets[0], n_features, <hist_entry*>&out[k, 0, 0],
-                            <hist_entry*>&scratch_v[0, 0], plan, n_threads, default_ptr,
-                            <hist_entry*>&totals[k, 0])
-
-
 def level_histograms(X_binned, const IDX_C[::1] rows, const int64_t[:, ::1] bounds,
                      values, const int[::1] bin_offsets,
                      const X_BINNED_C[::1] default_bin, out,
                      const int64_t[::1] targets, int n_threads=1, int max_chunks=16):
-    """The histograms of several nodes at once (a level of a symmetric tree):
+    """The histograms of several nodes at once (a batch of splits' children):
     ``out[targets[i]]`` gets the sums of the rows' ``values`` over
-    ``rows[bounds[i, 0]:bounds[i, 1]]``, each the same sums as ``output_histograms``
-    of those rows; returns each node's totals. ``values`` are (n_rows, 2) float32
+    ``rows[bounds[i, 0]:bounds[i, 1]]`` (``rows=None``: every row in order, dense
+    only), each built alone; returns each node's totals. ``values`` are (n_rows, 2) float32
     (gradient, hessian) pairs, ``out`` (m, n_entries, 2) float64, or (quantised
     gradients) the packed int32 values of ``quantize_into`` and ``out`` (m,
     n_entries) packed int64. With fewer nodes than twice the threads each node is
     built by all the threads, else the nodes are shared out, each built by one
-    thread. ``default_bin``: as in ``output_histograms``."""
+    thread. ``default_bin`` (required for sparse input, else None): recover each
+    feature's default bin from the totals."""
     cdef int n_features = bin_offsets.shape[0] - 1
     cdef Py_ssize_t n_entries = bin_offsets[n_features], m = bounds.shape[0], i
     cdef bint dense = isinstance(X_binned, np.ndarray)
     cdef bint packed = out.dtype == np.int64
+    cdef Py_ssize_t n_listed = X_binned.shape[0] if rows is None else rows.shape[0]
+    if rows is None and not (dense and np.all(np.asarray(bounds)[:, 0] == 0)):
+        raise ValueError("rows=None takes a dense matrix and ranges from row 0")
     if ((out.shape[1] != n_entries if packed else
          (out.dtype != np.float64 or out.shape[1] != n_entries or out.shape[2] != 2))
             or targets.shape[0] != m or values.shape[0] != X_binned.shape[0]
@@ -112,7 +71,7 @@ def level_histograms(X_binned, const IDX_C[::1] rows, const int64_t[:, ::1] boun
             or bounds.shape[1] != 2):
         raise ValueError("out, targets, bounds, values and the binned matrix do not match")
     for i in range(m):
-        if not 0 <= bounds[i, 0] <= bounds[i, 1] <= rows.shape[0]:
+        if not 0 <= bounds[i, 0] <= bounds[i, 1] <= n_listed:
             raise ValueError(f"bounds[{i}] is not a range of rows")
         if not 0 <= targets[i] < out.shape[0]:
             raise ValueError(f"targets[{i}] is not a histogram of out")
@@ -135,7 +94,7 @@ def level_histograms(X_binned, const IDX_C[::1] rows, const int64_t[:, ::1] boun
         plan = make_plan(bounds[i, 1] - bounds[i, 0], n_features, n_entries, max_chunks,
                          threads_each)
         most = max(most, plan.scratch_chunks)
-    cdef const IDX_C* rows_ptr = &rows[0] if rows.shape[0] > 0 else NULL
+    cdef const IDX_C* rows_ptr = &rows[0] if rows is not None and n_listed > 0 else NULL
     cdef const G_H_C[:, ::1] pairs_v
     cdef const int32_t[::1] packed_v
     cdef int64_t[:, ::1] out_p, scratch_p
@@ -202,7 +161,8 @@ cdef void _node_histogram(const X_BINNED_C* X, const sparse_binned* S, const IDX
         memset(totals, 0, sizeof(acc_t))
         return
     plan = make_plan(hi - lo, n_features, n_entries, max_chunks, n_threads)
-    build_histogram(X, S, rows + lo, hi - lo, NULL, 0, values, bin_offsets, n_features,
+    build_histogram(X, S, rows + lo if rows != NULL else rows, hi - lo, NULL, 0, values,
+                    bin_offsets, n_features,
                     out, scratch, plan, n_threads, default_bin, totals)
 
 

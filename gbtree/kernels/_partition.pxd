@@ -31,7 +31,7 @@ cdef class DataPartition:
     cdef void merge(self, const Py_ssize_t* lo, const Py_ssize_t* hi,
                     const Py_ssize_t* left_in) noexcept nogil
 
-cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
+cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
                           Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
                           int n_threads, const sparse_feature* sparse=*) noexcept nogil

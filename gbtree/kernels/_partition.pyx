@@ -73,12 +73,12 @@ cdef class DataPartition:
         if (n_threads == 2 and n0 + n1 >= 2 * MIN_PARTITION_ROWS
                 and 4 * (n0 - n1 if n0 > n1 else n1 - n0) <= n0 + n1):
             for h in prange(2, schedule='static', num_threads=2, nogil=True):
-                left_in[h] = partition(column, 1, rows + lo[h], hi[h] - lo[h], bin,
+                left_in[h] = partition(column, rows + lo[h], hi[h] - lo[h], bin,
                                        missing_bin, default_left, buffer + lo[h],
                                        chunk_counts, 1, sparse)
         else:
             for h in range(2):
-                left_in[h] = partition(column, 1, rows + lo[h], hi[h] - lo[h], bin,
+                left_in[h] = partition(column, rows + lo[h], hi[h] - lo[h], bin,
                                        missing_bin, default_left, buffer + lo[h],
                                        chunk_counts, n_threads, sparse)
 
@@ -169,7 +169,7 @@ def partition_ranges(columns, IDX_C[::1] rows, const int64_t[:, ::1] bounds,
         with nogil:
             for i in range(m):
                 if bounds[i, 1] > bounds[i, 0]:
-                    n_left_v[i] = partition(column[i], 1, &rows[bounds[i, 0]],
+                    n_left_v[i] = partition(column[i], &rows[bounds[i, 0]],
                                             bounds[i, 1] - bounds[i, 0], bins[i],
                                             missing_bins[i], default_left[i], &buf_v[0, 0],
                                             &counts_v[0, 0], n_threads, entries[i])
@@ -178,7 +178,7 @@ def partition_ranges(columns, IDX_C[::1] rows, const int64_t[:, ::1] bounds,
         t = threadid()
         for i in prange(m, schedule='dynamic'):
             if bounds[i, 1] > bounds[i, 0]:
-                n_left_v[i] = partition(column[i], 1, &rows[bounds[i, 0]],
+                n_left_v[i] = partition(column[i], &rows[bounds[i, 0]],
                                         bounds[i, 1] - bounds[i, 0], bins[i], missing_bins[i],
                                         default_left[i], &buf_v[t, 0], &counts_v[t, 0], 1,
                                         entries[i])
@@ -228,26 +228,12 @@ cdef const X_BINNED_C* _sparse_column(X_binned, int feature, sparse_feature* col
     return NULL
 
 
-cdef Py_ssize_t _partition_rows(const X_BINNED_C* column, Py_ssize_t stride, IDX_C[::1] rows,
-                                int bin, int missing_bin, bint default_left, int n_threads):
-    """``partition`` of a row array, with its scratch."""
-    cdef Py_ssize_t n = rows.shape[0]
-    buffer = np.empty(max(n, 1), dtype=np.uint32)
-    counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
-    cdef IDX_C[::1] buf_v = buffer
-    cdef Py_ssize_t[::1] counts_v = counts
-    if n == 0:
-        return 0
-    return partition(column, stride, &rows[0], n, bin, missing_bin, default_left, &buf_v[0],
-                     &counts_v[0], n_threads)
-
-
 cdef inline int _goes_left(X_BINNED_C b, int bin, int missing_bin, bint default_left) noexcept nogil:
     # 0 or 1 without a branch: the direction of a row is unpredictable
     return ((b <= bin) & (b != missing_bin)) | ((b == missing_bin) & default_left)
 
 
-cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, const IDX_C* rows,
+cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, const IDX_C* rows,
                              Py_ssize_t lo, Py_ssize_t hi, const unsigned char* goes_left,
                              IDX_C* left_out, IDX_C* right_out,
                              Py_ssize_t right_step) noexcept nogil:
@@ -266,9 +252,9 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, const IDX_C
     cdef int left
     for i in range(lo, hi):
         if i < pf_end:
-            GBT_PREFETCH(X + rows[i + PREFETCH_ROWS] * stride)
+            GBT_PREFETCH(X + rows[i + PREFETCH_ROWS])
         r = rows[i]
-        left = goes_left[X[r * stride]]
+        left = goes_left[X[r]]
         # without a branch: the row is written to both sides and only its
         # side's position moves on (the other copy is overwritten later)
         left_out[nl] = r
@@ -278,7 +264,7 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, Py_ssize_t stride, const IDX_C
     return nl - lo
 
 
-cdef Py_ssize_t _split_chunk_back(const X_BINNED_C* X, Py_ssize_t stride, IDX_C* rows,
+cdef Py_ssize_t _split_chunk_back(const X_BINNED_C* X, IDX_C* rows,
                                   Py_ssize_t lo, Py_ssize_t hi, const unsigned char* goes_left,
                                   IDX_C* left_end, IDX_C* right_end) noexcept nogil:
     """``_split_chunk`` from the last row of ``rows[lo:hi]`` back to the first: its
@@ -291,9 +277,9 @@ cdef Py_ssize_t _split_chunk_back(const X_BINNED_C* X, Py_ssize_t stride, IDX_C*
     cdef int left
     for i in range(hi - 1, lo - 1, -1):
         if i - PREFETCH_ROWS >= lo:
-            GBT_PREFETCH(X + rows[i - PREFETCH_ROWS] * stride)
+            GBT_PREFETCH(X + rows[i - PREFETCH_ROWS])
         r = rows[i]
-        left = goes_left[X[r * stride]]
+        left = goes_left[X[r]]
         left_end[-nl] = r
         right_end[-nr] = r
         nl += left
@@ -433,15 +419,14 @@ cdef void _fill_range(IDX_C* rows, const IDX_C* buffer, const Py_ssize_t* chunk_
         before += m
 
 
-cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* rows,
+cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
                           Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
                           int n_threads, const sparse_feature* sparse=NULL) noexcept nogil:
     """Stable in-place partition of ``rows[0:n_rows]``: left rows first, order kept.
 
-    Row r's bin of the split feature is ``column[r * stride]`` (the grower
-    passes a column-major copy, stride 1: the rows of a node are increasing,
-    so their bins share cache lines).
+    Row r's bin of the split feature is ``column[r]`` (a row of a column-major
+    copy: the rows of a node are increasing, so their bins share cache lines).
 
     Returns the number of left rows. ``buffer`` holds n_rows indices and
     ``chunk_counts`` ``MAX_PARTITION_CHUNKS`` counters. The result is the same
@@ -466,7 +451,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
             n_left = _split_chunk_sparse(sparse, rows, 0, n_rows, bin, missing_bin,
                                          default_left, buffer)
         else:
-            n_left = _split_chunk(X, stride, rows, 0, n_rows, goes_left, rows, buffer, 1)
+            n_left = _split_chunk(X, rows, 0, n_rows, goes_left, rows, buffer, 1)
         memcpy(rows + n_left, buffer, (n_rows - n_left) * sizeof(IDX_C))
         return n_left
     chunk = (n_rows + n_chunks - 1) // n_chunks
@@ -481,10 +466,10 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
         with parallel(num_threads=2):
             for c in prange(2, schedule='static'):
                 if c == 0:
-                    chunk_counts[0] = _split_chunk(X, stride, rows, 0, chunk, goes_left,
+                    chunk_counts[0] = _split_chunk(X, rows, 0, chunk, goes_left,
                                                    rows, buffer, 1)
                 else:
-                    chunk_counts[1] = _split_chunk_back(X, stride, rows, chunk, n_rows,
+                    chunk_counts[1] = _split_chunk_back(X, rows, chunk, n_rows,
                                                         goes_left, buffer + n_rows - 1,
                                                         rows + n_rows - 1)
             for c in prange(2, schedule='static'):
@@ -512,7 +497,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
                         (hi - lo - chunk_counts[c]) * sizeof(IDX_C))
                 memcpy(buffer + lo, rows + lo, chunk_counts[c] * sizeof(IDX_C))
             else:
-                chunk_counts[c] = _split_chunk(X, stride, rows, lo, hi, goes_left, buffer,
+                chunk_counts[c] = _split_chunk(X, rows, lo, hi, goes_left, buffer,
                                                buffer + hi - 1, -1)
         # 2. every chunk fills its own range rows[lo:hi] (the rows it read in 1.)
         #    from the chunks' sides that land there
@@ -529,14 +514,6 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, Py_ssize_t stride, IDX_C* ro
 # ---------------------------------------------------------------- Python entry points
 # for the tests (against tests/_reference.py)
 
-def py_partition(const X_BINNED_C[:, ::1] X_binned, IDX_C[::1] rows, int feature, int bin,
-                 int missing_bin, bint default_left, int n_threads=1):
-    """Stable partition of ``rows`` in place; returns the number of left rows."""
-    return _partition_rows(&X_binned[0, feature] if X_binned.shape[0] > 0 else NULL,
-                           X_binned.shape[1], rows, bin, missing_bin, default_left, n_threads)
-
-
-
 def py_partition_sparse(X_binned, IDX_C[::1] rows, int feature, int bin, bint default_left,
                         int n_threads=1, bint use_columns=True):
     """Stable partition of ``rows`` in place by one feature of a ``SparseBinned``
@@ -551,6 +528,6 @@ def py_partition_sparse(X_binned, IDX_C[::1] rows, int feature, int bin, bint de
     cdef const X_BINNED_C* column = _sparse_column(X_binned, feature, &col, use_columns)
     if n == 0:
         return 0
-    return partition(column, 1, &rows[0], n, bin, X_binned.bin_offsets[feature + 1]
+    return partition(column, &rows[0], n, bin, X_binned.bin_offsets[feature + 1]
                      - X_binned.bin_offsets[feature] - 1, default_left, &buf_v[0],
                      &counts_v[0], n_threads, &col if column == NULL else NULL)

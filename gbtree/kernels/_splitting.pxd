@@ -25,8 +25,6 @@ cdef struct split_info:
     SUM_C sum_h_left
     Py_ssize_t n_left    # filled by the partition, not by the scan
 
-cdef double leaf_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil
-cdef double node_score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil
 
 
 cdef inline split_params make_split_params(double reg_lambda, double reg_alpha,
@@ -42,8 +40,7 @@ cdef inline split_params make_split_params(double reg_lambda, double reg_alpha,
     return p
 
 
-# The regularised objective, inline for the scans of every module (``leaf_weight``
-# and ``node_score`` are the same as functions).
+# The regularised objective, inline for the scans and growers of every module.
 cdef inline double threshold_l1(double g, double alpha) noexcept nogil:
     if g > alpha:
         return g - alpha

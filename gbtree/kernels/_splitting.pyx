@@ -5,7 +5,7 @@ For every feature the value bins are scanned left to right; at each edge the
 missing-value bin is tried on both sides (sparsity-aware split finding with a
 learned default direction). Gains and weights are those of the regularised
 objective (design.md): ``score(G, H) = -(2 G w + (H + lambda) w^2 + 2 alpha |w|)``
-at ``w = leaf_weight(G, H)``, which is ``T_alpha(G)^2 / (H + lambda)`` when
+at ``w = weight(G, H)``, which is ``T_alpha(G)^2 / (H + lambda)`` when
 ``max_delta_step`` is 0.
 """
 import numpy as np
@@ -114,16 +114,6 @@ cdef enum:
 cdef double REL_EPS = 1e-10
 
 
-cdef double leaf_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
-    """Optimal weight ``-T_alpha(G) / (H + lambda)``, clipped to max_delta_step."""
-    return weight(sum_g, sum_h, p)
-
-
-cdef double node_score(SUM_C sum_g, SUM_C sum_h, const split_params* p) noexcept nogil:
-    """``-2 x`` the node's minimal regularised loss (larger is better)."""
-    return score(sum_g, sum_h, p)
-
-
 cdef inline void _no_split(split_info* best) noexcept nogil:
     best.gain = -INFINITY
     best.feature = -1
@@ -222,8 +212,8 @@ cdef inline void _scan_general(split_info* best, const hist_entry* h, int f, int
 
 cdef double bounded_weight(SUM_C sum_g, SUM_C sum_h, const split_params* p,
                            double lower, double upper) noexcept nogil:
-    """``leaf_weight`` clipped to the node's monotone-constraint bounds."""
-    cdef double w = leaf_weight(sum_g, sum_h, p)
+    """``weight`` clipped to the node's monotone-constraint bounds."""
+    cdef double w = weight(sum_g, sum_h, p)
     if w < lower:
         return lower
     if w > upper:
@@ -345,7 +335,7 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
     Returns ``feature == -1`` when nothing is valid.
     """
     cdef bint bounded = lower > -INFINITY or upper < INFINITY
-    cdef double parent_score = node_score(sum_g, sum_h, p)
+    cdef double parent_score = score(sum_g, sum_h, p)
     cdef double bounded_parent = _score_given_weight(
         sum_g, sum_h, bounded_weight(sum_g, sum_h, p, lower, upper), p)
     cdef int f, best_f = -1
@@ -593,7 +583,7 @@ def py_leaf_weight(double sum_g, double sum_h, double reg_lambda=1.0, double reg
                    double min_child_weight=1.0, double max_delta_step=0.0):
     cdef split_params p = make_split_params(reg_lambda, reg_alpha, min_child_weight,
                                             max_delta_step, 0.0, True)
-    return leaf_weight(sum_g, sum_h, &p)
+    return weight(sum_g, sum_h, &p)
 
 
 def leaf_weights(const double[::1] sum_g, const double[::1] sum_h, double reg_lambda=1.0,
@@ -607,5 +597,5 @@ def leaf_weights(const double[::1] sum_g, const double[::1] sum_h, double reg_la
     out = np.empty(n)
     cdef double[::1] out_v = out
     for i in range(n):
-        out_v[i] = leaf_weight(sum_g[i], sum_h[i], &p)
+        out_v[i] = weight(sum_g[i], sum_h[i], &p)
     return out

@@ -5,7 +5,6 @@ ctypedef uint8_t X_BINNED_C      # one bin index per (row, feature); the missing
 ctypedef float G_H_C             # gradients and hessians
 ctypedef double SUM_C            # histogram sums and everything accumulated
 ctypedef uint32_t IDX_C          # a row index inside the partition array
-ctypedef double X_DTYPE_C        # thresholds are stored in float64
 
 # A stored entry of a binned sparse matrix: its histogram entry bin_offsets[f] + bin,
 # uint16 when the histogram has at most 65,536 entries (binning.SparseBinned).

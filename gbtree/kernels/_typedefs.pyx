@@ -3,8 +3,6 @@ import numpy as np
 
 X_BINNED_DTYPE = np.uint8
 G_H_DTYPE = np.float32
-SUM_DTYPE = np.float64
-IDX_DTYPE = np.uint32
 
 cdef node_struct _dummy_node
 
