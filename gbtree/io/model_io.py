@@ -42,14 +42,13 @@ def estimator_class(cls):
     ESTIMATORS[cls.__name__] = cls
     return cls
 
-# the objectives a file may name, with a default instance giving their fields' types
+# the objectives a file may name, by class name, each with a maker of a default instance
+# giving their fields' types (a class itself when it needs no arguments)
 _OBJECTIVES = {
-    "SquaredError": lambda: _obj.SquaredError(), "AbsoluteError": lambda: _obj.AbsoluteError(),
-    "Quantile": lambda: _obj.Quantile(), "Huber": lambda: _obj.Huber(),
-    "Poisson": lambda: _obj.Poisson(), "Gamma": lambda: _obj.Gamma(), "Cox": lambda: survival.Cox(),
-    "MultiQuantile": lambda: _obj.MultiQuantile(), "MultiSquaredError": lambda: _obj.MultiSquaredError(),
-    "AFT": lambda: survival.AFT(),
-    "Tweedie": lambda: _obj.Tweedie(), "Logistic": lambda: _obj.Logistic(),
+    **{cls.__name__: cls for cls in (
+        _obj.SquaredError, _obj.AbsoluteError, _obj.Quantile, _obj.Huber, _obj.Poisson,
+        _obj.Gamma, _obj.Tweedie, _obj.Logistic, _obj.MultiQuantile, _obj.MultiSquaredError,
+        survival.Cox, survival.AFT)},
     "Softmax": lambda: _obj.Softmax(3), "Ranking": lambda: ranking.Ranking(np.zeros(1)),
     "Custom": lambda: _obj.Custom(None),
 }
@@ -148,20 +147,16 @@ def _get(section, key, field, kind=None):
     return value
 
 
+_BOOLS = (bool, np.bool_)
+# the kinds of plain values a field may have: (the types that are one, the types that
+# are not although they pass: bools are neither ints nor reals)
+_KINDS = {"int": (numbers.Integral, _BOOLS), "real": (numbers.Real, _BOOLS),
+          "str": (str, ()), "bool": (_BOOLS, ()), "dict": (dict, ()), "list": (list, ())}
+
+
 def _is(value, kind):
-    if kind == "int":
-        return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-    if kind == "real":
-        return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-    if kind == "str":
-        return isinstance(value, str)
-    if kind == "bool":
-        return isinstance(value, (bool, np.bool_))
-    if kind == "dict":
-        return isinstance(value, dict)
-    if kind == "list":
-        return isinstance(value, list)
-    raise AssertionError(kind)
+    types, refused = _KINDS[kind]
+    return isinstance(value, types) and not isinstance(value, refused)
 
 
 def _array(value, field, dtype, ndim=1, size=None):

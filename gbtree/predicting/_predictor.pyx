@@ -435,9 +435,10 @@ cdef class Forest:
         self._add(X, out, start, stop, n_threads)
 
     cdef int _add(self, X, out, Py_ssize_t start, Py_ssize_t stop, int n_threads) except -1:
-        cdef cnp.ndarray arr, res
+        cdef cnp.ndarray arr
         cdef Py_ssize_t i, n_rows, x_rows, x_cols
-        cdef int kind
+        cdef int status
+        cdef bint f32
         cdef double* dst
         if not 0 <= start <= stop <= self.n_trees:
             raise ValueError(f"trees {start}..{stop} are not within 0..{self.n_trees}")
@@ -458,60 +459,47 @@ cdef class Forest:
         if x_cols != self.n_features:
             raise ValueError(f"X has {x_cols} features, but the model has "
                              f"{self.n_features}")
-        if self.symmetric is not None:
-            self._add_symmetric(X, out, start, stop, n_threads)
-            return 0
-        if (cnp.PyArray_Check(X) and cnp.PyArray_NDIM(<cnp.ndarray>X) == 2
-                and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>X)
-                and cnp.PyArray_ISALIGNED(<cnp.ndarray>X)
-                and cnp.PyArray_DIM(<cnp.ndarray>X, 0) < FEW_ROWS):
-            arr = <cnp.ndarray>X
-            res = <cnp.ndarray>out
-            kind = cnp.PyArray_TYPE(arr)
-            n_rows = cnp.PyArray_DIM(arr, 0)
-            dst = <double*>cnp.PyArray_DATA(res)
-            if kind == cnp.NPY_FLOAT32:
-                for i in range(n_rows):
-                    gbt_row_walk_f32(self._compact, self._ptr, self._cls, start, stop,
-                                     <const float*>cnp.PyArray_DATA(arr) + i * self.n_features,
-                                     dst + i * self.n_outputs)
-                return 0
-            if kind == cnp.NPY_FLOAT64:
-                for i in range(n_rows):
-                    gbt_row_walk_f64(self._compact, self._ptr, self._cls, start, stop,
-                                     <const double*>cnp.PyArray_DATA(arr) + i * self.n_features,
-                                     dst + i * self.n_outputs)
-                return 0
-        predict_raw(X, self.compact, self.tree_ptr[start:stop + 1],
-                    self.tree_class[start:stop], out, n_threads, columns=self.columns)
-        return 0
-
-    cdef _add_symmetric(self, X, out, Py_ssize_t start, Py_ssize_t stop, int n_threads):
-        """``add_raw`` of a forest of symmetric trees (``out`` checked)."""
-        cdef cnp.ndarray arr
-        cdef int kind, status
-        cdef Py_ssize_t n_rows
-        cdef double* dst = <double*>cnp.PyArray_DATA(<cnp.ndarray>out)
         if (cnp.PyArray_Check(X) and cnp.PyArray_NDIM(<cnp.ndarray>X) == 2
                 and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>X)
                 and cnp.PyArray_ISALIGNED(<cnp.ndarray>X)
                 and cnp.PyArray_TYPE(<cnp.ndarray>X) in (cnp.NPY_FLOAT32, cnp.NPY_FLOAT64)):
+            # C-ordered float rows: a few walk here, in the calling thread; many rows of
+            # symmetric trees take the symmetric walk directly
             arr = <cnp.ndarray>X
-            kind = cnp.PyArray_TYPE(arr)
+            f32 = cnp.PyArray_TYPE(arr) == cnp.NPY_FLOAT32
             n_rows = cnp.PyArray_DIM(arr, 0)
+            dst = <double*>cnp.PyArray_DATA(<cnp.ndarray>out)
+            if self.symmetric is not None:
+                if n_rows < FEW_ROWS:
+                    sym_rows(cnp.PyArray_DATA(arr), f32, self.n_features, n_rows, &self._sym,
+                             start, stop, dst, self.n_outputs)
+                    return 0
+                with nogil:
+                    status = sym_walk(cnp.PyArray_DATA(arr), f32, self.n_features, 1, n_rows,
+                                      &self._sym, start, stop, dst, self.n_outputs, n_threads,
+                                      _SIMD_LEVEL)
+                if status < 0:
+                    raise MemoryError("could not allocate the blocks of the symmetric walk")
+                return 0
             if n_rows < FEW_ROWS:
-                sym_rows(cnp.PyArray_DATA(arr), kind == cnp.NPY_FLOAT32, self.n_features, n_rows,
-                         &self._sym, start, stop, dst, self.n_outputs)
-                return
-            with nogil:
-                status = sym_walk(cnp.PyArray_DATA(arr), kind == cnp.NPY_FLOAT32,
-                                  self.n_features, 1, n_rows, &self._sym, start, stop, dst,
-                                  self.n_outputs, n_threads, _SIMD_LEVEL)
-            if status < 0:
-                raise MemoryError("could not allocate the blocks of the symmetric walk")
-            return
-        predict_symmetric(X, self.symmetric, self.tree_class, start, stop, out, n_threads,
-                          _SIMD_LEVEL)
+                if f32:
+                    for i in range(n_rows):
+                        gbt_row_walk_f32(self._compact, self._ptr, self._cls, start, stop,
+                                         <const float*>cnp.PyArray_DATA(arr) + i * self.n_features,
+                                         dst + i * self.n_outputs)
+                else:
+                    for i in range(n_rows):
+                        gbt_row_walk_f64(self._compact, self._ptr, self._cls, start, stop,
+                                         <const double*>cnp.PyArray_DATA(arr) + i * self.n_features,
+                                         dst + i * self.n_outputs)
+                return 0
+        if self.symmetric is not None:
+            predict_symmetric(X, self.symmetric, self.tree_class, start, stop, out, n_threads,
+                              _SIMD_LEVEL)
+        else:
+            predict_raw(X, self.compact, self.tree_ptr[start:stop + 1],
+                        self.tree_class[start:stop], out, n_threads, columns=self.columns)
+        return 0
 
 
 def binary_labels(raw, classes):

@@ -54,37 +54,31 @@ cdef int _scatter(const scatter_t* values, const int32_t* indices, const int64_t
     return bad
 
 
-cdef void _restore_raw(const int32_t* indices, const int64_t* indptr, Py_ssize_t nnz,
-                       Py_ssize_t row, Py_ssize_t n_features, floating* dst,
-                       floating absent) noexcept nogil:
+cdef inline void _restore(const int32_t* indices, const int64_t* indptr, Py_ssize_t nnz,
+                          Py_ssize_t row, Py_ssize_t n_features, scatter_t* dst,
+                          const scatter_t* fill, Py_ssize_t step) noexcept nogil:
+    """Put back the absent value of the entries ``_scatter`` wrote: ``fill[f * step]``
+    for feature f (raw values: one value, step 0; bins: each feature's default bin,
+    step 1)."""
     cdef int64_t k, lo = indptr[row], hi = indptr[row + 1]
     if lo < 0 or hi < lo or hi > nnz:
         return
     for k in range(lo, hi):
         if <size_t>indices[k] < <size_t>n_features:
-            dst[indices[k]] = absent
+            dst[indices[k]] = fill[indices[k] * step]
 
 
-cdef void _restore_binned(const int32_t* indices, const int64_t* indptr, Py_ssize_t nnz,
-                          Py_ssize_t row, Py_ssize_t n_features, X_BINNED_C* dst,
-                          const X_BINNED_C* default_bin) noexcept nogil:
-    cdef int64_t k, lo = indptr[row], hi = indptr[row + 1]
-    if lo < 0 or hi < lo or hi > nnz:
-        return
-    for k in range(lo, hi):
-        if <size_t>indices[k] < <size_t>n_features:
-            dst[indices[k]] = default_bin[indices[k]]
-
-
-cdef int _predict_raw_csr_worker(const floating* data, const int32_t* indices,
-                                 const int64_t* indptr, Py_ssize_t nnz, Py_ssize_t n_features,
-                                 floating absent, const compact_node* nodes,
-                                 const uint64_t* packed, int level,
-                                 const int64_t* tree_ptr, const int32_t* tree_class,
-                                 Py_ssize_t n_trees, double* out, Py_ssize_t n_out,
-                                 floating* scratch, Py_ssize_t block_rows,
-                                 Py_ssize_t row_lo, Py_ssize_t row_hi) noexcept nogil:
-    """Rows row_lo..row_hi-1, in blocks of block_rows, through one scratch block."""
+cdef int _raw_csr_worker(const floating* data, const int32_t* indices,
+                         const int64_t* indptr, Py_ssize_t nnz, Py_ssize_t n_features,
+                         floating absent, const compact_node* compact, const uint64_t* packed,
+                         int level, const node_struct* nodes, int32_t* leaves,
+                         const int64_t* tree_ptr, const int32_t* tree_class,
+                         Py_ssize_t n_trees, double* out, Py_ssize_t n_out,
+                         floating* scratch, Py_ssize_t block_rows,
+                         Py_ssize_t row_lo, Py_ssize_t row_hi) noexcept nogil:
+    """Rows row_lo..row_hi-1, in blocks of block_rows, through one scratch block: with
+    ``leaves``, each row's leaf index in each tree of ``nodes`` (``leaves[i * n_trees +
+    t]``), else the leaf values of the trees of ``compact`` added to ``out``."""
     cdef Py_ssize_t lo, hi, i, t
     cdef int bad = 0
     lo = row_lo
@@ -93,38 +87,19 @@ cdef int _predict_raw_csr_worker(const floating* data, const int32_t* indices,
         for i in range(lo, hi):
             bad |= _scatter(data, indices, indptr, nnz, i, n_features,
                                 scratch + (i - lo) * n_features)
-        for t in range(n_trees):
-            _add_tree(nodes + tree_ptr[t], packed + tree_ptr[t], <const floating*>scratch, 0,
-                      hi - lo, n_features, 1, out + lo * n_out + tree_class[t], n_out,
-                      level)
-        for i in range(lo, hi):
-            _restore_raw(indices, indptr, nnz, i, n_features,
-                         scratch + (i - lo) * n_features, absent)
-        lo = hi
-    return bad
-
-
-cdef int _apply_raw_csr_worker(const floating* data, const int32_t* indices,
-                               const int64_t* indptr, Py_ssize_t nnz, Py_ssize_t n_features,
-                               floating absent, const node_struct* nodes,
-                               const int64_t* tree_ptr, Py_ssize_t n_trees, int32_t* out,
-                               floating* scratch, Py_ssize_t block_rows,
-                               Py_ssize_t row_lo, Py_ssize_t row_hi) noexcept nogil:
-    cdef Py_ssize_t lo, hi, i, t
-    cdef int bad = 0
-    lo = row_lo
-    while lo < row_hi:
-        hi = min(lo + block_rows, row_hi)
-        for i in range(lo, hi):
-            bad |= _scatter(data, indices, indptr, nnz, i, n_features,
-                                scratch + (i - lo) * n_features)
-        for i in range(lo, hi):
+        if leaves != NULL:
+            for i in range(lo, hi):
+                for t in range(n_trees):
+                    leaves[i * n_trees + t] = _leaf_raw(
+                        nodes + tree_ptr[t], <const floating*>scratch + (i - lo) * n_features, 1)
+        else:
             for t in range(n_trees):
-                out[i * n_trees + t] = _leaf_raw(nodes + tree_ptr[t],
-                                                 <const floating*>scratch + (i - lo) * n_features, 1)
+                _add_tree(compact + tree_ptr[t], packed + tree_ptr[t], <const floating*>scratch,
+                          0, hi - lo, n_features, 1, out + lo * n_out + tree_class[t], n_out,
+                          level)
         for i in range(lo, hi):
-            _restore_raw(indices, indptr, nnz, i, n_features,
-                         scratch + (i - lo) * n_features, absent)
+            _restore(indices, indptr, nnz, i, n_features, scratch + (i - lo) * n_features,
+                     &absent, 0)
         lo = hi
     return bad
 
@@ -163,8 +138,8 @@ cdef int _binned_csr_worker(const X_BINNED_C* bins, const int32_t* indices,
         for j in range(lo, hi):
             r = rows[j] if rows != NULL else j
             if r < n_csr_rows:
-                _restore_binned(indices, indptr, nnz, r, n_features,
-                                scratch + (j - lo) * n_features, default_bin)
+                _restore(indices, indptr, nnz, r, n_features,
+                         scratch + (j - lo) * n_features, default_bin, 1)
         lo = hi
     return bad
 
@@ -195,6 +170,38 @@ cdef _bad_csr():
                      "bounds, or a column index (or row) is out of range")
 
 
+cdef _raw_csr(const floating[::1] data, const int32_t[::1] indices,
+              const int64_t[::1] indptr, Py_ssize_t n_rows, Py_ssize_t n_features,
+              double absent, const compact_node* compact, const uint64_t* packed, int level,
+              const node_struct* nodes, int32_t* leaves, const int64_t* tree_ptr,
+              const int32_t* tree_class, Py_ssize_t n_trees, double* out, Py_ssize_t n_out,
+              int n_threads):
+    """Shared tail of ``predict_raw_csr`` and ``apply_raw_csr`` (see
+    ``_raw_csr_worker``; arguments checked, at least one row and one tree): the rows
+    in blocks, each worker through a scratch block of its own."""
+    cdef Py_ssize_t nnz = data.shape[0], block_rows, n_blocks, w, size
+    cdef int n_workers, bad = 0
+    cdef floating* scratch_p
+    cdef floating absent_f = <floating>absent
+    block_rows = _block_rows(n_rows, n_features, sizeof(floating))
+    n_blocks = (n_rows + block_rows - 1) // block_rows
+    n_workers = _n_workers(n_threads, n_blocks)
+    size = block_rows * n_features
+    scratch = np.full(max(n_workers * size, 1), absent,
+                      dtype=np.float32 if floating is float else np.float64)
+    cdef floating[::1] scratch_v = scratch
+    scratch_p = &scratch_v[0]
+    for w in prange(n_workers, schedule='static', num_threads=n_workers, nogil=True):
+        bad += _raw_csr_worker(
+            &data[0] if nnz > 0 else NULL, &indices[0] if nnz > 0 else NULL, &indptr[0],
+            nnz, n_features, absent_f, compact, packed, level, nodes, leaves, tree_ptr,
+            tree_class, n_trees, out, n_out, scratch_p + w * size, block_rows,
+            min(n_blocks * w // n_workers * block_rows, n_rows),
+            min(n_blocks * (w + 1) // n_workers * block_rows, n_rows))
+    if bad:
+        _bad_csr()
+
+
 def predict_raw_csr(const floating[::1] data, const int32_t[::1] indices,
                     const int64_t[::1] indptr, Py_ssize_t n_features, double absent,
                     const unsigned char[::1] compact, const int64_t[::1] tree_ptr,
@@ -203,15 +210,10 @@ def predict_raw_csr(const floating[::1] data, const int32_t[::1] indices,
     """``predict_raw`` on a CSR matrix whose absent entries have the value ``absent``
     (0.0, or NaN for missing); ``out`` has one row per CSR row. ``simd`` as in
     ``predict_raw``."""
-    cdef Py_ssize_t n_rows = out.shape[0], n_trees = tree_ptr.shape[0] - 1
-    cdef Py_ssize_t nnz = data.shape[0], k, block_rows, n_blocks, w, size
-    cdef int n_workers, bad = 0
+    cdef Py_ssize_t n_rows = out.shape[0], n_trees = tree_ptr.shape[0] - 1, k
     cdef const compact_node* nodes
-    cdef const uint64_t* packed
     cdef int level
-    cdef floating* scratch_p
-    cdef floating absent_f = <floating>absent
-    _check_csr(indptr.shape[0], indices.shape[0], nnz, n_rows, n_features)
+    _check_csr(indptr.shape[0], indices.shape[0], data.shape[0], n_rows, n_features)
     if n_rows == 0 or n_trees == 0:
         return
     nodes = <const compact_node*>&compact[0]
@@ -224,25 +226,11 @@ def predict_raw_csr(const floating[::1] data, const int32_t[::1] indices,
             raise ValueError(f"tree {k} feeds output {tree_class[k]}; out has {out.shape[1]}")
     if n_rows * n_trees < 4096:
         n_threads = 1
-    block_rows = _block_rows(n_rows, n_features, sizeof(floating))
-    n_blocks = (n_rows + block_rows - 1) // block_rows
-    n_workers = _n_workers(n_threads, n_blocks)
-    size = block_rows * n_features
-    scratch = np.full(max(n_workers * size, 1), absent,
-                      dtype=np.float32 if floating is float else np.float64)
-    cdef floating[::1] scratch_v = scratch
-    scratch_p = &scratch_v[0]
-    packed = _packed_section(compact)
-    level = _walk_kind(machine_simd_level(), simd, n_features, n_features, 1, &tree_ptr[0], n_trees, scratch_p)
-    for w in prange(n_workers, schedule='static', num_threads=n_workers, nogil=True):
-        bad += _predict_raw_csr_worker(
-            &data[0] if nnz > 0 else NULL, &indices[0] if nnz > 0 else NULL, &indptr[0],
-            nnz, n_features, absent_f, nodes, packed, level, &tree_ptr[0], &tree_class[0],
-            n_trees, &out[0, 0], out.shape[1], scratch_p + w * size, block_rows,
-            min(n_blocks * w // n_workers * block_rows, n_rows),
-            min(n_blocks * (w + 1) // n_workers * block_rows, n_rows))
-    if bad:
-        _bad_csr()
+    level = _walk_kind(machine_simd_level(), simd, n_features, n_features, 1, &tree_ptr[0],
+                       n_trees, <const floating*>NULL)
+    _raw_csr(data, indices, indptr, n_rows, n_features, absent, nodes,
+             _packed_section(compact), level, NULL, NULL, &tree_ptr[0], &tree_class[0],
+             n_trees, &out[0, 0], out.shape[1], n_threads)
 
 
 def apply_raw_csr(const floating[::1] data, const int32_t[::1] indices,
@@ -251,33 +239,14 @@ def apply_raw_csr(const floating[::1] data, const int32_t[::1] indices,
                   int32_t[:, ::1] out, int n_threads):
     """``apply_raw`` on a CSR matrix whose absent entries have the value ``absent``."""
     cdef Py_ssize_t n_rows = out.shape[0], n_trees = tree_ptr.shape[0] - 1
-    cdef Py_ssize_t nnz = data.shape[0], block_rows, n_blocks, w, size
-    cdef int n_workers, bad = 0
-    cdef floating* scratch_p
-    cdef floating absent_f = <floating>absent
-    _check_csr(indptr.shape[0], indices.shape[0], nnz, n_rows, n_features)
+    _check_csr(indptr.shape[0], indices.shape[0], data.shape[0], n_rows, n_features)
     if out.shape[1] != n_trees:
         raise ValueError(f"out has {out.shape[1]} columns for {n_trees} trees")
     if n_rows == 0 or n_trees == 0:
         return
     _check_node_features(&nodes[tree_ptr[0]], tree_ptr[n_trees] - tree_ptr[0], n_features)
-    block_rows = _block_rows(n_rows, n_features, sizeof(floating))
-    n_blocks = (n_rows + block_rows - 1) // block_rows
-    n_workers = _n_workers(n_threads, n_blocks)
-    size = block_rows * n_features
-    scratch = np.full(max(n_workers * size, 1), absent,
-                      dtype=np.float32 if floating is float else np.float64)
-    cdef floating[::1] scratch_v = scratch
-    scratch_p = &scratch_v[0]
-    for w in prange(n_workers, schedule='static', num_threads=n_workers, nogil=True):
-        bad += _apply_raw_csr_worker(
-            &data[0] if nnz > 0 else NULL, &indices[0] if nnz > 0 else NULL, &indptr[0],
-            nnz, n_features, absent_f, &nodes[0], &tree_ptr[0], n_trees, &out[0, 0],
-            scratch_p + w * size, block_rows,
-            min(n_blocks * w // n_workers * block_rows, n_rows),
-            min(n_blocks * (w + 1) // n_workers * block_rows, n_rows))
-    if bad:
-        _bad_csr()
+    _raw_csr(data, indices, indptr, n_rows, n_features, absent, NULL, NULL, 0, &nodes[0],
+             &out[0, 0], &tree_ptr[0], NULL, n_trees, NULL, 0, n_threads)
 
 
 cdef _binned_csr(const int64_t[::1] indptr, const int32_t[::1] indices,
