@@ -79,6 +79,28 @@ def weighted_quantile(values, weights, alpha):
     return float(grouped_weighted_quantile(values, weights, groups, 1, alpha)[0])
 
 
+def huber_location(y, w, delta, sum_shards=np.asarray, largest=np.asarray):
+    """Huber's starting value: the root of the decreasing psi(c) = sum w clip(y - c,
+    +-delta) (``w`` None: 1) between the smallest and largest y of weight > 0. Over
+    the rows of several shards (a level-wise fit), ``sum_shards(array)`` and
+    ``largest(array)`` give its sum and its largest values over every shard (every
+    shard searches alike: the sums are the same on each)."""
+    w = np.ones_like(y) if w is None else w
+    keep = w > 0
+    y, w = y[keep], w[keep]
+    ends = largest([-y.min() if y.size else -np.inf, y.max() if y.size else -np.inf])
+    lo, hi = float(-ends[0]), float(ends[1])
+
+    def psi(c):
+        return float(sum_shards([np.sum(w * np.clip(y - c, -delta, delta))])[0])
+
+    if lo == hi or psi(lo) <= 0.0:
+        return lo
+    if psi(hi) >= 0.0:
+        return hi
+    return brentq(psi, lo, hi, xtol=1e-12, rtol=1e-15)
+
+
 # attributes of a loss that hold the training rows' data, then its working buffers
 # (none of its ``state``; ``fit_done`` drops the buffers)
 _NOT_STATE = ("group_ptr", "group_ids", "_last_ranking")
@@ -142,7 +164,9 @@ class Objective:
 
     def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves, output=0):
         """Optimal value of each leaf of a tree of ``output`` given the raw predictions
-        before the tree (or NaN)."""
+        before the tree (or NaN). The losses that refit to quantiles also take
+        ``quantile`` (as ``grouped_weighted_quantile``) and ``sum_shards(array)``: over
+        the rows of several shards, their selection and sum (``RowShard._refit``)."""
         raise NotImplementedError
 
     def loss(self, y, raw, sample_weight=None):
@@ -283,9 +307,9 @@ class AbsoluteError(Objective):
     def loss(self, y, raw, sample_weight=None):
         return float(np.average(np.abs(y - raw[:, 0]), weights=sample_weight))
 
-    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves, output=0):
-        return grouped_weighted_quantile(y - raw_before, sample_weight, leaf_of_row, n_leaves,
-                                         self.alpha)
+    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves, output=0,
+                     quantile=grouped_weighted_quantile, sum_shards=np.asarray):
+        return quantile(y - raw_before, sample_weight, leaf_of_row, n_leaves, self.alpha)
 
     def transform(self, raw):
         return raw[:, 0]
@@ -379,9 +403,10 @@ class MultiQuantile(Objective):
         grad[:] = (g * w).T
         hess[:] = np.broadcast_to(w, d.shape).T
 
-    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves, output=0):
-        return grouped_weighted_quantile(y - raw_before, sample_weight, leaf_of_row, n_leaves,
-                                         self.alphas[output])
+    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves, output=0,
+                     quantile=grouped_weighted_quantile, sum_shards=np.asarray):
+        return quantile(y - raw_before, sample_weight, leaf_of_row, n_leaves,
+                        self.alphas[output])
 
     def loss(self, y, raw, sample_weight=None):
         return float(np.mean([Quantile(a).loss(y, raw[:, [k]], sample_weight)
@@ -408,29 +433,8 @@ class Huber(Objective):
         self.delta = float(delta)
         self._kernel_args = (self.delta,)
 
-    def _m_step(self, r, sample_weight, groups, n_groups):
-        med = grouped_weighted_quantile(r, sample_weight, groups, n_groups, 0.5)
-        w = np.ones_like(r) if sample_weight is None else sample_weight
-        dev = np.clip(r - med[groups], -self.delta, self.delta)
-        num = np.bincount(groups, weights=w * dev, minlength=n_groups)
-        den = np.bincount(groups, weights=w, minlength=n_groups)
-        return med + np.divide(num, den, out=np.zeros_like(num), where=den > 0)
-
     def init_raw(self, y, sample_weight):
-        # the Huber location: the root of the decreasing psi(c) = sum w clip(y - c, +-delta)
-        w = np.ones_like(y) if sample_weight is None else sample_weight
-        keep = w > 0
-        y, w = y[keep], w[keep]
-
-        def psi(c):
-            return float(np.sum(w * np.clip(y - c, -self.delta, self.delta)))
-
-        lo, hi = float(y.min()), float(y.max())
-        if lo == hi or psi(lo) <= 0.0:
-            return np.array([lo])
-        if psi(hi) >= 0.0:
-            return np.array([hi])
-        return np.array([brentq(psi, lo, hi, xtol=1e-12, rtol=1e-15)])
+        return np.array([huber_location(y, sample_weight, self.delta)])
 
     def loss(self, y, raw, sample_weight=None):
         a = np.abs(y - raw[:, 0])
@@ -438,8 +442,16 @@ class Huber(Objective):
                                          self.delta * (a - 0.5 * self.delta)),
                                 weights=sample_weight))
 
-    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves, output=0):
-        return self._m_step(y - raw_before, sample_weight, leaf_of_row, n_leaves)
+    def refit_leaves(self, y, raw_before, sample_weight, leaf_of_row, n_leaves, output=0,
+                     quantile=grouped_weighted_quantile, sum_shards=np.asarray):
+        # Friedman's M-step: the median, then the mean of the clipped deviations from it
+        r = y - raw_before
+        med = quantile(r, sample_weight, leaf_of_row, n_leaves, 0.5)
+        w = np.ones_like(r) if sample_weight is None else sample_weight
+        dev = np.clip(r - med[leaf_of_row], -self.delta, self.delta)
+        num, den = sum_shards([np.bincount(leaf_of_row, weights=w * dev, minlength=n_leaves),
+                               np.bincount(leaf_of_row, weights=w, minlength=n_leaves)])
+        return med + np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
     def transform(self, raw):
         return raw[:, 0]

@@ -37,6 +37,8 @@ import sys
 
 import numpy as np
 
+from .validation import feature_index
+
 # a code of a value not seen at fit
 UNSEEN = -1.0
 
@@ -316,21 +318,8 @@ def resolve_columns(spec, X):
             raise ValueError(f"categorical_features as a boolean mask must have one entry per "
                              f"feature ({n}), got {len(items)}")
         return [j for j, m in enumerate(items) if m]
-    out = []
-    for v in items:
-        if isinstance(v, str):
-            if names is None:
-                raise ValueError(f"categorical_features names a feature {v!r}, but X has no "
-                                 f"column names (pass a DataFrame, or indices)")
-            if v not in names:
-                raise ValueError(f"categorical_features names an unknown feature {v!r}")
-            out.append(names.index(v))
-        elif (isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
-              and 0 <= v < n):
-            out.append(int(v))
-        else:
-            raise ValueError(f"categorical_features: {v!r} is not a feature index in [0, {n}), "
-                             f"a feature name or a boolean")
+    out = [feature_index("categorical_features", v, names, n, ", a feature name or a boolean")
+           for v in items]
     if len(set(out)) != len(out):
         raise ValueError(f"categorical_features lists a feature twice: {spec!r}")
     return sorted(out)

@@ -70,10 +70,6 @@ class ExternalData:
         self.qid = qid
         self.cache_paths_ = None
 
-    def _cache_dirs(self):
-        return list(self.cache_dir) if isinstance(self.cache_dir, (list, tuple)) else [
-            self.cache_dir]
-
     # -- reading
     def chunks(self, encode=None):
         """The chunks as ``(X, y, w, qid, margin, names)``: X a C-ordered float32 or float64

@@ -188,6 +188,23 @@ def _all_or_nothing(fit):
     return wrapper
 
 
+def feature_index(param, v, names, n, tail=" or a feature name"):
+    """The column of the ``n`` features that ``v``, an entry of the parameter ``param``,
+    names: a column name (of ``names``; None: X has none) or an index (not a bool);
+    else a ValueError, ``tail`` ending its message."""
+    if isinstance(v, str):
+        if names is None:
+            raise ValueError(f"{param} names a feature {v!r}, but X has no column names "
+                             f"(pass a DataFrame, or indices)")
+        if v not in names:
+            raise ValueError(f"{param} names an unknown feature {v!r}")
+        return names.index(v)
+    if (isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+            and 0 <= v < n):
+        return int(v)
+    raise ValueError(f"{param}: {v!r} is not a feature index in [0, {n}){tail}")
+
+
 def _check_list(name, value, what="a list with one entry per eval set"):
     """TypeError naming ``name`` unless ``value`` is None, a list or a tuple."""
     if value is not None and not isinstance(value, (list, tuple)):

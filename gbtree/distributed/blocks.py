@@ -23,10 +23,6 @@ from ..kernels._binned_matrix import columns_of
 SKETCH_BINS = 2
 
 
-# the sketch's error bound, in value bins: eps = 1 / (SKETCH_BINS * max_bin)
-SKETCH_BINS = 2
-
-
 class _DiskBlock:
     """A block of binned rows written to the cache as raw arrays: ``PREFIX.X`` (the
     bins, row by row, for the histograms), ``.C`` (the same bins column by column,

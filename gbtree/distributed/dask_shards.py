@@ -5,6 +5,7 @@ gathered and merged into bin edges, and every wait on a worker bounded by a
 timeout (``wait_all``): a worker that dies or a partition that cannot be computed
 ends the fit with an error naming it, never a hang."""
 import copy
+import functools
 import time
 
 import numpy as np
@@ -400,10 +401,5 @@ def gathered(client, entries, timeout, name):
 def merged_cuts(summaries_per_shard, max_bin):
     """Per feature, the edges ``BinMapper.fit`` would cut from the merged summaries."""
     n_features = len(summaries_per_shard[0]) if summaries_per_shard else 0
-    cuts = []
-    for f in range(n_features):
-        s = summaries_per_shard[0][f]
-        for other in summaries_per_shard[1:]:
-            s = s.merge(other[f])
-        cuts.append(summary_cuts(s, max_bin))
-    return cuts
+    return [summary_cuts(functools.reduce(Summary.merge, [s[f] for s in summaries_per_shard]),
+                         max_bin) for f in range(n_features)]

@@ -2,7 +2,6 @@
 rows (absolute error, quantile, Huber), over rows held by several shards of a
 level-wise fit: selected exactly, with a few sums over the shards."""
 import numpy as np
-from scipy.optimize import brentq
 
 from ..boosting import objectives as _obj
 
@@ -53,24 +52,3 @@ def select_quantiles(values, weights, groups, n_groups, alpha, sum_shards):
     out = np.where(negative, ~key, key & np.uint64((1 << 63) - 1)).view(np.float64)
     return np.where(total > 0, out, np.nan)
 
-
-def huber_location(y, w, delta, sum_shards, largest):
-    """``Huber.init_raw`` over every shard's rows: the root of the summed
-    psi(c) = sum w clip(y - c, +-delta) between the smallest and largest y of
-    weight > 0 (``sum_shards(array)``, ``largest(array)``: its sum and its largest
-    values over every shard; every shard searches alike: the sums are the same on
-    each)."""
-    w = np.ones_like(y) if w is None else w
-    keep = w > 0
-    y, w = y[keep], w[keep]
-    ends = largest([-y.min() if y.size else -np.inf, y.max() if y.size else -np.inf])
-    lo, hi = float(-ends[0]), float(ends[1])
-
-    def psi(c):
-        return float(sum_shards([np.sum(w * np.clip(y - c, -delta, delta))])[0])
-
-    if lo == hi or psi(lo) <= 0.0:
-        return lo
-    if psi(hi) >= 0.0:
-        return hi
-    return brentq(psi, lo, hi, xtol=1e-12, rtol=1e-15)

@@ -21,6 +21,7 @@ over shards and blocks. The other rows get the round's trees from a walk over
 their bins, when their block is next read.
 """
 import concurrent.futures
+import functools
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from ..kernels._quantizer import gradient_extent_of, quantize_places, steps_of
 from ..kernels._threads import ThreadBudget
 from ..kernels._typedefs import G_H_DTYPE
 from ..predicting.tree import add_tree_binned_rows
-from .leaf_quantiles import SELECTED, huber_location, select_quantiles
+from .leaf_quantiles import SELECTED, select_quantiles
 from .shard_exchange import ShardExchange
 
 
@@ -205,7 +206,7 @@ class RowShard(ShardExchange, RowBlocks):
                 picks.append(None)
                 continue
             keep = (self._kept[j][lo:hi] if j in self._kept
-                    else self._draws(sample[1], lo, hi) < sample[0])
+                    else place_draws(sample[1], self.places, lo, hi) < sample[0])
             self._left_out[(b, j)] = np.flatnonzero(~keep).astype(np.uint32)
             picks.append(np.flatnonzero(keep).astype(np.uint32))
         return picks
@@ -285,7 +286,7 @@ class RowShard(ShardExchange, RowBlocks):
         y, w = self._labels()
         obj = self.objective
         if isinstance(obj, _obj.Huber):
-            base = np.array([huber_location(y, w, obj.delta, self._sum, self._largest)])
+            base = np.array([_obj.huber_location(y, w, obj.delta, self._sum, self._largest)])
         else:
             groups = np.zeros(y.shape[0], dtype=np.intp)
             alphas = obj.alphas if isinstance(obj, _obj.MultiQuantile) else (obj.alpha,)
@@ -315,19 +316,9 @@ class RowShard(ShardExchange, RowBlocks):
         groups = np.concatenate(groups) if groups else np.empty(0, dtype=np.intp)
         if self._refit_weight is not None:   # (GOSS's)
             w = self._refit_weight
-        r = y[rows] - self.raw[rows, k]
-        wr = None if w is None else w[rows]
-        obj = self.objective
-        if isinstance(obj, _obj.Huber):   # (Friedman's M-step: the median, then the mean)
-            med = select_quantiles(r, wr, groups, len(leaves), 0.5, self._sum)
-            ww = np.ones_like(r) if wr is None else wr
-            dev = np.clip(r - med[groups], -obj.delta, obj.delta)
-            sums = self._sum([np.bincount(groups, weights=ww * dev, minlength=len(leaves)),
-                              np.bincount(groups, weights=ww, minlength=len(leaves))])
-            return med + np.divide(sums[0], sums[1], out=np.zeros(len(leaves)),
-                                   where=sums[1] > 0)
-        alpha = obj.alphas[k] if isinstance(obj, _obj.MultiQuantile) else obj.alpha
-        return select_quantiles(r, wr, groups, len(leaves), alpha, self._sum)
+        return self.objective.refit_leaves(
+            y[rows], self.raw[rows, k], None if w is None else w[rows], groups, len(leaves), k,
+            functools.partial(select_quantiles, sum_shards=self._sum), self._sum)
 
     def _renew(self, t, leaves):
         """Quantised gradients chose tree ``t``'s splits: the exact (gradient, hessian)
@@ -350,20 +341,13 @@ class RowShard(ShardExchange, RowBlocks):
             sums[[s[2] for s in spans[b]]] += part[:len(bounds)]
         return self._sum(sums)
 
-    def _draws(self, seed, lo, hi):
-        """The uniform draws of the shard's rows lo..hi from the generator seeded with
-        ``seed``: the draws of their places in the data (``places``)."""
-        return place_draws(seed, self.places, lo, hi)
-
-    def finish(self):
-        """The fit is over: stop reading ahead."""
-        self.close()
-
     def close(self):
         """Stop the thread that reads blocks ahead (after the block it is reading)."""
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = self._ahead = None
+
+    finish = close   # (the fit is over: ``call("finish")``)
 
 
 def place_draws(seed, places, lo, hi):

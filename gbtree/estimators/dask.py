@@ -65,9 +65,8 @@ from ..distributed.dask_shards import (SUMMARY_ENTRIES_PER_BIN, checked_labels, 
 from ..distributed.leaf_quantiles import SELECTED
 from ..distributed.levelwise import boost
 from ..distributed.shard_exchange import feature_ranges, sum_in_order
-from ..growing.grower_params import GrowerParams
 from .levelwise_fit import (CATEGORICAL, check_params, continued, fitted, local_params,
-                            make_objective, per_feature, prepare, round_settings)
+                            make_objective, prepare, round_settings)
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
 
 __all__ = ["DaskGBTRegressor", "DaskGBTClassifier", "DaskGBTRanker"]
@@ -122,20 +121,17 @@ _CALLS = {"grow": "growing a round's trees", "finish": "ending the fit"}
 class _DaskMixin:
     """Fit on the workers; predict where the partitions live; ``to_local``."""
 
-    def _check_supported(self):
-        check_params(self, self._local_class(), type(self).__name__, CATEGORICAL)
-        if not isinstance(self.timeout, numbers.Real) or not self.timeout > 0:
-            raise ValueError(f"timeout must be a number of seconds > 0, got {self.timeout!r}")
-
     def _fit_distributed(self, X, y, sample_weight, eval_args, classes=None, qid=None,
                          base_margin=None):
         """Fit the local estimator's model on the workers; ``eval_args``: what
         ``_client_eval_sets`` takes; ``classes``: a classifier's; ``qid``: a ranker's
         query ids; ``base_margin``: the rows' starting raw scores."""
-        self._check_supported()
         fit_name = type(self).__name__
-        client = self.client if self.client is not None else default_client()
         local_class = self._local_class()
+        check_params(self, local_class, fit_name, CATEGORICAL)
+        if not isinstance(self.timeout, numbers.Real) or not self.timeout > 0:
+            raise ValueError(f"timeout must be a number of seconds > 0, got {self.timeout!r}")
+        client = self.client if self.client is not None else default_client()
         if (hasattr(self, "_local") and isinstance(self.warm_start, (bool, np.bool_))
                 and self.warm_start):   # (the model to continue)
             model = self._local.set_params(**local_params(self, local_class))
@@ -164,14 +160,10 @@ class _DaskMixin:
         init, mapper, done = continued(model, objective, X.shape[1], fit_name, params)
         if init is not None and params.n_estimators == 0:
             return self
-        prepare(model, X.shape[1] if encoder is None else encoder.width, encoder, names)
-        per_feature(model, params, encoder)
-        grower_params = GrowerParams.from_boost(params)
         # (eval sets are validation-sized: the client holds and evaluates them)
-        eval_sets = self._client_eval_sets(model, client, objective, *eval_args)
-        for ev in eval_sets:
-            if encoder is not None:   # (the codes: the statistics and indicators too)
-                ev.X = encoder.transform(ev.X)
+        eval_sets, grower_params = prepare(
+            model, params, X.shape[1], encoder, names,
+            lambda: self._client_eval_sets(model, client, objective, *eval_args))
         shards, data = start_shards(client, X, y, sample_weight, self.n_jobs, self.timeout, qid,
                                base_margin)
         if not shards:
@@ -300,12 +292,21 @@ class _DaskMixin:
 
 
 def _with_dask_signature(cls, local_class):
-    """``cls.__init__``'s signature: the local estimator's parameters, then
-    ``client`` and ``timeout`` (scikit-learn's get_params and clone read it)."""
+    """``cls.__init__`` (the local estimator's, then ``client`` and ``timeout``), its
+    signature (the local estimator's parameters, then those two: scikit-learn's
+    get_params and clone read it) and ``cls._local_class()`` (``local_class``)."""
+    def __init__(self, client=None, timeout=600.0, **params):
+        local_class.__init__(self, **params)
+        self.client = client
+        self.timeout = timeout
+
     sig = inspect.signature(local_class.__init__)
     extra = [inspect.Parameter("client", inspect.Parameter.KEYWORD_ONLY, default=None),
              inspect.Parameter("timeout", inspect.Parameter.KEYWORD_ONLY, default=600.0)]
-    cls.__init__.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + extra)
+    __init__.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + extra)
+    __init__.__qualname__ = f"{cls.__name__}.__init__"
+    cls.__init__ = __init__
+    cls._local_class = staticmethod(lambda: local_class)
     return cls
 
 
@@ -325,15 +326,6 @@ class DaskGBTRegressor(_DaskMixin, GBTRegressor):
     workers sent each other.
     """
     __module__ = "gbtree.dask"   # pickles and docs name the public module
-
-    def __init__(self, client=None, timeout=600.0, **params):
-        GBTRegressor.__init__(self, **params)
-        self.client = client
-        self.timeout = timeout
-
-    @staticmethod
-    def _local_class():
-        return GBTRegressor
 
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
             base_margin=None, base_margin_eval_set=None):
@@ -364,15 +356,6 @@ class DaskGBTClassifier(_DaskMixin, GBTClassifier):
     """``GBTClassifier`` trained on a Dask cluster, the rows staying on the workers
     (binary or multiclass log loss). Parameters as ``DaskGBTRegressor``'s."""
     __module__ = "gbtree.dask"   # pickles and docs name the public module
-
-    def __init__(self, client=None, timeout=600.0, **params):
-        GBTClassifier.__init__(self, **params)
-        self.client = client
-        self.timeout = timeout
-
-    @staticmethod
-    def _local_class():
-        return GBTClassifier
 
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
             base_margin=None, base_margin_eval_set=None):
@@ -411,15 +394,6 @@ class DaskGBTRanker(_DaskMixin, GBTRanker):
     partitions of different workers move there). Parameters as
     ``DaskGBTRegressor``'s."""
     __module__ = "gbtree.dask"   # pickles and docs name the public module
-
-    def __init__(self, client=None, timeout=600.0, **params):
-        GBTRanker.__init__(self, **params)
-        self.client = client
-        self.timeout = timeout
-
-    @staticmethod
-    def _local_class():
-        return GBTRanker
 
     def fit(self, X, y, *, qid, sample_weight=None, eval_set=None, eval_qid=None,
             eval_group=None, sample_weight_eval_set=None):

@@ -43,10 +43,9 @@ from ..distributed.blocks import block_pass, sketch_pass, write_or_explain
 from ..distributed.leaf_quantiles import SELECTED
 from ..distributed.levelwise import boost
 from ..distributed.row_shard import RowShard
-from ..growing.grower_params import GrowerParams
 from ..kernels._threads import effective_n_threads
 from .levelwise_fit import (CATEGORICAL, GOSS, check_params, continued, fitted, make_objective,
-                            per_feature, prepare, round_settings)
+                            prepare, round_settings)
 
 
 def fit_external(estimator, local_class, data, eval_sets_of):
@@ -61,15 +60,12 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     params = estimator._boost_params()
     n_threads = effective_n_threads(estimator.n_jobs)
     t0 = time.perf_counter()
-    rng = None
+    rng = ranking = None
     if ranker:
         ranking, rng = estimator._seeded_objective()
 
-        def objective_of(width):
-            return ranking
-    else:   # (a regressor's y of several columns: its targets, or aft's bounds)
-        def objective_of(width):
-            return None if classifier else make_objective(estimator, 0, fit_name, width)
+    def objective_of(width):   # (a regressor's y of several columns: its targets, or aft's)
+        return ranking if ranker or classifier else make_objective(estimator, 0, fit_name, width)
     absent_missing = bool(estimator.absent_as_missing)
     encoder, names = _categories_pass(data, estimator)
     encode = None if encoder is None else _encoding(encoder, estimator)
@@ -101,17 +97,13 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         if params.n_estimators == 0:
             return estimator
         mapper = old_mapper
-    prepare(estimator, n_features if encoder is None else encoder.width, encoder, names)
-    per_feature(estimator, params, encoder)
-    grower_params = GrowerParams.from_boost(params)
-    eval_sets = eval_sets_of(objective)
-    for ev in eval_sets:
-        if encoder is not None:   # (the codes: the indicators too)
-            ev.X = encoder.transform(ev.X)
+    eval_sets, grower_params = prepare(estimator, params, n_features, encoder, names,
+                                       lambda: eval_sets_of(objective))
     folders = []
     shard = RowShard()
     try:
-        for d in data._cache_dirs():
+        for d in (data.cache_dir if isinstance(data.cache_dir, (list, tuple))
+                  else [data.cache_dir]):
             folders.append(write_or_explain(
                 lambda: tempfile.mkdtemp(prefix="gbtree-blocks-", dir=d), d))
         data.cache_paths_ = list(folders)

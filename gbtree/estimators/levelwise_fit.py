@@ -12,6 +12,7 @@ from . import params as _params
 from ..distributed.leaf_quantiles import SELECTED
 from ..boosting.callback import training_callbacks
 from ..boosting.metrics import eval_metrics
+from ..growing.grower_params import GrowerParams
 from ..kernels._threads import effective_n_threads
 
 # the parameters a level-wise fit takes (the others must stay at their defaults)
@@ -94,29 +95,31 @@ def make_objective(estimator, n_classes, fit_name, n_targets=0):
     return objective
 
 
-def per_feature(model, params, encoder=None):
-    """Set ``params``' per-feature parameters from ``model`` (``prepare``d; its
-    categorical columns' ``encoder``), as a local fit sets them."""
-    n = model.n_features_in_
-    params.feature_weights = _params.feature_weights(model, n)
-    params.interaction_constraints = _params.interaction_groups(model, n)
-    params.monotone_constraints = _params.monotone_constraints(model, n)
-    if encoder is not None and encoder.parents().shape[0] > model.n_features_in_:
-        _params.widen(params, encoder.parents())
-
-
-def prepare(model, n_features, encoder=None, names=None):
-    """``model`` (a local estimator) told the data before a level-wise fit checks its
-    eval sets against it: its width, its categorical columns' ``encoder`` (fitted;
-    None: none) and its column names (None: none)."""
-    model.n_features_in_ = n_features
+def prepare(model, params, n_features, encoder, names, eval_sets_fn):
+    """``model`` (a local estimator) told the data before a level-wise fit: the
+    ``n_features`` columns the trees see (X's, with its categorical columns'
+    ``encoder``'s indicator columns; ``encoder``: fitted, None: none) and X's column
+    ``names`` (None: none); ``params``' per-feature parameters set from it, as a local
+    fit sets them. Returns (the eval sets: ``eval_sets_fn()``, which checks them against
+    the model so told, their X encoded as the trees read it; the ``GrowerParams``)."""
+    n = model.n_features_in_ = n_features if encoder is None else encoder.width
     model._cat_encoder = encoder
-    model.is_categorical_ = (None if encoder is None else
-                             np.isin(np.arange(n_features), encoder.columns))
+    model.is_categorical_ = None if encoder is None else np.isin(np.arange(n), encoder.columns)
     if names is not None:
         model.feature_names_in_ = np.asarray(names, dtype=object)
     elif hasattr(model, "feature_names_in_"):
         del model.feature_names_in_
+    params.feature_weights = _params.feature_weights(model, n)
+    params.interaction_constraints = _params.interaction_groups(model, n)
+    params.monotone_constraints = _params.monotone_constraints(model, n)
+    if encoder is not None and encoder.parents().shape[0] > n:
+        _params.widen(params, encoder.parents())
+    grower_params = GrowerParams.from_boost(params)
+    eval_sets = eval_sets_fn()
+    if encoder is not None:   # (the codes: the statistics and indicators too)
+        for ev in eval_sets:
+            ev.X = encoder.transform(ev.X)
+    return eval_sets, grower_params
 
 
 def continued(model, objective, n_features, fit_name, params):

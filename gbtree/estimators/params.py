@@ -9,7 +9,7 @@ import numpy as np
 from ..boosting import booster
 from ..growing.approx import MAX_PARTS
 from ..growing.row_blocks import MAX_SYMMETRIC_DEPTH
-from ..data.validation import _check_choice, _check_number
+from ..data.validation import _check_choice, _check_number, feature_index
 
 # the largest value of the integer parameters the kernels take as a C int
 C_INT_MAX = 2 ** 31 - 1
@@ -457,13 +457,7 @@ def monotone_constraints(est, n_features):
     else:
         raise TypeError(f"monotone_constraints must be a sequence or a dict, got {spec!r}")
     for key, c in items:
-        if isinstance(key, str):
-            if key not in names:
-                raise ValueError(f"monotone_constraints names an unknown feature {key!r}")
-            key = names.index(key)
-        if not (isinstance(key, numbers.Integral) and 0 <= key < n_features):
-            raise ValueError(f"monotone_constraints: {key!r} is not a feature index in "
-                             f"[0, {n_features}) or a feature name")
+        key = feature_index("monotone_constraints", key, names, n_features)
         if isinstance(c, bool) or not isinstance(c, numbers.Real) or c not in (-1, 0, 1):
             raise ValueError(f"monotone_constraints values must be -1, 0 or 1, got {c!r}")
         out[key] = int(c)
@@ -480,23 +474,11 @@ def interaction_groups(est, n_features):
         for i, group in enumerate(est.interaction_constraints):
             if isinstance(group, str):
                 raise TypeError
-            idx = []
             if len(group) == 0:
                 raise ValueError(f"interaction_constraints[{i}] is empty: a group lists the "
                                  f"features that may be split on together in a branch")
-            for f in group:
-                if isinstance(f, str):
-                    if f not in names:
-                        raise ValueError(f"interaction_constraints names an unknown feature "
-                                         f"{f!r}")
-                    idx.append(names.index(f))
-                elif (isinstance(f, numbers.Integral) and not isinstance(f, (bool, np.bool_))
-                      and 0 <= f < n_features):
-                    idx.append(int(f))
-                else:
-                    raise ValueError(f"interaction_constraints: {f!r} is not a feature index "
-                                     f"in [0, {n_features}) or a feature name")
-            groups.append(idx)
+            groups.append([feature_index("interaction_constraints", f, names, n_features)
+                           for f in group])
     except TypeError:
         raise TypeError("interaction_constraints must be a list of lists of feature indices "
                         f"or names, got {est.interaction_constraints!r}") from None
