@@ -44,7 +44,7 @@ from libc.math cimport exp, exp2, fabs, log2
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from ._typedefs cimport G_H_C
+from ._typedefs cimport G_H_C, splitmix64
 
 cdef extern from *:
     """
@@ -242,14 +242,6 @@ cdef enum:
 KINDS = {"pairwise": KIND_PAIRWISE, "ndcg": KIND_NDCG, "map": KIND_MAP}
 
 
-cdef inline uint64_t _splitmix(uint64_t* state) noexcept nogil:
-    state[0] += <uint64_t>0x9E3779B97F4A7C15ULL
-    cdef uint64_t z = state[0]
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
 cdef inline double _pair_weight(int kind, int a, int b, const double* ys, const double* gs,
                                 double inv_ideal, const double* hits,
                                 const double* inv_rank_sum, const double* disc) noexcept nogil:
@@ -393,14 +385,10 @@ cdef bint _group_grad(const double* y, const double* s, int n, Py_ssize_t group,
             for b in range(a + 1, n):
                 if ys[a] == ys[b]:
                     continue
-                if ys[a] > ys[b]:
-                    total = total + _add_pair(a, b, _pair_weight(
-                        kind, a, b, ys, gs, inv_ideal, hits, inv_rank_sum, disc),
-                        ss, es, score_norm, lam, hh)
-                else:
-                    total = total + _add_pair(b, a, _pair_weight(
-                        kind, a, b, ys, gs, inv_ideal, hits, inv_rank_sum, disc),
-                        ss, es, score_norm, lam, hh)
+                k = a if ys[a] > ys[b] else b   # (the pair's higher label first)
+                total = total + _add_pair(k, a + b - k, _pair_weight(
+                    kind, a, b, ys, gs, inv_ideal, hits, inv_rank_sum, disc),
+                    ss, es, score_norm, lam, hh)
     else:
         for p in range(n):
             rank[by_score[p]] = p
@@ -420,18 +408,15 @@ cdef bint _group_grad(const double* y, const double* s, int n, Py_ssize_t group,
             for q in range(lo, hi):
                 i = by_label[q]
                 for t in range(n_pair):
-                    r = _splitmix(&state) % <uint64_t>n_other
+                    r = splitmix64(state) % <uint64_t>n_other
+                    state = state + <uint64_t>0x9E3779B97F4A7C15ULL
                     j = by_label[<int>r if <int>r < lo else <int>r + (hi - lo)]
                     a = min(rank[i], rank[j])
                     b = max(rank[i], rank[j])
-                    if y[i] > y[j]:
-                        total = total + _add_pair(rank[i], rank[j], _pair_weight(
-                            kind, a, b, ys, gs, inv_ideal, hits, inv_rank_sum, disc),
-                            ss, es, score_norm, lam, hh)
-                    else:
-                        total = total + _add_pair(rank[j], rank[i], _pair_weight(
-                            kind, a, b, ys, gs, inv_ideal, hits, inv_rank_sum, disc),
-                            ss, es, score_norm, lam, hh)
+                    k = rank[i] if y[i] > y[j] else rank[j]   # (the higher label first)
+                    total = total + _add_pair(k, a + b - k, _pair_weight(
+                        kind, a, b, ys, gs, inv_ideal, hits, inv_rank_sum, disc),
+                        ss, es, score_norm, lam, hh)
             p = hi
     if norm and total > 0:
         factor = log2(1.0 + total) / total
