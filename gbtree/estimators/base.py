@@ -309,30 +309,39 @@ class _GBTModel(ModelAccess, BaseEstimator):
                                     continuing=init_model is not None)
         if X.shape[1] > self.n_features_in_:   # indicator columns follow X's
             _params.widen(params, self._cat_encoder.parents())
-        self._ensemble, info = booster.train(
+        ensemble, info = booster.train(
             X, y, objective, params, sample_weight=sample_weight, n_threads=n_threads,
             random_state=rng, eval_sets=eval_sets, metrics=metrics, callbacks=callbacks,
             init_model=init_model, base_margin=base_margin)
-        self._objective = objective
-        self._bin_mapper = info["bin_mapper"]
-        self.fit_info_ = {"bin_seconds": info["bin_seconds"],
-                          "boost_seconds": info["boost_seconds"]}
+        return self._set_fitted(ensemble, objective, info, {
+            "bin_seconds": info["bin_seconds"], "boost_seconds": info["boost_seconds"]}, done)
+
+    def _set_fitted(self, ensemble, objective, info, fit_info, done):
+        """Made the fitted model of ``ensemble``, built by a fit whose ``info`` is in
+        ``booster.train``'s format (``bin_mapper``, ``n_rounds``, ``best_iteration``,
+        ``evals_result``, ``best_score``, any ``oob_*``) after the ``done`` rounds of
+        the model a warm start continued; ``fit_info``: its ``fit_info_``."""
         previous = {k: getattr(self, k) for k in ("evals_result_", "best_score_",
                                                   "best_iteration_", "oob_improvement_",
                                                   "oob_scores_", "oob_score_")
                     if hasattr(self, k)}
         for k in previous:
             delattr(self, k)
+        self._ensemble = ensemble
+        self._objective = objective
+        self._bin_mapper = info["bin_mapper"]
+        self.fit_info_ = dict(fit_info)
         self.n_estimators_ = done + info["n_rounds"]
         self.best_iteration_ = done + info["best_iteration"]
-        if eval_sets:
+        if info["evals_result"]:   # (empty: no eval sets)
             self.evals_result_ = info["evals_result"]
             self.best_score_ = info["best_score"]
         if "oob_scores" in info:
             self.oob_improvement_ = info["oob_improvement"]
             self.oob_scores_ = info["oob_scores"]
         if done:
-            self._continue_histories(previous, metrics, info["n_rounds"])
+            self._continue_histories(previous, eval_metrics(
+                self.eval_metric, objective, type(self).__name__), info["n_rounds"])
         if "oob_scores" in info and len(self.oob_scores_) > 0:
             self.oob_score_ = float(self.oob_scores_[-1])
         return self

@@ -217,7 +217,7 @@ class _DaskMixin:
         ensemble, n_rounds, state = boost(call, params, objective, base, X.shape[1], n_rows,
                                           eval_sets=eval_sets, init=init,
                                           **round_settings(model, objective, rng))
-        fitted(model, ensemble, objective, mapper, n_rounds, state, eval_sets,
+        fitted(model, ensemble, objective, mapper, n_rounds, state,
                {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1}, done)
         trees = max(n_rounds * objective.n_outputs, 1)
         sent = wait_all([s.traffic() for s in shards], T, "the traffic counts")

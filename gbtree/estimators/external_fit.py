@@ -132,7 +132,7 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         if not data.keep_cache:
             for folder in folders:
                 shutil.rmtree(folder, ignore_errors=True)
-    return fitted(estimator, ensemble, objective, mapper, n_rounds, state, eval_sets,
+    return fitted(estimator, ensemble, objective, mapper, n_rounds, state,
                   {"bin_seconds": t1 - t0, "boost_seconds": time.perf_counter() - t1,
                    "blocks": len(blocks)}, done)
 

@@ -144,32 +144,16 @@ def continued(model, objective, n_features, fit_name, params):
     return ensemble, mapper, done
 
 
-def fitted(model, ensemble, objective, mapper, n_rounds, state, eval_sets, fit_info, done=0):
+def fitted(model, ensemble, objective, mapper, n_rounds, state, fit_info, done=0):
     """``model`` (a local estimator, ``prepare``d) made the fitted model of
     ``ensemble``, built in ``n_rounds`` rounds after the ``done`` rounds of the
     model a warm start continued; ``state``: the fit's ``TrainingState``."""
     if isinstance(objective, ranking.Ranking):
         # (the shards' losses drew that many rounds of pairs)
         objective._round = done + n_rounds
-    previous = {}
-    for name in ("evals_result_", "best_score_", "best_iteration_", "oob_improvement_",
-                 "oob_scores_", "oob_score_"):
-        if hasattr(model, name):
-            previous[name] = getattr(model, name)
-            delattr(model, name)
-    model._ensemble = ensemble
-    model._objective = objective
-    model._bin_mapper = mapper
-    model.n_estimators_ = done + n_rounds
-    model.best_iteration_ = done + state.best_iteration
-    if eval_sets:
-        model.evals_result_ = state.evals_result
-        model.best_score_ = state.best_score
-    if done:   # (the histories cover every round; early stopping keeps the best of all)
-        model._continue_histories(previous, eval_metrics(model.eval_metric, objective,
-                                                         type(model).__name__), n_rounds)
-    model.fit_info_ = dict(fit_info)
-    return model
+    return model._set_fitted(ensemble, objective, {
+        "bin_mapper": mapper, "n_rounds": n_rounds, "best_iteration": state.best_iteration,
+        "evals_result": state.evals_result, "best_score": state.best_score}, fit_info, done)
 
 
 def round_settings(model, objective, rng=None):
