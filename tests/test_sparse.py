@@ -16,7 +16,6 @@ import _reference as ref
 from gbtree.growing._expand_ahead import TreeGrower
 from gbtree.kernels._node_histograms import py_build_histogram, py_plan
 from gbtree.kernels._quantizer import py_quantize
-from gbtree.kernels._partition import py_partition_sparse
 from test_splitting import partition_rows
 from gbtree.data.binning import BinMapper, SparseBinned
 from gbtree.growing.grower_params import GrowerParams
@@ -161,14 +160,18 @@ def test_sparse_partition_matches_dense(seed, n_rows, density, share, default_le
     mapper = BinMapper(rng.randint(3, 257), absent_as_missing=absent_as_missing).fit(X)
     Bs = mapper.transform(X)
     Bd = np.ascontiguousarray(Bs.toarray())
+    entries_only = SparseBinned(Bs.indptr, Bs.entries, default_bin=Bs.default_bin, shape=Bs.shape,
+                                bin_offsets=Bs.bin_offsets,
+                                columns=(None, None, None, np.full(4, -1, dtype=np.int32),
+                                         np.empty((0, n_rows), dtype=np.uint8)))
     rows = np.flatnonzero(rng.uniform(size=n_rows) < share).astype(np.uint32)
     for f in range(4):
         split_bin = rng.randint(0, mapper.n_bins_[f])
         expected = ref.partition(Bd, rows, f, split_bin, mapper.n_bins_[f], default_left)
-        for use_columns in (True, False):   # column-wise copy / rows' own entries
+        for B in (Bs, entries_only):   # column-wise copies / rows' own entries
             got = rows.copy()
-            n_left = py_partition_sparse(Bs, got, f, split_bin, default_left, n_threads,
-                                         use_columns)
+            n_left = partition_rows(B, got, f, split_bin, mapper.n_bins_[f], default_left,
+                                    n_threads)
             np.testing.assert_array_equal(got, expected[0])
             assert n_left == expected[1]
         dense_rows = rows.copy()

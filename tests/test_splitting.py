@@ -136,8 +136,10 @@ def test_leaf_weight_is_the_minimiser_of_the_regularised_leaf_loss():
 
 
 def partition_rows(X, rows, feature, bin, missing_bin, default_left, n_threads):
-    """``partition_ranges`` of ``rows`` (in place) by one split of the binned rows X."""
-    return int(partition_ranges(np.ascontiguousarray(X.T), rows, np.array([[0, len(rows)]]),
+    """``partition_ranges`` of ``rows`` (in place) by one split of the binned rows X
+    (dense, or a ``binning.SparseBinned``)."""
+    columns = np.ascontiguousarray(X.T) if isinstance(X, np.ndarray) else X
+    return int(partition_ranges(columns, rows, np.array([[0, len(rows)]]),
                                 np.array([feature], dtype=np.intc),
                                 np.array([bin], dtype=np.intc),
                                 np.array([missing_bin], dtype=np.intc),

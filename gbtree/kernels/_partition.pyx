@@ -16,7 +16,7 @@ rows in blocks (``growing/row_blocks``)."""
 import numpy as np
 
 from cython.parallel cimport parallel, prange, threadid
-from libc.stdint cimport uint8_t, uint16_t, uint32_t, int64_t
+from libc.stdint cimport uint8_t, uint32_t, int64_t
 from libc.string cimport memcpy, memmove
 from libcpp.vector cimport vector
 
@@ -128,6 +128,7 @@ def partition_ranges(columns, IDX_C[::1] rows, const int64_t[:, ::1] bounds,
     cdef bint shared = m >= 2 * n_threads and n_threads > 1
     cdef bint dense = isinstance(columns, np.ndarray)
     cdef const X_BINNED_C[:, ::1] cols
+    cdef BinnedMatrix matrix
     cdef Py_ssize_t n_columns = columns.shape[0] if dense else columns.shape[1]
     cdef Py_ssize_t n_rows = columns.shape[1] if dense else columns.shape[0]
     cdef int t
@@ -155,9 +156,12 @@ def partition_ranges(columns, IDX_C[::1] rows, const int64_t[:, ::1] bounds,
         cols = columns
         for i in range(m if n_rows > 0 else 0):   # (no rows: no range is split)
             column[i] = &cols[features[i], 0]
-    else:
+    else:   # (the features as the histogram grower reads them)
+        matrix = BinnedMatrix(columns, np.diff(columns.bin_offsets).astype(np.intc) - 1,
+                              np.asarray(columns.bin_offsets, dtype=np.intc), 1,
+                              columns.default_bin)
         for i in range(m):
-            column[i] = _sparse_column(columns, features[i], &sparse[i], True)
+            column[i] = matrix.column(features[i], &sparse[i])
             if column[i] == NULL:
                 entries[i] = &sparse[i]
     cdef int buffers = n_threads if shared else 1
@@ -183,49 +187,6 @@ def partition_ranges(columns, IDX_C[::1] rows, const int64_t[:, ::1] bounds,
                                         default_left[i], &buf_v[t, 0], &counts_v[t, 0], 1,
                                         entries[i])
     return n_left
-
-
-cdef const X_BINNED_C* _sparse_column(X_binned, int feature, sparse_feature* col,
-                                      bint use_columns) except? NULL:
-    """Feature ``feature`` of a ``binning.SparseBinned`` as ``partition`` reads it: the
-    row of its dense copy when it has one and ``use_columns`` (returned), else NULL
-    with ``col`` pointed at its stored entries (and at its column-wise copy when
-    there is one and ``use_columns``). The pointers live as long as ``X_binned``'s
-    arrays."""
-    cdef const int64_t[::1] indptr = X_binned.indptr
-    cdef const uint16_t[::1] e16
-    cdef const uint32_t[::1] e32
-    cdef const uint32_t[::1] col_rows
-    cdef const X_BINNED_C[::1] col_bins
-    cdef const X_BINNED_C[:, ::1] dense_cols
-    cdef Py_ssize_t lo_c, hi_c
-    if use_columns and X_binned.dense_index[feature] >= 0:
-        dense_cols = X_binned.dense_cols
-        return &dense_cols[X_binned.dense_index[feature], 0]
-    col.indptr = &indptr[0]
-    col.entries16 = NULL
-    col.entries = NULL
-    if X_binned.entries.dtype == np.uint16:
-        e16 = X_binned.entries
-        col.entries16 = &e16[0] if e16.shape[0] > 0 else NULL
-    else:
-        e32 = X_binned.entries
-        col.entries = &e32[0] if e32.shape[0] > 0 else NULL
-    col.e_lo = X_binned.bin_offsets[feature]
-    col.e_hi = X_binned.bin_offsets[feature + 1]
-    col.default_bin = X_binned.default_bin[feature]
-    col.has_column = use_columns and X_binned.col_ptr is not None
-    col.col_rows = NULL
-    col.col_bins = NULL
-    col.col_len = 0
-    if col.has_column:
-        col_rows = X_binned.col_rows
-        col_bins = X_binned.col_bins
-        lo_c, hi_c = X_binned.col_ptr[feature], X_binned.col_ptr[feature + 1]
-        col.col_len = hi_c - lo_c
-        col.col_rows = &col_rows[lo_c] if hi_c > lo_c else NULL
-        col.col_bins = &col_bins[lo_c] if hi_c > lo_c else NULL
-    return NULL
 
 
 cdef inline int _goes_left(X_BINNED_C b, int bin, int missing_bin, bint default_left) noexcept nogil:
@@ -512,22 +473,3 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
 
 
 # ---------------------------------------------------------------- Python entry points
-# for the tests (against tests/_reference.py)
-
-def py_partition_sparse(X_binned, IDX_C[::1] rows, int feature, int bin, bint default_left,
-                        int n_threads=1, bint use_columns=True):
-    """Stable partition of ``rows`` in place by one feature of a ``SparseBinned``
-    (from its column-wise copies when it has them and ``use_columns``); returns the
-    number of left rows."""
-    cdef Py_ssize_t n = rows.shape[0]
-    cdef sparse_feature col
-    buffer = np.empty(max(n, 1), dtype=np.uint32)
-    counts = np.empty(MAX_PARTITION_CHUNKS, dtype=np.intp)
-    cdef IDX_C[::1] buf_v = buffer
-    cdef Py_ssize_t[::1] counts_v = counts
-    cdef const X_BINNED_C* column = _sparse_column(X_binned, feature, &col, use_columns)
-    if n == 0:
-        return 0
-    return partition(column, &rows[0], n, bin, X_binned.bin_offsets[feature + 1]
-                     - X_binned.bin_offsets[feature] - 1, default_left, &buf_v[0],
-                     &counts_v[0], n_threads, &col if column == NULL else NULL)
