@@ -20,9 +20,7 @@ cdef class BinnedMatrix:
     # sparse: the row-wise entries, and for the partition a column-wise copy
     # (when made) and the features stored densely
     cdef sparse_binned S
-    cdef const int64_t[::1] s_indptr
-    cdef const uint32_t[::1] s_entries
-    cdef const uint16_t[::1] s_entries16
+    cdef object sparse_source
     cdef bint has_columns
     cdef const int64_t[::1] col_ptr
     cdef const uint32_t[::1] col_rows
@@ -32,3 +30,6 @@ cdef class BinnedMatrix:
 
     cdef const sparse_binned* sparse(self) noexcept nogil
     cdef const X_BINNED_C* column(self, int f, sparse_feature* col) noexcept nogil
+
+
+cdef void sparse_view(X_binned, sparse_binned* S)

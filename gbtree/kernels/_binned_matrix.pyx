@@ -30,19 +30,8 @@ cdef class BinnedMatrix:
         if self.is_sparse:
             if default_bin is None:
                 raise ValueError("sparse input needs default_bin")
-            self.s_indptr = X_binned.indptr
-            self.S.indptr = &self.s_indptr[0]
-            self.S.entries = NULL
-            self.S.entries16 = NULL
-            if X_binned.entries.dtype == np.uint16:
-                self.s_entries16 = X_binned.entries
-                if self.s_entries16.shape[0] > 0:
-                    self.S.entries16 = &self.s_entries16[0]
-            else:
-                self.s_entries = X_binned.entries
-                if self.s_entries.shape[0] > 0:
-                    self.S.entries = &self.s_entries[0]
-            self.S.row_entries = X_binned.entries.shape[0] / max(self.n_rows, 1)
+            self.sparse_source = X_binned   # (which keeps the arrays ``S`` points at)
+            sparse_view(X_binned, &self.S)
             self.has_columns = X_binned.col_ptr is not None
             if self.has_columns:
                 self.col_ptr = X_binned.col_ptr
@@ -86,6 +75,26 @@ cdef class BinnedMatrix:
         col.e_hi = self.bin_offsets[f + 1]
         col.default_bin = self.default_bin[f]
         return NULL
+
+
+cdef void sparse_view(X_binned, sparse_binned* S):
+    """Point ``S`` at the arrays of a ``binning.SparseBinned`` (which keeps them)."""
+    cdef const int64_t[::1] indptr = X_binned.indptr
+    cdef const uint32_t[::1] entries
+    cdef const uint16_t[::1] entries16
+    S.indptr = &indptr[0]
+    S.entries = NULL
+    S.entries16 = NULL
+    if X_binned.entries.dtype == np.uint16:
+        entries16 = X_binned.entries
+        if entries16.shape[0] > 0:
+            S.entries16 = &entries16[0]
+    else:
+        entries = X_binned.entries
+        if entries.shape[0] > 0:
+            S.entries = &entries[0]
+    S.row_entries = X_binned.entries.shape[0] / max(indptr.shape[0] - 1, 1)
+
 
 
 def columns_of(const X_BINNED_C[:, ::1] X_binned, int n_threads=1):

@@ -8,27 +8,9 @@ from libc.string cimport memset
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t
 
 from ._typedefs cimport X_BINNED_C, G_H_C, IDX_C, hist_entry, acc_t
+from ._binned_matrix cimport sparse_view
 from ._histogram cimport (sparse_binned, hist_plan, make_plan, build_histogram,
                           subtract_histograms, unpack_histogram)
-
-
-cdef void _sparse_view(X_binned, sparse_binned* S):
-    """Point ``S`` at the arrays of a ``binning.SparseBinned`` (which keeps them)."""
-    cdef const int64_t[::1] indptr = X_binned.indptr
-    cdef const uint32_t[::1] entries
-    cdef const uint16_t[::1] entries16
-    S.indptr = &indptr[0]
-    S.entries = NULL
-    S.entries16 = NULL
-    if X_binned.entries.dtype == np.uint16:
-        entries16 = X_binned.entries
-        if entries16.shape[0] > 0:
-            S.entries16 = &entries16[0]
-    else:
-        entries = X_binned.entries
-        if entries.shape[0] > 0:
-            S.entries = &entries[0]
-    S.row_entries = X_binned.entries.shape[0] / max(indptr.shape[0] - 1, 1)
 
 
 cdef const X_BINNED_C* _matrix_view(X_binned, sparse_binned* S) except? NULL:
@@ -36,7 +18,7 @@ cdef const X_BINNED_C* _matrix_view(X_binned, sparse_binned* S) except? NULL:
     ``binning.SparseBinned``, NULL with ``S`` pointed at its arrays."""
     cdef const X_BINNED_C[:, ::1] X_v
     if not isinstance(X_binned, np.ndarray):
-        _sparse_view(X_binned, S)
+        sparse_view(X_binned, S)
         return NULL
     X_v = X_binned
     return &X_v[0, 0] if X_v.shape[0] > 0 and X_v.shape[1] > 0 else NULL
@@ -203,7 +185,6 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
     cdef sparse_binned S
     if scratch_chunks > plan.scratch_chunks:
         plan.scratch_chunks = scratch_chunks
-    cdef const X_BINNED_C[:, ::1] dense
     cdef const X_BINNED_C[::1] defaults
     cdef const X_BINNED_C* X = NULL
     cdef const sparse_binned* S_ptr = NULL
@@ -232,12 +213,8 @@ def py_build_histogram(X_binned, const IDX_C[::1] rows, grad, hess,
     cdef double[:, ::1] scratch_v
     cdef int64_t[::1] out_p
     cdef int64_t[::1] scratch_p
-    if isinstance(X_binned, np.ndarray):
-        dense = X_binned
-        if dense.shape[0] > 0 and dense.shape[1] > 0:
-            X = &dense[0, 0]
-    else:
-        _sparse_view(X_binned, &S)
+    X = _matrix_view(X_binned, &S)
+    if not isinstance(X_binned, np.ndarray):
         S_ptr = &S
         if default_bin is None:
             raise ValueError("sparse input needs default_bin")
