@@ -120,7 +120,6 @@ cdef class TreeGrower(SerialGrower):
     cdef double phase_lr              # ... its learning rate
     cdef int turn                     # the open node to be split next (queued or expanded), or -1
     cdef int advance_tid              # the thread in ``_advance``
-    cdef int feed_max                 # expansions queued or running at most
     cdef int phase_commits            # splits committed by the last expand-ahead phase
     cdef bint phase_error             # ... which could not allocate a buffer
     cdef public Py_ssize_t n_ahead_expanded, n_ahead_undone
@@ -142,10 +141,6 @@ cdef class TreeGrower(SerialGrower):
         if self.ahead_max_rows < 1 or self.ahead_tasks_per_thread < 1:
             raise ValueError(f"ahead_max_rows and ahead_tasks_per_thread must be >= 1, got "
                              f"{params.ahead_max_rows} and {params.ahead_tasks_per_thread}")
-        self.task_scratch = NULL
-        self.task_scratch_bytes = 0
-        self.ahead_threads = 0
-        self.raw_ptr = NULL
         gbt_lock_init(&self.lock)
         self.lock_ready = True
         self._ensure_tasks()
@@ -211,9 +206,6 @@ cdef class TreeGrower(SerialGrower):
             self.max_tasks = 1
         return 0
 
-    cdef void _end_tree(self) noexcept:
-        self.raw_ptr = NULL
-
     cdef int _split_ahead(self, int pick, vector[int]& open_nodes, int* n_leaves,
                           double learning_rate) noexcept nogil:
         """Commit ``open_nodes[pick]`` if it was expanded ahead; else, when it is
@@ -239,7 +231,6 @@ cdef class TreeGrower(SerialGrower):
         self.phase_nodes = &open_nodes
         self.phase_leaves = n_leaves
         self.phase_lr = learning_rate
-        self.feed_max = self.max_tasks
         with parallel(num_threads=self.n_workers):
             tid = threadid()
             self._phase(tid)
@@ -375,12 +366,12 @@ cdef class TreeGrower(SerialGrower):
 
     cdef int _feed(self) noexcept nogil:
         """Queue the next best open nodes that may be expanded ahead while fewer than
-        ``feed_max`` expansions are in flight and two more buffers fit the
+        ``max_tasks`` expansions are in flight and two more buffers fit the
         histogram memory budget (under the lock). Returns how many were queued;
         sets ``phase_error`` when a buffer cannot be allocated."""
         cdef int pick, r, n = 0
         while not self.phase_error and not self.queue_closed:
-            if (self.n_in_flight >= self.feed_max
+            if (self.n_in_flight >= self.max_tasks
                     or self.pool.held() + 2 > self.pool.max_slots):
                 break
             pick = self._pick(self.phase_nodes[0], self.ahead_max_rows)
@@ -509,7 +500,7 @@ cdef class TreeGrower(SerialGrower):
         free_entry(e)
         n_leaves[0] += 1
         self._open_children(left, right, n_leaves[0], open_nodes)
-        self._after_split(open_nodes, n_leaves[0])
+        self._drop_hopeless(open_nodes, n_leaves[0])
 
     cdef void _close_phase(self) noexcept nogil:
         """End the phase (under the lock): drop what is still queued; the threads

@@ -1,4 +1,3 @@
-from libc.stdint cimport uint64_t
 from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
@@ -63,7 +62,6 @@ cdef class SerialGrower:
     cdef bint drop_hopeless           # close the open nodes the leaf budget cannot reach
     cdef public int n_threads
     # the current tree
-    cdef uint64_t seed
     cdef const G_H_C* pairs           # interleaved (gradient, hessian) pairs
     cdef const void* values           # what the histograms read (GradientQuantizer.values)
     cdef bint all_rows                # grown on every row
@@ -101,8 +99,7 @@ cdef class SerialGrower:
     cdef void _open_children(self, int left, int right, int n_leaves,
                              vector[int]& open_nodes) noexcept nogil
     cdef void _close(self, int node) noexcept nogil
-    cdef void _drop_hopeless(self, vector[int]& open_nodes, int splits_left) noexcept nogil
-    cdef void _after_split(self, vector[int]& open_nodes, int n_leaves) noexcept nogil
+    cdef void _drop_hopeless(self, vector[int]& open_nodes, int n_leaves) noexcept nogil
     cdef int _push_node(self, const node_state* st, double learning_rate) noexcept nogil
     cdef int _pick(self, const vector[int]& open_nodes, Py_ssize_t below_rows) noexcept nogil
     cdef int _grow(self, double learning_rate, const IDX_C* sample,
@@ -112,7 +109,6 @@ cdef class SerialGrower:
     cdef void _renew_node(self, int k, SUM_C g, SUM_C h, double learning_rate) noexcept nogil
     # what a grower that expands nodes ahead adds (nothing here)
     cdef int _prepare_tree(self, double[:, ::1] raw, int output) except -1
-    cdef void _end_tree(self) noexcept
     cdef int _split_ahead(self, int pick, vector[int]& open_nodes, int* n_leaves,
                           double learning_rate) noexcept nogil
     cdef int _slots_in_use(self) noexcept nogil

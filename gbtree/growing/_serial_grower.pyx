@@ -57,10 +57,8 @@ cdef Py_ssize_t MIN_PARALLEL_UPDATE = 16384
 
 cdef inline void init_state(node_state* st, Py_ssize_t lo0, Py_ssize_t hi0, Py_ssize_t lo1,
                             Py_ssize_t hi1, SUM_C sum_g, SUM_C sum_h, int depth) noexcept nogil:
-    st.lo[0] = lo0
-    st.hi[0] = hi0
-    st.lo[1] = lo1
-    st.hi[1] = hi1
+    st.lo[:] = [lo0, lo1]
+    st.hi[:] = [hi0, hi1]
     st.sum_g = sum_g
     st.sum_h = sum_h
     st.depth = depth
@@ -287,8 +285,7 @@ cdef class SerialGrower:
         taken that will not be used. Returns -1 when a buffer cannot be allocated."""
         cdef const node_state* par = &self.states[e.parent]
         cdef bint may_l = True, may_r = True, need_large = True
-        e.spare[0] = -1
-        e.spare[1] = -1
+        e.spare[:] = [-1, -1]
         if sure:
             may_l = self._may_split(&e.child[0], e.n_leaves)
             may_r = self._may_split(&e.child[1], e.n_leaves)
@@ -314,8 +311,7 @@ cdef class SerialGrower:
         self.pool.release(e.spare[0])
         self.pool.release(e.spare[1])
         self.pool.release(e.release)
-        e.spare[0] = -1
-        e.spare[1] = -1
+        e.spare[:] = [-1, -1]
         e.release = -1
 
     cdef void _expand_rows(self, expansion* e, int tid, int n_threads) noexcept nogil:
@@ -416,9 +412,7 @@ cdef class SerialGrower:
                     st.slot = -1
             else:
                 st.split.feature = -1
-                self.pool.release(st.slot)
-                st.slot = -1
-                self._final_leaf(k)
+                self._close(k)
 
     cdef void _close(self, int node) noexcept nogil:
         """An open node stays a leaf: free its histogram."""
@@ -427,8 +421,10 @@ cdef class SerialGrower:
         st.slot = -1
         self._final_leaf(node)
 
-    cdef void _drop_hopeless(self, vector[int]& open_nodes, int splits_left) noexcept nogil:
-        """Close the open nodes that can no longer be split, and free their histograms.
+    cdef void _drop_hopeless(self, vector[int]& open_nodes, int n_leaves) noexcept nogil:
+        """After a split (``n_leaves`` leaves), with ``drop_hopeless`` and a leaf
+        budget: close the open nodes that can no longer be split, and free their
+        histograms.
 
         Nodes are picked in a fixed order (lossguide: larger gain first, then the
         older node; depthwise: the older node), and a new node never gets ahead of
@@ -437,8 +433,9 @@ cdef class SerialGrower:
         a leaf, as it would have anyway. The tree is the same; fewer histograms
         are held (at most about ``max_leaves / 2`` instead of ``max_leaves``)."""
         cdef vector[pair[double, int]]* order = &self.hopeless
-        cdef int k
-        if <int>open_nodes.size() <= splits_left:
+        cdef int k, splits_left = self.max_leaves - n_leaves
+        if (not self.drop_hopeless or self.max_leaves <= 0
+                or <int>open_nodes.size() <= splits_left):
             return     # every open node may still be split
         order.clear()
         for k in range(<int>open_nodes.size()):
@@ -449,11 +446,6 @@ cdef class SerialGrower:
         _keep_first(order[0], splits_left, open_nodes, self.closing)
         for k in range(<int>self.closing.size()):
             self._close(self.closing[k])
-
-    cdef void _after_split(self, vector[int]& open_nodes, int n_leaves) noexcept nogil:
-        if (self.drop_hopeless and self.max_leaves > 0
-                and <int>open_nodes.size() > self.max_leaves - n_leaves):
-            self._drop_hopeless(open_nodes, self.max_leaves - n_leaves)
 
     cdef int _push_node(self, const node_state* st, double learning_rate) noexcept nogil:
         """Append a node (a leaf until it is split) with state ``st``; returns its id."""
@@ -495,8 +487,6 @@ cdef class SerialGrower:
         cdef expansion* e = &one
         self.nodes.clear()
         self.states.clear()
-        self.values = self.quantizer.values(self.pairs, self.X.n_rows, self.seed,
-                                            self.n_threads)
         self.all_rows = sample == NULL
         if sample == NULL:
             n_sample = self.X.n_rows
@@ -550,7 +540,7 @@ cdef class SerialGrower:
             e.parent = -1
             n_leaves += 1
             self._open_children(left, right, n_leaves, open_nodes)
-            self._after_split(open_nodes, n_leaves)
+            self._drop_hopeless(open_nodes, n_leaves)
         for p in range(<int>open_nodes.size()):
             self._close(open_nodes[p])
         return 0
@@ -630,10 +620,6 @@ cdef class SerialGrower:
         """Before a tree, with the GIL."""
         return 0
 
-    cdef void _end_tree(self) noexcept:
-        """After a tree, with the GIL."""
-        pass
-
     cdef int _split_ahead(self, int pick, vector[int]& open_nodes, int* n_leaves,
                           double learning_rate) noexcept nogil:
         """Make the split of ``open_nodes[pick]`` (and maybe more) another way than one
@@ -675,14 +661,13 @@ cdef class SerialGrower:
                 raise ValueError(f"the row sample must be increasing row indices below "
                                  f"{n_rows}")
         self.pairs = &pairs[0, 0, 0]
-        self.seed = seed
         self.sampler.start_tree(seed)
         self._prepare_tree(raw, output)
         with nogil:
+            self.values = self.quantizer.values(self.pairs, n_rows, seed, self.n_threads)
             status = self._grow(learning_rate, rows_ptr, n_sample)
             if status == 0:
                 self._update_raw(raw, output, self.quantizer.levels > 0, learning_rate)
-        self._end_tree()
         if status == -2:
             raise ValueError("grad and hess must be finite: their sums over the rows are "
                              "inf or NaN")

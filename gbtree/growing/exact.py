@@ -201,23 +201,14 @@ class ExactGrower:
         its right child's; each leaf's rows increasing)."""
         nodes, rows, leaf_of = self._last
         n = nodes.shape[0]
+        inner = np.flatnonzero(nodes["is_leaf"] == 0)   # children come after their parents
         sizes = np.bincount(leaf_of[rows], minlength=n)
-        starts, ends = np.zeros(n, dtype=np.intp), np.zeros(n, dtype=np.intp)
-        order = []          # the leaves, left subtree first
-        stack = [0]
-        while stack:
-            i = stack.pop()
-            if nodes[i]["is_leaf"]:
-                order.append(i)
-            else:
-                stack += [int(nodes[i]["right"]), int(nodes[i]["left"])]
-        at = 0
-        for i in order:
-            starts[i], at = at, at + sizes[i]
-            ends[i] = at
-        for i in range(n - 1, -1, -1):      # children come after their parents
-            if not nodes[i]["is_leaf"]:
-                starts[i] = starts[nodes[i]["left"]]
-                ends[i] = ends[nodes[i]["right"]]
+        for i in inner[::-1]:
+            sizes[i] = sizes[nodes[i]["left"]] + sizes[nodes[i]["right"]]
+        starts = np.zeros(n, dtype=np.intp)
+        for i in inner:
+            starts[nodes[i]["left"]] = starts[i]
+            starts[nodes[i]["right"]] = starts[i] + sizes[nodes[i]["left"]]
+        ends = starts + sizes
         by_leaf = rows[np.argsort(starts[leaf_of[rows]], kind="stable")]
         return by_leaf.astype(np.uint32), starts, ends

@@ -95,8 +95,7 @@ class OrderedBoosting:
         return out
 
     def _values(self, sums_g, sums_h, learning_rate):
-        params = self.params
-        return learning_rate * leaf_weights(sums_g, sums_h, *params.penalties)
+        return learning_rate * leaf_weights(sums_g, sums_h, *self.params.penalties)
 
     def grow(self, pairs, learning_rate, raw, output, sample=None, seed=0):
         """Grow one tree: its structure from the ordered gradients of a random order,

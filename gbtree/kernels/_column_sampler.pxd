@@ -18,6 +18,3 @@ cdef class ColumnSampler:
     cdef void ensure_level(self, int depth) noexcept nogil
     cdef const unsigned char* features(self, int node, int depth, int task) noexcept nogil
 
-
-cdef void sample_features(const unsigned char* among, unsigned char* out, int n_features,
-                          double fraction, const double* weights, uint64_t key) noexcept nogil

@@ -36,12 +36,9 @@ cdef void sample_features(const unsigned char* among, unsigned char* out, int n_
     k = <int>(fraction * n)
     if k < 1:
         k = 1
-    if k >= n:
-        for f in range(n_features):
-            out[f] = among[f] and (weights == NULL or weights[f] > 0)
-        return
-    sort(keys.begin(), keys.end())
-    for f in range(k):
+    if k < n:
+        sort(keys.begin(), keys.end())
+    for f in range(min(k, n)):     # (all n of them, in any order, when k >= n)
         out[keys[f].second] = 1
 
 
@@ -51,21 +48,17 @@ cdef class ColumnSampler:
 
     def __cinit__(self, int n_features, params):
         cdef const double[::1] fw
-        cdef double bytree = params.colsample_bytree, bylevel = params.colsample_bylevel
-        cdef double bynode = params.colsample_bynode
         feature_weights = params.feature_weights
         self.n_features = n_features
-        self.bytree = bytree
-        self.bylevel = bylevel
-        self.bynode = bynode
-        self.weights = NULL
+        self.bytree = params.colsample_bytree
+        self.bylevel = params.colsample_bylevel
+        self.bynode = params.colsample_bynode
         if feature_weights is not None:
             self._weights_ref = np.ascontiguousarray(feature_weights, dtype=np.float64)
             fw = self._weights_ref
             self.weights = &fw[0]
-        self.active = (bytree < 1.0 or bylevel < 1.0 or bynode < 1.0
+        self.active = (self.bytree < 1.0 or self.bylevel < 1.0 or self.bynode < 1.0
                        or feature_weights is not None)
-        self.seed = 0
         self.all_mask.assign(n_features, 1)
         self.tree_mask.assign(n_features, 1)
         self.node_masks.assign(TASKS * n_features, 1)

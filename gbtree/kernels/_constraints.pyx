@@ -18,7 +18,6 @@ cdef class InteractionConstraints:
     def __cinit__(self, int n_features, groups=None):
         cdef int f, g
         self.n_features = n_features
-        self.n_groups = 0
         if groups is not None:
             groups = [sorted(set(int(f) for f in grp)) for grp in groups]
             self.n_groups = len(groups)
@@ -133,10 +132,7 @@ cdef class MonotoneConstraints:
         children's weights (clipped to those bounds) are ``w_left``, ``w_right``."""
         cdef double mid = 0.5 * (w_left + w_right)
         cdef int c = self.direction[f]
-        bounds[0] = lower
-        bounds[1] = upper
-        bounds[2] = lower
-        bounds[3] = upper
+        bounds[:4] = [lower, upper, lower, upper]
         if c > 0:
             bounds[1] = mid
             bounds[2] = mid

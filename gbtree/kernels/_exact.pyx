@@ -305,7 +305,7 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
     values it separates), where missing rows go, and the left child's (m, 2)
     sums.
     """
-    cdef int F = col_ptr.shape[0] - 1, m = sums.shape[0], f, nid
+    cdef int F = col_ptr.shape[0] - 1, m = sums.shape[0], f, nid, step
     if (has_missing.shape[0] != F or sums.shape[1] != 2
             or (allowed is not None and (allowed.shape[0] != m or allowed.shape[1] != F))):
         raise ValueError("col_ptr, has_missing, sums and allowed do not match")
@@ -341,17 +341,13 @@ def level_splits(const int64_t[::1] col_ptr, const uint32_t[::1] col_rows,
         acc = <node_acc*>malloc(m * sizeof(node_acc))
         if acc != NULL:
             for f in prange(F, schedule='dynamic'):
-                if has_missing[f]:
+                # in increasing values (only with missing rows), then in decreasing
+                for step in range(1 if has_missing[f] else -1, -2, -2):
                     _walk(rows_ptr + col_ptr[f], values_ptr + col_ptr[f],
                           bins_ptr + col_ptr[f] if bins_ptr != NULL else NULL,
-                          col_ptr[f + 1] - col_ptr[f], 1, state_ptr, sums_ptr,
+                          col_ptr[f + 1] - col_ptr[f], step, state_ptr, sums_ptr,
                           &par[0], m, acc, &best[<Py_ssize_t>f * m], allowed_ptr, F, f, &p,
                           buffer)
-                _walk(rows_ptr + col_ptr[f], values_ptr + col_ptr[f],
-                      bins_ptr + col_ptr[f] if bins_ptr != NULL else NULL,
-                      col_ptr[f + 1] - col_ptr[f], -1, state_ptr, sums_ptr,
-                      &par[0], m, acc, &best[<Py_ssize_t>f * m], allowed_ptr, F, f, &p,
-                      buffer)
             free(acc)
         else:
             fail[0] = 1

@@ -36,8 +36,7 @@ cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
     cdef double extent[2]
     if not gradient_extent(pairs, n, extent, n_threads):
         # no finite steps: the sums are NaN, which the grower reports; every row 0
-        scales[0] = NAN
-        scales[1] = NAN
+        scales[:2] = [NAN, NAN]
         memset(out, 0, n * sizeof(int32_t))
         return
     quant_steps(extent, levels, scales)
@@ -54,8 +53,7 @@ cdef bint gradient_extent(const G_H_C* pairs, Py_ssize_t n, double* extent,
     cdef bint chunk_bad[64]
     cdef bint bad = False
     cdef Py_ssize_t c, lo, hi, per = (n + 63) // 64
-    extent[0] = 0.0
-    extent[1] = 0.0
+    extent[:2] = [0.0, 0.0]
     if n < 65536:
         n_threads = 1
     for c in prange(64, schedule='static', num_threads=n_threads, nogil=True):
@@ -124,8 +122,6 @@ cdef class GradientQuantizer:
         self.levels = levels
         if levels > 0:
             self.packed = np.empty(max(n_rows, 1), dtype=np.int32)
-        self.steps[0] = 0.0
-        self.steps[1] = 0.0
 
     @property
     def entry_bytes(self):
@@ -149,9 +145,7 @@ cdef class GradientQuantizer:
 def gradient_extent_of(const G_H_C[:, ::1] pairs, int n_threads=1):
     """(largest |gradient|, largest |hessian|) of the (n_rows, 2) ``pairs``, or None
     when one of them is NaN or inf."""
-    cdef double extent[2]
-    extent[0] = 0.0
-    extent[1] = 0.0
+    cdef double[2] extent = [0.0, 0.0]
     cdef bint finite = True
     if pairs.shape[0] > 0:
         finite = gradient_extent(&pairs[0, 0], pairs.shape[0], extent, n_threads)
@@ -160,10 +154,8 @@ def gradient_extent_of(const G_H_C[:, ::1] pairs, int n_threads=1):
 
 def steps_of(double max_g, double max_h, int levels):
     """The (gradient, hessian) steps of ``levels`` levels for those largest values."""
-    cdef double extent[2]
+    cdef double[2] extent = [max_g, max_h]
     cdef double scales[2]
-    extent[0] = max_g
-    extent[1] = max_h
     quant_steps(extent, levels, scales)
     return scales[0], scales[1]
 
@@ -174,9 +166,7 @@ def quantize_places(const G_H_C[:, ::1] pairs, int levels, uint64_t tree_seed,
     """``out`` gets the packed values of the (n_rows, 2) ``pairs`` of the tree of
     ``tree_seed`` with the given steps; ``places``: the rows' places in the data,
     runs (first place, count) that cover the rows in order."""
-    cdef double scales[2]
-    scales[0] = g_step
-    scales[1] = h_step
+    cdef double[2] scales = [g_step, h_step]
     cdef Py_ssize_t at = 0, k
     if out.shape[0] != pairs.shape[0]:
         raise ValueError("out and pairs do not match")
@@ -199,9 +189,7 @@ def py_quantize(const G_H_C[::1] grad, const G_H_C[::1] hess, int levels, uint64
     out = np.empty(grad.shape[0], dtype=np.int32)
     cdef int32_t[::1] o = out
     cdef const G_H_C[:, ::1] pairs = np.stack([grad, hess], axis=1)
-    cdef double scales[2]
-    scales[0] = 1.0
-    scales[1] = 1.0
+    cdef double[2] scales = [1.0, 1.0]
     if grad.shape[0] > 0:
         quantize_into(&pairs[0, 0], grad.shape[0], levels, seed, &o[0], scales, n_threads)
     return out, (scales[0], scales[1])
