@@ -258,11 +258,14 @@ class _InMemoryRows:
             raw -= self._contrib
             self._raw_dropped = raw.copy()
         objective.gradient(y, raw, w, pairs[:, :, 0], pairs[:, :, 1], self.n_threads)
+
         # every random draw of a round depends on (seed, round) only: any n_jobs, warm start
-        rows, left_out, refit_weight, tree_seeds = sampling.draws(
-            params, np.random.default_rng(sampling.round_key(params.seed, round_number)),
-            pairs[:, :, 0],
-            pairs[:, :, 1], w, objective.needs_refit)
+        def draw(tree_set):
+            return sampling.draws(params, np.random.default_rng(
+                sampling.round_key(params.seed, round_number, tree_set)),
+                pairs[:, :, 0], pairs[:, :, 1], w, objective.needs_refit)
+
+        rows, left_out, refit_weight, tree_seeds = draw(0)
         self._left_out = left_out
         if self.oob and left_out is not None:
             self._oob_before = _loss_on(objective, y, raw_all, w, left_out)
@@ -272,10 +275,7 @@ class _InMemoryRows:
         round_start = raw.copy() if P > 1 and objective.needs_refit else None
         for tree_set in range(P):
             if tree_set > 0:
-                rows, left_out, refit_weight, tree_seeds = sampling.draws(
-                    params, np.random.default_rng(
-                        sampling.round_key(params.seed, round_number, tree_set)),
-                    pairs[:, :, 0], pairs[:, :, 1], w, objective.needs_refit)
+                rows, left_out, refit_weight, tree_seeds = draw(tree_set)
             raw_set = raw.copy() if objective.needs_refit else None
             for k, nodes in _grow_set(self.grower, params.multi_strategy == "multi_output_tree",
                                       pairs, lr / P, raw, rows, tree_seeds):

@@ -122,9 +122,8 @@ class LogEvaluation(Callback):
 
     def after_iteration(self, state):
         it = self._done = state.iteration
-        if (it + 1) % self.period and it != 0 and it != state.n_rounds - 1:
-            return False
-        self._log(state, it)
+        if not (it + 1) % self.period or it in (0, state.n_rounds - 1):
+            self._log(state, it)
         return False
 
     def _log(self, state, it):

@@ -228,9 +228,13 @@ def quantile_loss(alpha):
 
 
 # ---------------------------------------------------------------- ranking
-def _group_ids(group_ptr):
+def _ranking_arrays(y, pred, group_ptr):
+    """``(y, pred, group_ptr, group of each row, number of groups)`` in the types the
+    per-query metrics compute with."""
+    group_ptr = np.asarray(group_ptr, dtype=np.intp)
     sizes = np.diff(group_ptr)
-    return np.repeat(np.arange(sizes.size), sizes), sizes
+    return (np.asarray(y, dtype=np.float64), np.asarray(pred, dtype=np.float64), group_ptr,
+            np.repeat(np.arange(sizes.size), sizes), sizes.size)
 
 
 def _query_mean(values, w, group_ptr):
@@ -253,11 +257,7 @@ def ndcg_per_query(y, pred, group_ptr, k=None, exp_gain=True):
     (scikit-learn's ``ndcg_score``, so a constant scorer is not rewarded by the
     row order). A query without relevant documents (ideal DCG 0) scores 1.
     """
-    y = np.asarray(y, dtype=np.float64)
-    pred = np.asarray(pred, dtype=np.float64)
-    group_ptr = np.asarray(group_ptr, dtype=np.intp)
-    gid, sizes = _group_ids(group_ptr)
-    n_groups = sizes.size
+    y, pred, group_ptr, gid, n_groups = _ranking_arrays(y, pred, group_ptr)
     gain = np.exp2(y) - 1.0 if exp_gain else y
     kk = np.inf if k is None else k
     # actual ranking with tie-averaged discounts
@@ -292,11 +292,7 @@ def map_per_query(y, pred, group_ptr, k=None):
     pessimistically (irrelevant ones first). A query without relevant
     documents scores 1.
     """
-    y = np.asarray(y, dtype=np.float64)
-    pred = np.asarray(pred, dtype=np.float64)
-    group_ptr = np.asarray(group_ptr, dtype=np.intp)
-    gid, sizes = _group_ids(group_ptr)
-    n_groups = sizes.size
+    y, pred, group_ptr, gid, n_groups = _ranking_arrays(y, pred, group_ptr)
     rel = (y > 0).astype(np.float64)
     kk = np.inf if k is None else k
     order = np.lexsort((rel, -pred, gid))
@@ -341,7 +337,6 @@ def _parse_ranking_metric(spec):
     return base, int(cut)
 
 
-_REGRESSION = frozenset({"regression", "ranking"})
 # metrics that a model of several targets reports as the mean over its columns
 _PER_COLUMN = ("rmse", "mae", "mape", "r2")
 
@@ -350,18 +345,22 @@ def _per_column(func):
     def mean_over_columns(y, pred, w=None):
         return float(np.mean([func(y[:, k], pred[:, k], w) for k in range(y.shape[1])]))
     return mean_over_columns
-_SURVIVAL = frozenset({"survival"})
-_TASKS = {"logloss": frozenset({"binary"}), "error": frozenset({"binary"}),
-          "cox-nloglik": _SURVIVAL, "concordance": _SURVIVAL,
-          "auc": frozenset({"binary", "multiclass"}), "mlogloss": frozenset({"multiclass"}),
-          "merror": frozenset({"multiclass"})}
 
+
+_REGRESSION = frozenset({"regression", "ranking"})
+_BINARY, _MULTICLASS = frozenset({"binary"}), frozenset({"multiclass"})
+_SURVIVAL = frozenset({"survival"})
+# name: (function, greater_is_better, the model tasks it applies to)
 _FIXED = {
-    "rmse": (rmse, False), "mae": (mae, False), "mape": (mape, False), "r2": (r2, True),
-    "logloss": (logloss, False), "error": (error, False), "auc": (auc, True),
-    "mlogloss": (mlogloss, False), "merror": (merror, False),
-    "poisson-nloglik": (poisson_nloglik, False), "gamma-deviance": (gamma_deviance, False),
-    "cox-nloglik": (cox_nloglik, False), "concordance": (concordance_index, True),
+    "rmse": (rmse, False, _REGRESSION), "mae": (mae, False, _REGRESSION),
+    "mape": (mape, False, _REGRESSION), "r2": (r2, True, _REGRESSION),
+    "logloss": (logloss, False, _BINARY), "error": (error, False, _BINARY),
+    "auc": (auc, True, _BINARY | _MULTICLASS),
+    "mlogloss": (mlogloss, False, _MULTICLASS), "merror": (merror, False, _MULTICLASS),
+    "poisson-nloglik": (poisson_nloglik, False, _REGRESSION),
+    "gamma-deviance": (gamma_deviance, False, _REGRESSION),
+    "cox-nloglik": (cox_nloglik, False, _SURVIVAL),
+    "concordance": (concordance_index, True, _SURVIVAL),
 }
 METRIC_NAMES = tuple(_FIXED) + ("tweedie-deviance", "quantile", "aft-nloglik", "ndcg", "ndcg@k",
                                  "map", "map@k")
@@ -400,10 +399,10 @@ def get_metric(spec, objective):
         raise ValueError(f"eval_metric must be a callable or one of {METRIC_NAMES}, "
                          f"got {spec!r}")
     if spec in _FIXED:
-        func, greater = _FIXED[spec]
+        func, greater, tasks = _FIXED[spec]
         if spec in _PER_COLUMN and getattr(objective, "task", None) == "multi-output":
             return Metric(spec, _per_column(func), greater, tasks=frozenset({"multi-output"}))
-        return Metric(spec, func, greater, tasks=_TASKS.get(spec, _REGRESSION))
+        return Metric(spec, func, greater, tasks=tasks)
     if spec == "aft-nloglik":
         return Metric(spec, aft_nloglik(getattr(objective, "distribution", "normal"),
                                         getattr(objective, "sigma", 1.0)),
@@ -460,7 +459,7 @@ def ndcg_at_k(y_true, y_score, *, qid=None, group=None, sample_weight=None, k=10
     w = None if sample_weight is None else _check_group_weights(
         sample_weight[order if order is not None else slice(None)], ptr, "ndcg_at_k")
     per_query = ndcg_per_query(_take(y_true, order), _take(y_score, order), ptr, k, exp_gain)
-    return float(np.average(per_query, weights=None if w is None else w[ptr[:-1]]))
+    return _query_mean(per_query, w, ptr)
 
 
 def eval_metrics(spec, objective, estimator="the estimator"):

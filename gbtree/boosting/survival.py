@@ -7,15 +7,19 @@ from scipy.special import expit, ndtr
 from .objectives import Objective
 
 
-def _risk_sets(y, sample_weight):
-    """Rows sorted by time (|y|), with each row's weight, event flag and the first and
-    last sorted positions of the rows that share its time."""
+def _risk_sets(y, raw, sample_weight):
+    """Rows sorted by time (|y|), with each row's weight, event flag, raw score F,
+    ``exp(F - shift)`` and the sum of ``w exp(F - shift)`` over the rows still at risk
+    at its time (``shift`` = max F: the ratios of the two do not change with it), and
+    the last sorted position of the rows that share its time."""
     t = np.abs(y)
     order = np.argsort(t, kind="stable")
     ts = t[order]
     w = np.ones(y.shape[0]) if sample_weight is None else sample_weight[order]
-    return (order, w, y[order] > 0, np.searchsorted(ts, ts, side="left"),
-            np.searchsorted(ts, ts, side="right") - 1)
+    f = raw[order]
+    e = np.exp(f - f.max())
+    at_risk = np.cumsum((w * e)[::-1])[::-1][np.searchsorted(ts, ts, side="left")]
+    return order, w, y[order] > 0, f, e, at_risk, np.searchsorted(ts, ts, side="right") - 1
 
 
 def cox_gradient(y, raw, sample_weight=None):
@@ -26,10 +30,7 @@ def cox_gradient(y, raw, sample_weight=None):
     ``w_i e_i r_i - (w_i e_i)**2 s_i`` with ``e = exp(F)``, ``r_i`` and ``s_i`` the
     sums of ``w_k / D_k`` and ``w_k / D_k**2`` over the events at or before ``t_i``,
     ``D_k`` the weighted ``e`` of the rows still at risk at ``t_k``."""
-    order, w, event, first, last = _risk_sets(y, sample_weight)
-    f = raw[order]
-    e = np.exp(f - f.max())    # the ratios e_i / D_k do not change with a common shift
-    at_risk = np.cumsum((w * e)[::-1])[::-1][first]
+    order, w, event, f, e, at_risk, last = _risk_sets(y, raw, sample_weight)
     r = np.cumsum(np.where(event, w / at_risk, 0.0))[last]
     s = np.cumsum(np.where(event, w / at_risk ** 2, 0.0))[last]
     grad, hess = np.empty_like(f), np.empty_like(f)
@@ -40,10 +41,8 @@ def cox_gradient(y, raw, sample_weight=None):
 
 def cox_nloglik(y, raw, sample_weight=None):
     """The negative log partial likelihood (Breslow) per unit of event weight."""
-    order, w, event, first, _ = _risk_sets(y, sample_weight)
-    f = raw[order]
-    shift = f.max()
-    log_risk = np.log(np.cumsum((w * np.exp(f - shift))[::-1])[::-1][first]) + shift
+    _, w, event, f, _, at_risk, _ = _risk_sets(y, raw, sample_weight)
+    log_risk = np.log(at_risk) + f.max()
     events = np.sum(w * event)
     return float(-np.sum(np.where(event, w * (f - log_risk), 0.0)) / events) if events else 0.0
 
@@ -179,10 +178,7 @@ class AFT(Objective):
     def __init__(self, distribution="normal", sigma=1.0):
         self.distribution, self.sigma = distribution, float(sigma)
 
-    def check_target(self, y):
-        self.check_eval_target(y)
-
-    def check_eval_target(self, y):
+    def check_target(self, y):   # (also an eval set's: Objective.check_eval_target)
         if y.ndim != 2 or y.shape[1] != 2:
             raise ValueError("objective='aft' needs y of shape (n_samples, 2): each row's "
                              f"lower and upper bound on the time, got shape {y.shape}")

@@ -203,11 +203,9 @@ class BinMapper:
             sample_weight = None if sample_weight is None else sample_weight[rows]
         max_value_bins = self.max_bin - 1
         if sp.issparse(X):
-            cuts = self._sparse_cuts(X, sample_weight, max_value_bins)
-            return self._set_cuts(cuts, n_features)
-
+            return self._set_cuts(self._sparse_cuts(X, sample_weight, max_value_bins))
         if sample_weight is None and X.dtype in (np.float32, np.float64):
-            return self._set_cuts(self._sorted_cuts(X, max_value_bins, n_threads), n_features)
+            return self._set_cuts(self._sorted_cuts(X, max_value_bins, n_threads))
         # float32 columns are sorted as they are (the same order as float64);
         # the edges are computed in float64 from the distinct values
         sketch_dtype = np.float32 if X.dtype == np.float32 else np.float64
@@ -223,8 +221,7 @@ class BinMapper:
 
         # (Sketching features on a thread pool saved ~0.1 s on 500k x 28 but
         # raised peak RSS by ~26 MiB through the threads' malloc arenas.)
-        cuts = [feature_cuts(f) for f in range(n_features)]
-        return self._set_cuts(cuts, n_features)
+        return self._set_cuts([feature_cuts(f) for f in range(n_features)])
 
     @staticmethod
     def _sorted_cuts(X, max_value_bins, n_threads):
@@ -308,16 +305,14 @@ class BinMapper:
             raise ValueError("a feature has more than 254 edges (255 value bins)")
         mapper = cls(absent_as_missing=absent_as_missing)
         cuts = np.asarray(cuts, dtype=np.float64)
-        return mapper._set_cuts([cuts[a:b] for a, b in zip(cut_ptr[:-1], cut_ptr[1:])],
-                                cut_ptr.shape[0] - 1)
+        return mapper._set_cuts([cuts[a:b] for a, b in zip(cut_ptr[:-1], cut_ptr[1:])])
 
-    def _set_cuts(self, cuts, n_features):
-        lengths = np.array([c.size for c in cuts], dtype=np.int32)
-        self.cut_ptr_ = np.zeros(n_features + 1, dtype=np.int32)
-        np.cumsum(lengths, out=self.cut_ptr_[1:])
-        self.cuts_ = np.concatenate(cuts) if cuts else np.empty(0)
-        self.n_bins_ = lengths + 1
-        self.bin_offsets_ = np.zeros(n_features + 1, dtype=np.int32)
+    def _set_cuts(self, cuts):
+        """Set the fitted attributes from the list of every feature's edges."""
+        self.cuts_, cut_ptr = flat_cuts(cuts)
+        self.cut_ptr_ = cut_ptr.astype(np.int32)
+        self.n_bins_ = np.diff(self.cut_ptr_) + 1
+        self.bin_offsets_ = np.zeros(len(cuts) + 1, dtype=np.int32)
         np.cumsum(self.n_bins_ + 1, out=self.bin_offsets_[1:])
         return self
 

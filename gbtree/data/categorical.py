@@ -145,27 +145,22 @@ def _factorize(col, label, use_pandas=True):
     """(distinct values, index of each row's value in them or -1 for a missing value)
     of an object or integer column; pandas' hash table when pandas is there, else a
     dict. ``label`` names the column in errors."""
-    if use_pandas:
-        try:
-            import pandas as pd
-        except ImportError:
-            pass
-        else:
-            try:
-                inverse, uniques = pd.factorize(col, use_na_sentinel=True)
-            except TypeError as exc:
-                raise TypeError(f"{label}: its values must be hashable (numbers or text): "
-                                f"{exc}") from None
-            return list(uniques), inverse.astype(np.intp, copy=False)
-    index = {}
-    inverse = np.empty(col.shape[0], dtype=np.intp)
     try:
+        import pandas as pd
+    except ImportError:
+        use_pandas = False
+    try:
+        if use_pandas:
+            inverse, uniques = pd.factorize(col, use_na_sentinel=True)
+            return list(uniques), inverse.astype(np.intp, copy=False)
+        index = {}
+        inverse = np.empty(col.shape[0], dtype=np.intp)
         for i, v in enumerate(col):
             inverse[i] = -1 if _is_missing_object(v) else index.setdefault(v, len(index))
+        return list(index), inverse
     except TypeError as exc:
         raise TypeError(f"{label}: its values must be hashable (numbers or text): "
                         f"{exc}") from None
-    return list(index), inverse
 
 
 def _sorted(values):
@@ -246,7 +241,7 @@ def _from_dtype(X, kind):
         return [type(dt).__name__ in ("Categorical", "Enum") for dt in X.dtypes]
     if kind == "pyarrow":
         return [str(t).startswith("dictionary") for t in X.schema.types]
-    return None
+    return []
 
 
 def _shape(X):
@@ -301,18 +296,16 @@ def resolve_columns(spec, X):
     if found is None:
         return None   # scikit-learn's validation says what is wrong with X
     n, names = found
-    kind = _frame_kind(X)
+    wrong = (f"categorical_features must be None, 'from_dtype', or a list of feature "
+             f"indices, names or a boolean mask, got {spec!r}")
     if isinstance(spec, str):
         if spec != "from_dtype":
-            raise ValueError(f"categorical_features must be None, 'from_dtype', or a list of "
-                             f"feature indices, names or a boolean mask, got {spec!r}")
-        mask = _from_dtype(X, kind)
-        return [] if mask is None else [j for j, m in enumerate(mask) if m]
+            raise ValueError(wrong)
+        return [j for j, m in enumerate(_from_dtype(X, _frame_kind(X))) if m]
     try:
         items = list(spec)
     except TypeError:
-        raise TypeError(f"categorical_features must be None, 'from_dtype', or a list of "
-                        f"feature indices, names or a boolean mask, got {spec!r}") from None
+        raise TypeError(wrong) from None
     if items and all(isinstance(v, (bool, np.bool_)) for v in items):
         if len(items) != n:
             raise ValueError(f"categorical_features as a boolean mask must have one entry per "
@@ -469,9 +462,9 @@ class CategoricalEncoder:
         for j in self.statistics_columns():
             code = X[:, j]
             seen = code >= 0   # (NaN compares False)
-            n_cats = len(self.categories[j])
-            sum_wy = np.bincount(code[seen].astype(np.intp), (w * y)[seen], minlength=n_cats)
-            sum_w = np.bincount(code[seen].astype(np.intp), w[seen], minlength=n_cats)
+            index, n_cats = code[seen].astype(np.intp), len(self.categories[j])
+            sum_wy = np.bincount(index, (w * y)[seen], minlength=n_cats)
+            sum_w = np.bincount(index, w[seen], minlength=n_cats)
             a = self.smooths[j] = (empirical_bayes_smooth(sum_wy, sum_w, code[seen], y[seen],
                                                           w[seen])
                                    if self.smooth == "auto" else self.smooth)
@@ -514,10 +507,9 @@ class CategoricalEncoder:
         out = self._ordinal(_float_copy(X))
         for j in self.statistics_columns():
             code = out[:, j].astype(np.float64)
-            table = self.tables[j]
             values = np.full(code.shape, self.prior)
             seen = code >= 0
-            values[seen] = table[code[seen].astype(np.intp)]
+            values[seen] = self.tables[j][code[seen].astype(np.intp)]
             values[np.isnan(code)] = np.nan
             out[:, j] = values
         return self._with_indicators(X, out)

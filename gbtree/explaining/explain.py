@@ -12,8 +12,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _treeshap
 from ..kernels._threads import call_threads
-from ..data.binning import csr_arrays, kernel_array
+from ..data.binning import kernel_array
 from ..data.validation import check_base_margin
+from ..predicting.tree import csr_parts
 
 _MODES = {"contribs": 0, "approx": 1, "interactions": 2}
 # a row's SHAP values by a tree cost about as much as 300 walks down it (200 rows'
@@ -73,12 +74,8 @@ def shap_values(ensemble, X, mode="contribs", tree_range=None, n_threads=1, abse
     values sum to its raw prediction.
     """
     ensemble._check_width(X)
-    nodes, tree_ptr, tree_class = ensemble.nodes, ensemble.tree_ptr, ensemble.tree_class
-    start, stop = (0, tree_class.shape[0]) if tree_range is None else tree_range
-    lo, hi = tree_ptr[start], tree_ptr[stop]
-    nodes = nodes[lo:hi]
-    tree_ptr = tree_ptr[start:stop + 1] - lo
-    tree_class = tree_class[start:stop]
+    start, stop = (0, ensemble.n_trees) if tree_range is None else tree_range
+    nodes, tree_ptr, tree_class = ensemble.tree_slice(start, stop)
     n_rows, m, k = X.shape[0], ensemble.n_features, ensemble.n_outputs
     shape = (n_rows, k, m + 1) + ((m + 1,) if mode == "interactions" else ())
     out = np.zeros(shape, dtype=np.float64)
@@ -100,10 +97,7 @@ def shap_values(ensemble, X, mode="contribs", tree_range=None, n_threads=1, abse
     used_ptr, used = _used_features(nodes, tree_ptr, m)
     args = (snodes, tree_ptr, tree_class, used_ptr, used, out.reshape(-1), k, n_threads)
     if sp.issparse(X):
-        data, indices, indptr = csr_arrays(X)
-        if data.dtype not in (np.float32, np.float64):
-            data = data.astype(np.float64)
-        _treeshap.tree_shap_csr(_MODES[mode], data, indices, indptr, m, absent, *args)
+        _treeshap.tree_shap_csr(_MODES[mode], *csr_parts(X), absent, *args)
     else:
         _treeshap.tree_shap(_MODES[mode], kernel_array(X), *args)
     return out

@@ -9,7 +9,6 @@ from sklearn.utils.validation import check_is_fitted
 from . import explain
 from ..io import model_io
 from ..kernels._threads import call_threads
-from ..predicting.tree import check_importance_type
 
 
 class ModelAccess:
@@ -45,8 +44,7 @@ class ModelAccess:
             on a DataFrame) or else ``"f0"``, ``"f1"``, ...; features no split
             uses are left out. Not normalised.
         """
-        names = self._inspect_names()
-        check_importance_type(importance_type)
+        names = self._inspect_names()   # checks that the model is fitted
         return self._ensemble.get_score(importance_type, names)
 
     def apply(self, X):

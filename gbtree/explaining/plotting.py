@@ -7,8 +7,6 @@ import numbers
 
 import numpy as np
 
-from ..predicting.tree import check_importance_type
-
 
 def _pyplot():
     try:
@@ -68,26 +66,23 @@ def plot_importance(model, importance_type=None, max_num_features=None, ax=None,
         _fitted_ensemble(model)
         if importance_type is None:
             importance_type = model.importance_type
-        check_importance_type(importance_type)
-        scores = model.get_score(importance_type)
+        scores = model.get_score(importance_type)   # (checks importance_type)
     if not scores:
         raise ValueError("no feature importances to plot: no tree of the model has a split")
-    if max_num_features is not None:
-        if isinstance(max_num_features, bool) or not isinstance(max_num_features, (int, np.integer)) \
-                or max_num_features < 1:
-            raise ValueError(f"max_num_features must be None or an int >= 1, "
-                             f"got {max_num_features!r}")
+    if max_num_features is not None and (
+            isinstance(max_num_features, bool)
+            or not isinstance(max_num_features, (int, np.integer)) or max_num_features < 1):
+        raise ValueError(f"max_num_features must be None or an int >= 1, "
+                         f"got {max_num_features!r}")
     # largest first, ties by name (stable), then keep the top ones; barh draws bottom-up
     items = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:max_num_features]
     items.reverse()
     labels = [k for k, _ in items]
     values = np.array([v for _, v in items])
 
+    plt = _pyplot()
     if ax is None:
-        plt = _pyplot()
         _, ax = plt.subplots(figsize=(6.4, max(2.0, 0.35 * len(items) + 1.2)))
-    else:
-        _pyplot()
     ylocs = np.arange(len(items))
     ax.barh(ylocs, values, height=height, align="center", **bar_kwargs)
     if show_values:

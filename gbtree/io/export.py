@@ -12,9 +12,11 @@ from sklearn.utils.validation import check_is_fitted
 from ..boosting import objectives as _obj
 from ..boosting import ranking, survival
 
-# the objectives' transforms of the raw scores, by class
-_IDENTITY = (_obj.SquaredError, _obj.AbsoluteError, _obj.Huber, ranking.Ranking)
-_EXP = (_obj.Poisson, _obj.Gamma, _obj.Tweedie, survival.Cox, survival.AFT)
+# the objectives' transforms of the raw scores, by class (Quantile is an AbsoluteError)
+_TRANSFORMS = (
+    ((_obj.SquaredError, _obj.AbsoluteError, _obj.Huber, ranking.Ranking), "identity"),
+    ((_obj.Poisson, _obj.Gamma, _obj.Tweedie, survival.Cox, survival.AFT), "exp"),
+    (_obj.Logistic, "logistic"), (_obj.Softmax, "softmax"))
 
 
 def _transform(est):
@@ -22,24 +24,10 @@ def _transform(est):
     obj = est._objective
     if isinstance(obj, _obj.Custom):
         return obj.link
-    if isinstance(obj, _IDENTITY):   # (Quantile is an AbsoluteError)
-        return "identity"
-    if isinstance(obj, _EXP):
-        return "exp"
-    if isinstance(obj, _obj.Logistic):
-        return "logistic"
-    if isinstance(obj, _obj.Softmax):
-        return "softmax"
+    for classes, transform in _TRANSFORMS:
+        if isinstance(obj, classes):
+            return transform
     raise ValueError(f"objective {type(obj).__name__}: no known transform to export")
-
-
-def _trees(est):
-    """(nodes, tree_ptr, tree_class) of the trees ``predict`` uses."""
-    ens = est._ensemble
-    start, stop = est._tree_range(None)
-    ptr = ens.tree_ptr
-    nodes = ens.nodes[ptr[start]:ptr[stop]]
-    return nodes, ptr[start:stop + 1] - ptr[start], ens.tree_class[start:stop]
 
 
 def _numeric_categories(est, j):
@@ -93,7 +81,8 @@ def to_onnx(est):
         raise ImportError("to_onnx needs the onnx package: pip install gbtree[onnx]") from exc
     check_is_fitted(est, "_ensemble")
     transform = _transform(est)
-    nodes, tree_ptr, tree_class = _trees(est)
+    # the trees predict uses
+    nodes, tree_ptr, tree_class = est._ensemble.tree_slice(*est._tree_range(None))
     n_features, K = est._ensemble.n_features, est._ensemble.n_outputs
     encoder = getattr(est, "_cat_encoder", None)
     width = n_features if encoder is None else encoder.width   # (X's; then indicators)
@@ -218,7 +207,8 @@ def to_treelite(est):
         f: _treelite_categories(est, f)
         for f in encoder.columns + list(range(encoder.width, est._ensemble.n_features))}
     transform = _transform(est)
-    nodes, tree_ptr, tree_class = _trees(est)
+    # the trees predict uses
+    nodes, tree_ptr, tree_class = est._ensemble.tree_slice(*est._tree_range(None))
     K = est._ensemble.n_outputs
     n_trees = tree_ptr.shape[0] - 1
     task = {"logistic": "kBinaryClf", "softmax": "kMultiClf"}.get(

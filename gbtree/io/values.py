@@ -37,9 +37,7 @@ def _float_token(x):
 def _token_float(tok, field):
     if isinstance(tok, bool) or not isinstance(tok, (int, float, str)):
         raise bad(field, f"expected a number, got {type(tok).__name__}")
-    if isinstance(tok, (int, float)):
-        return float(tok)
-    if tok in ("inf", "-inf", "nan"):
+    if isinstance(tok, (int, float)) or tok in ("inf", "-inf", "nan"):
         return float(tok)
     if tok.startswith("nan:0x") and len(tok) == 22:
         try:
@@ -66,9 +64,7 @@ class Encoder:
         return self._enc(v, field)
 
     def _enc(self, v, field):
-        if v is None or isinstance(v, (bool, str)):
-            return v
-        if isinstance(v, int):
+        if v is None or isinstance(v, (bool, str, int)):
             return v
         if isinstance(v, float):
             tok = _float_token(v)

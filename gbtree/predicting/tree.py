@@ -7,6 +7,7 @@ All trees' nodes live in one ``NODE_DTYPE`` array; tree t owns
 (leaf values already include the learning rate). Everything is a plain array,
 so the model pickles as such.
 """
+import functools
 import threading
 
 import numpy as np
@@ -163,6 +164,13 @@ class TreeEnsemble:
         """The nodes of tree t (a view)."""
         return self.nodes[self.tree_ptr[t]:self.tree_ptr[t + 1]]
 
+    def tree_slice(self, start, stop):
+        """``(nodes, tree_ptr, tree_class)`` of the trees ``start <= t < stop``, their
+        ``tree_ptr`` counted from their first node."""
+        ptr = self.tree_ptr
+        return (self.nodes[ptr[start]:ptr[stop]], ptr[start:stop + 1] - ptr[start],
+                self.tree_class[start:stop])
+
     def predict_raw(self, X, n_threads=1, tree_range=None, absent=0.0, base_margin=None):
         """Raw predictions, shape (n_rows, n_outputs), for float32/float64 X.
 
@@ -217,7 +225,7 @@ class TreeEnsemble:
             nodes, tree_ptr = self._nodes, self._tree_ptr
         out = np.empty((X.shape[0], tree_ptr.shape[0] - 1), dtype=np.int32)
         if sp.issparse(X):
-            data, indices, indptr, n_features = _csr_parts(X)
+            data, indices, indptr, n_features = csr_parts(X)
             apply_raw_csr(data, indices, indptr, n_features, absent, nodes, tree_ptr, out,
                           n_threads)
         else:
@@ -399,16 +407,19 @@ def check_ensemble(n_features, base_score, nodes, tree_ptr, tree_class):
     _check_node_values(base_score, nodes, tree_ptr, tree_class, bad)
 
 
+def _first_node(tree_ptr, mask):
+    """"tree t, node i" of the first node ``mask`` (over all trees' nodes) holds."""
+    k = int(np.flatnonzero(mask)[0])
+    t = int(np.searchsorted(tree_ptr, k, side="right") - 1)
+    return f"tree {t}, node {k - tree_ptr[t]}"
+
+
 def _check_node_values(base_score, nodes, tree_ptr, tree_class, bad):
     """The numbers of valid trees: finite values, gains and covers (>= 0, each tree's
     leaves' sum finite: the SHAP walks divide by them), split thresholds that are
     numbers (+-inf splits off the missing values), and leaf values whose largest per
     tree add up, with each output's base_score, to at most ``MAX_OUTPUT``."""
-    def where(mask):
-        k = int(np.flatnonzero(mask)[0])
-        t = int(np.searchsorted(tree_ptr, k, side="right") - 1)
-        return f"tree {t}, node {k - tree_ptr[t]}"
-
+    where = functools.partial(_first_node, tree_ptr)
     for field in ("value", "gain", "cover"):
         wrong = ~np.isfinite(nodes[field])
         if np.any(wrong):
@@ -447,11 +458,7 @@ def _tree_errors(n_features, nodes, tree_ptr, bad):
     NumPy twin, run only to say what is wrong)."""
     sizes = np.diff(tree_ptr)
     n_nodes = nodes.shape[0]
-
-    def where(mask):
-        k = int(np.flatnonzero(mask)[0])
-        t = int(np.searchsorted(tree_ptr, k, side="right") - 1)
-        return f"tree {t}, node {k - tree_ptr[t]}"
+    where = functools.partial(_first_node, tree_ptr)
 
     for field in ("is_leaf", "default_left"):
         if np.any(nodes[field] > 1):
@@ -513,7 +520,7 @@ def add_trees_to_raw(X, trees, outputs, out, n_threads=1, absent=0.0):
     _predict_raw(X, forest, 0, forest.n_trees, out, n_threads, absent)
 
 
-def _csr_parts(X):
+def csr_parts(X):
     """``(data, indices, indptr, n_features)`` of a canonical CSR matrix, in the
     kernels' types (indptr is widened to int64: it is small)."""
     if X.format != "csr":
@@ -528,7 +535,7 @@ def _predict_raw(X, forest, start, stop, out, n_threads, absent):
     """``out += `` trees ``start <= t < stop`` of ``forest`` on the rows of X: a dense
     array, or a CSR matrix (``predict_raw_csr``)."""
     if sp.issparse(X):
-        data, indices, indptr, n_features = _csr_parts(X)
+        data, indices, indptr, n_features = csr_parts(X)
         predict_raw_csr(data, indices, indptr, n_features, absent, forest.compact,
                         forest.tree_ptr[start:stop + 1], forest.tree_class[start:stop], out,
                         n_threads)
