@@ -210,12 +210,7 @@ class RowBlocks:
         if (params.max_depth and depth >= params.max_depth) or count < 2 or hi == lo:
             return None
         if params.vector_leaves:
-            mask = self.samplers[t].mask(node, depth)
-            found = find_best_split_outputs(
-                np.ascontiguousarray(hist), self.own_n_bins, self.own_offsets,
-                np.ascontiguousarray(sums, dtype=np.float64), *params.penalties, params.gamma,
-                None if mask is None else np.ascontiguousarray(mask[lo:hi]), self.n_threads)
-            return None if found is None else (found[0], found[1] + lo) + tuple(found[2:])
+            return self._summed_split(hist, sums, params.gamma, self.samplers[t].mask(node, depth))
         hist, sums = hist[0], np.asarray(sums).reshape(-1)
         mask = self.paths[t].mask(node, self.samplers[t].mask(node, depth))
         if self.levels:
@@ -248,10 +243,18 @@ class RowBlocks:
         if self.levels:
             hists = np.stack([py_unpack_histogram(h, *self.steps[t % self.pairs.shape[0]])
                               for h in hists])
+        return self._summed_split(hists, sums, params.gamma * len(hists), mask)
+
+    def _summed_split(self, hists, sums, gamma, mask):
+        """The split of the largest gain summed over ``hists`` (a structure's outputs, or
+        a level's nodes; ``sums``: theirs) among this store's features (``mask``: those
+        allowed, of every feature): (gain, feature, bin, default_left, left sums, each
+        one's gain) or None."""
+        lo, hi = self.own
         found = find_best_split_outputs(
             np.ascontiguousarray(hists), self.own_n_bins, self.own_offsets,
             np.ascontiguousarray(np.reshape(sums, (-1, 2)), dtype=np.float64),
-            *params.penalties, params.gamma * len(hists),
+            *self.grower_params.penalties, gamma,
             None if mask is None else np.ascontiguousarray(mask[lo:hi]), self.n_threads)
         return None if found is None else (found[0], found[1] + lo) + tuple(found[2:])
 
