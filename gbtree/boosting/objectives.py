@@ -292,6 +292,18 @@ class _LogLink(_MeanStart):
         return np.exp(raw[:, 0])
 
 
+class _NonNegativeTarget:
+    """y >= 0, with at least one y > 0 in training (the log of y's mean starts it)."""
+
+    def check_target(self, y):
+        if np.any(y < 0) or not np.any(y > 0):
+            raise ValueError(f"objective={self.name!r} needs y >= 0 with at least one y > 0")
+
+    def check_eval_target(self, y):
+        if np.any(y < 0):
+            raise ValueError(f"objective={self.name!r} needs y >= 0")
+
+
 class AbsoluteError(Objective):
     """``L = |y - F|``; F0 the weighted median; leaves refit to their residuals' median."""
 
@@ -457,7 +469,7 @@ class Huber(Objective):
         return raw[:, 0]
 
 
-class Poisson(_LogLink, Objective):
+class Poisson(_NonNegativeTarget, _LogLink, Objective):
     """Poisson deviance with log link: ``L = exp(F) - y F``, y >= 0.
 
     The hessian is ``exp(F + 0.7)`` (LightGBM's ``poisson_max_delta_step`` and
@@ -470,14 +482,6 @@ class Poisson(_LogLink, Objective):
     hess_shift = 0.7
     _kernel = staticmethod(_objectives.poisson_grad)
     _kernel_args = (hess_shift,)
-
-    def check_target(self, y):
-        if np.any(y < 0) or not np.any(y > 0):
-            raise ValueError("objective='poisson' needs y >= 0 with at least one y > 0")
-
-    def check_eval_target(self, y):
-        if np.any(y < 0):
-            raise ValueError("objective='poisson' needs y >= 0")
 
     def loss(self, y, raw, sample_weight=None):
         return float(np.average(np.exp(raw[:, 0]) - y * raw[:, 0], weights=sample_weight))
@@ -498,7 +502,7 @@ class Gamma(_LogLink, Objective):
         return float(np.average(y * np.exp(-raw[:, 0]) + raw[:, 0], weights=sample_weight))
 
 
-class Tweedie(_LogLink, Objective):
+class Tweedie(_NonNegativeTarget, _LogLink, Objective):
     """Tweedie deviance with log link and variance power ``p`` in (1, 2), y >= 0."""
 
     name = "tweedie"
@@ -508,14 +512,6 @@ class Tweedie(_LogLink, Objective):
     def __init__(self, power=1.5):
         self.power = float(power)
         self._kernel_args = (self.power,)
-
-    def check_target(self, y):
-        if np.any(y < 0) or not np.any(y > 0):
-            raise ValueError("objective='tweedie' needs y >= 0 with at least one y > 0")
-
-    def check_eval_target(self, y):
-        if np.any(y < 0):
-            raise ValueError("objective='tweedie' needs y >= 0")
 
     def loss(self, y, raw, sample_weight=None):
         p, f = self.power, raw[:, 0]

@@ -245,6 +245,18 @@ def row_blocks(A, rows_chunks=None, name="X", shapes_checked=True):
     return A
 
 
+def aligned(A, name, rows_chunks, unit="row", one_d=False):
+    """``A`` (called ``name``) as ``row_blocks`` gives it, in the row chunks
+    ``rows_chunks`` of X; a ValueError unless it has one ``unit`` per row of X (and,
+    with ``one_d``, one dimension)."""
+    A = row_blocks(A, name=name)
+    n_rows = sum(rows_chunks)
+    if A.shape[0] != n_rows or (one_d and A.ndim != 1):
+        raise ValueError(f"{name} must have one {unit} per row of X: X has {n_rows} rows, "
+                         f"{name} shape {A.shape}")
+    return row_blocks(A, rows_chunks, name)
+
+
 def _same_columns(part, columns, name, partition_info=None):
     """A DataFrame partition with the collection's ``columns``, in their order."""
     if list(part.columns) != columns:
@@ -290,11 +302,9 @@ def _labels_of_block(block, classes, infinite, block_info=None):
 def start_shards(client, X, y, w, n_jobs, timeout, qid=None, margin=None):
     """One ``Shard`` actor per worker holding partitions of (X, y, w) (and a ranker's
     query ids ``qid``, or the rows' base margins ``margin``), in the order of the
-    workers' addresses; the data's futures (kept until the fit ends)."""
-    X = row_blocks(X, shapes_checked=False)   # (checked by the shards)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
-    y = row_blocks(y, name="y")
+    workers' addresses; the data's futures (kept until the fit ends). ``X``: a 2-D
+    dask array of one column chunk (``row_blocks(X, shapes_checked=False)``: its
+    blocks' shapes are checked by the shards), ``y`` a dask array."""
     w = None if w is None else row_blocks(w, name="sample_weight")
     if (y.ndim not in (1, 2) or y.shape[0] != X.shape[0]
             or (w is not None and w.shape != y.shape[:1])):
@@ -303,18 +313,8 @@ def start_shards(client, X, y, w, n_jobs, timeout, qid=None, margin=None):
                          + ("" if w is None else f", sample_weight shape {w.shape}"))
     y = row_blocks(y, X.chunks[0], "y")
     w = None if w is None else row_blocks(w, X.chunks[0], "sample_weight")
-    if qid is not None:
-        qid = row_blocks(qid, name="qid")
-        if qid.ndim != 1 or qid.shape[0] != X.shape[0]:
-            raise ValueError(f"qid must have one query id per row of X: X has {X.shape[0]} "
-                             f"rows, qid shape {qid.shape}")
-        qid = row_blocks(qid, X.chunks[0], "qid")
-    if margin is not None:
-        margin = row_blocks(margin, name="base_margin")
-        if margin.shape[0] != X.shape[0]:
-            raise ValueError(f"base_margin must have one row per row of X: X has "
-                             f"{X.shape[0]} rows, base_margin shape {margin.shape}")
-        margin = row_blocks(margin, X.chunks[0], "base_margin")
+    qid = None if qid is None else aligned(qid, "qid", X.chunks[0], "query id", one_d=True)
+    margin = None if margin is None else aligned(margin, "base_margin", X.chunks[0])
     parts = [X.to_delayed().ravel(), y.to_delayed().ravel()] + [
         a.to_delayed().ravel() for a in (w, qid, margin) if a is not None]
     starts = np.r_[0, np.cumsum(X.chunks[0])].tolist()

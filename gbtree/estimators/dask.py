@@ -47,21 +47,20 @@ import time
 
 import numpy as np
 
-try:
-    import dask
-    import dask.array as da
-    import pandas as pd
-    import dask.dataframe as dd
-    from distributed import default_client
-except ImportError as exc:  # pragma: no cover - the extra is not installed
-    raise ImportError(f"gbtree.dask needs dask, distributed and dask.dataframe (pandas, "
-                      f"pyarrow): pip install 'gbtree[dask]' ({exc})") from exc
+# (first: without the dask extra, its ImportError says how to install it)
+from ..distributed.dask_shards import (SUMMARY_ENTRIES_PER_BIN, aligned, checked_labels,
+                                       gathered, merged_cuts, regroup, row_blocks,
+                                       start_shards, wait_all)
+
+import dask
+import dask.array as da
+import pandas as pd
+import dask.dataframe as dd
+from distributed import default_client
 
 from ..data.binning import SKETCH_SUBSAMPLE, BinMapper, flat_cuts
 from ..data.categorical import frame_of_values, resolve_columns
 from ..data.validation import class_factors
-from ..distributed.dask_shards import (SUMMARY_ENTRIES_PER_BIN, checked_labels, gathered,
-                                       merged_cuts, regroup, row_blocks, start_shards, wait_all)
 from ..distributed.leaf_quantiles import SELECTED
 from ..distributed.levelwise import boost
 from ..distributed.shard_exchange import feature_ranges, sum_in_order
@@ -273,14 +272,8 @@ class _DaskMixin:
             else:
                 X = row_blocks(X)
                 lengths, parts = list(X.chunks[0]), X.to_delayed().ravel()
-            margins = [None] * len(parts)
-            if base_margin is not None:
-                base_margin = row_blocks(base_margin, name="base_margin")
-                if base_margin.shape[0] != sum(lengths):
-                    raise ValueError(f"base_margin must have one row per row of X: X has "
-                                     f"{sum(lengths)} rows, base_margin shape "
-                                     f"{base_margin.shape}")
-                margins = row_blocks(base_margin, tuple(lengths), "base_margin").to_delayed().ravel()
+            margins = ([None] * len(parts) if base_margin is None else
+                       aligned(base_margin, "base_margin", tuple(lengths)).to_delayed().ravel())
             return da.concatenate([
                 da.from_delayed(dask.delayed(block)(part, margin),
                                 shape=(n, n_columns) if n_columns else (n,), dtype=dtype)
@@ -406,11 +399,11 @@ class DaskGBTRanker(_DaskMixin, GBTRanker):
 
     def _client_eval_sets(self, model, client, objective, eval_set, eval_group, eval_qid,
                           sample_weight_eval_set):
-        gather = {name: gathered(client, value, self.timeout, name) for name, value in
-                  (("eval_set", eval_set), ("eval_qid", eval_qid),
-                   ("sample_weight_eval_set", sample_weight_eval_set))}
-        return model._ranking_eval_sets(gather["eval_set"], eval_group, gather["eval_qid"],
-                                        gather["sample_weight_eval_set"], objective, None)
+        return model._ranking_eval_sets(
+            gathered(client, eval_set, self.timeout, "eval_set"), eval_group,
+            gathered(client, eval_qid, self.timeout, "eval_qid"),
+            gathered(client, sample_weight_eval_set, self.timeout, "sample_weight_eval_set"),
+            objective, None)
 
     def predict(self, X):
         """Ranking scores as a dask array, computed where the partitions of X live."""
