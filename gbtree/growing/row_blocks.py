@@ -331,7 +331,7 @@ class RowBlocks:
                 counts[2 * k + 1] += hi - mid
                 if build >= 0:
                     child = (lo, mid) if build == left else (mid, hi)
-                    if child[1] > child[0]:
+                    if first or child[1] > child[0]:   # (the first block's: zeros if empty)
                         bounds.append(child)
                         which.append(j)
                     j += 1
@@ -353,8 +353,6 @@ class RowBlocks:
                         built += part      # (in place: every child has rows here)
                     else:
                         built[slots[which]] += part[:len(bounds)]
-                elif len(which) < n_built:   # (zeros for the children without rows here)
-                    built[np.delete(slots, which)] = 0
                 first = False
         if first:
             built[...] = 0
