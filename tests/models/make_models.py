@@ -14,7 +14,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 from gbtree import GBTClassifier, GBTRanker, GBTRegressor
-from gbtree.io.model_io import FORMAT_VERSION, _Encoder
+from gbtree.io.model_io import FORMAT_VERSION
+from gbtree.io.values import Encoder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -65,7 +66,7 @@ def outputs(est, X):
 
 def rows(X):
     """The rows as the document's values (a frame column by column, CSR by its arrays)."""
-    enc = _Encoder("json")
+    enc = Encoder("json")
     if isinstance(X, pd.DataFrame):
         return {"frame": {c: enc(X[c].to_numpy(), c) for c in X.columns}}
     if sp.issparse(X):
@@ -76,7 +77,7 @@ def rows(X):
 def main():
     folder = os.path.join(HERE, f"v{FORMAT_VERSION}")
     os.makedirs(folder, exist_ok=True)
-    expected, enc = {}, _Encoder("json")
+    expected, enc = {}, Encoder("json")
     for name, (est, X) in models().items():
         for suffix in (".json", ".gbt"):
             est.save_model(os.path.join(folder, name + suffix))
