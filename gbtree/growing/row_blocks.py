@@ -92,14 +92,17 @@ class RowBlocks:
         return found
 
     def _empty(self, shape, dtype=np.float64):
-        """An array of ``shape``, in a buffer of an earlier batch that no histogram
-        views any more when one is large enough (its pages are mapped already: fresh
-        pages cost as much as building the histograms into them)."""
+        """An array of ``shape``, in the smallest buffer of an earlier batch that is
+        large enough and that no histogram views any more (its pages are mapped
+        already: fresh pages cost as much as building the histograms into them)."""
         size = int(np.prod(shape))
-        for buffer in self._buffers:
-            # (no view of it lives: the list's, the loop's and the call's references only)
-            if buffer.dtype == dtype and buffer.size >= size and sys.getrefcount(buffer) == 3:
-                return buffer[:size].reshape(shape)
+        # (no view of a free one lives: the list's, the loop's and the call's references)
+        free = [b for b in self._buffers
+                if b.dtype == dtype and b.size >= size and sys.getrefcount(b) == 3]
+        if free:
+            return min(free, key=len)[:size].reshape(shape)
+        # (the free ones are too small: dropped, so that the buffers are what histograms hold)
+        self._buffers = [b for b in self._buffers if sys.getrefcount(b) > 3]
         buffer = np.empty(size, dtype=dtype)
         self._buffers.append(buffer)
         return buffer.reshape(shape)
