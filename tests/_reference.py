@@ -19,6 +19,15 @@ def map_to_bins(X, cuts, cut_ptr):
     return out
 
 
+def dense_bins(B):
+    """The dense uint8 matrix of a ``binning.SparseBinned``: each row's default bins
+    with its stored entries' bins written over them."""
+    out = np.repeat(B.default_bin[None, :], B.shape[0], axis=0)
+    rows = np.repeat(np.arange(B.shape[0]), np.diff(B.indptr))
+    out[rows, B.indices] = B.bins
+    return np.ascontiguousarray(out)
+
+
 def sorted_finite_column(col):
     """The finite values of one column, sorted (``_binning.sorted_finite_columns``)."""
     return np.sort(col[np.isfinite(col)])

@@ -4,6 +4,7 @@ import pytest
 from gbtree import GBTClassifier, GBTRegressor
 import _reference as ref
 from gbtree.data.binning import BinMapper
+from gbtree.predicting.tree import TreeEnsemble
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -51,9 +52,8 @@ def test_traversal_copy_follows_the_trees(rng):
     X = rng.normal(size=(400, 4))
     X[rng.rand(*X.shape) < 0.1] = np.nan
     model = GBTRegressor(n_estimators=6, max_depth=5).fit(X, np.nan_to_num(X[:, 0]) * 3 + rng.normal(size=400))
-    ens = model._ensemble
-    full = ens.predict_raw(X)
-    ens.truncate(3)
+    full = model._ensemble.predict_raw(X)
+    ens = TreeEnsemble.from_arrays(4, model._ensemble.base_score, *model._ensemble.tree_slice(0, 3))
     expected = ref.predict_raw(X, ens.nodes, ens.tree_ptr, ens.tree_class, ens.base_score)
     np.testing.assert_allclose(ens.predict_raw(X), expected, rtol=1e-12)
     ens.add_tree(ens.tree(0).copy(), 0)

@@ -71,7 +71,7 @@ def test_bin_edges_equal_dense(rng, weighted, absent_as_missing):
         Bs, Bd = b.transform(X), a.transform(D)
         assert isinstance(Bs, SparseBinned)
         assert not np.any(Bs.bins == Bs.default_bin[Bs.indices])
-        np.testing.assert_array_equal(Bs.toarray(), Bd)
+        np.testing.assert_array_equal(ref.dense_bins(Bs), Bd)
         np.testing.assert_array_equal(ref.map_to_bins(D, b.cuts_, b.cut_ptr_), Bd)
 
 
@@ -95,7 +95,7 @@ def test_sparse_histogram_matches_dense_and_reference(seed, n_rows, n_features, 
     X = _sparse(rng, n_rows, n_features, density, nan=0.1, zeros=0.1)
     mapper = BinMapper(rng.randint(3, 257)).fit(X)
     Bs = mapper.transform(X)
-    Bd = np.ascontiguousarray(Bs.toarray())
+    Bd = ref.dense_bins(Bs)
     default = mapper.default_bins()
     grad = rng.normal(size=n_rows).astype(np.float32)
     hess = rng.uniform(0.1, 1, size=n_rows).astype(np.float32)
@@ -141,7 +141,7 @@ def test_sparse_histogram_chunked_and_thread_independent(rng):
     off = mapper.bin_offsets_
     h1 = py_build_histogram(Bs, rows, grad, hess, off, 1, default_bin=default)
     h2 = py_build_histogram(Bs, rows, grad, hess, off, 2, default_bin=default)
-    hd = py_build_histogram(np.ascontiguousarray(Bs.toarray()), rows, grad, hess, off, 2,
+    hd = py_build_histogram(ref.dense_bins(Bs), rows, grad, hess, off, 2,
                             default_bin=default)
     np.testing.assert_array_equal(h1, h2)
     np.testing.assert_array_equal(h1, hd)
@@ -159,7 +159,7 @@ def test_sparse_partition_matches_dense(seed, n_rows, density, share, default_le
     X = _sparse(rng, n_rows, 4, density, nan=0.1, zeros=0.1)
     mapper = BinMapper(rng.randint(3, 257), absent_as_missing=absent_as_missing).fit(X)
     Bs = mapper.transform(X)
-    Bd = np.ascontiguousarray(Bs.toarray())
+    Bd = ref.dense_bins(Bs)
     entries_only = SparseBinned(Bs.indptr, Bs.entries, default_bin=Bs.default_bin, shape=Bs.shape,
                                 bin_offsets=Bs.bin_offsets,
                                 columns=(None, None, None, np.full(4, -1, dtype=np.int32),

@@ -275,7 +275,7 @@ def test_level_kernels_match_their_numpy_twins(seed, m, n_threads, sparse):
         X = sp.csr_matrix(np.where(np.abs(np.nan_to_num(X)) < 0.4, 0.0, X))
     mapper = BinMapper(max_bin=12).fit(X)
     Xb = mapper.transform(X)
-    dense_b = Xb if isinstance(Xb, np.ndarray) else Xb.toarray()
+    dense_b = Xb if isinstance(Xb, np.ndarray) else ref.dense_bins(Xb)
     pairs = np.ascontiguousarray(rng.normal(size=(n, 2)).astype(np.float32))
     rows = np.sort(rng.choice(n, size=rng.randint(1, n), replace=False)).astype(np.uint32)
     edges = np.sort(rng.randint(0, rows.shape[0] + 1, size=m - 1))

@@ -198,7 +198,8 @@ class SquaredError(_MeanStart, Objective):
     """``L = 1/2 (y - F)^2``; identity link; F0 is the weighted mean."""
 
     name = "squared_error"
-    _kernel = staticmethod(_objectives.squared_error_grad)
+    _kernel = staticmethod(_objectives.huber_grad)
+    _kernel_args = (np.inf,)   # Huber's gradient without a clip
 
     def init_raw(self, y, sample_weight):
         return np.array([_weighted_mean(y, sample_weight)])

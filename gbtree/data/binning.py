@@ -535,13 +535,6 @@ class SparseBinned:
         """Bin of each stored entry (uint8)."""
         return self._feature_and_bin()[1]
 
-    def toarray(self):
-        """The dense binned matrix (tests only)."""
-        out = np.repeat(self.default_bin[None, :], self.shape[0], axis=0)
-        rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
-        out[rows, self.indices] = self.bins
-        return np.ascontiguousarray(out)
-
 
 def summary_cuts(summary, max_bin):
     """The edges ``BinMapper.fit`` cuts for ``max_bin`` bins from a ``sketch.Summary``

@@ -157,15 +157,6 @@ class Summary:
             return self.w
         return np.diff(np.r_[self.rmin, self.total])
 
-    def rank_gap(self):
-        """The largest ``r+(y) - r-(y) - w(y)`` over all y, as a fraction of the total
-        weight: at most ``eps`` (0 for an exact summary)."""
-        if len(self) == 0 or self.total == 0:
-            return 0.0
-        at = self.rmax - self.rmin - self.w
-        between = (self.rmax[1:] - self.w[1:]) - (self.rmin[:-1] + self.w[:-1])
-        return float(max(at.max(), between.max(initial=0.0), 0.0)) / self.total
-
 
 class Sketch:
     """A streaming eps-approximate summary: ``push`` chunks of (values, weights),

@@ -122,19 +122,6 @@ cdef enum:
 cdef double MIN_HESS = 1e-16
 
 
-def squared_error_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
-                       bint weighted, G_H_C[:, :] grad, G_H_C[:, :] hess, int n_threads):
-    """``g = w (F - y)``, ``h = w`` (the loss is 1/2 (y - F)^2)."""
-    cdef Py_ssize_t i, n = y.shape[0]
-    cdef double wi
-    if n < MIN_PARALLEL_ROWS:
-        n_threads = 1
-    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
-        wi = w[i] if weighted else 1.0
-        grad[0, i] = <G_H_C>(wi * (raw[i, 0] - y[i]))
-        hess[0, i] = <G_H_C>wi
-
-
 def logistic_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
                   bint weighted, G_H_C[:, :] grad, G_H_C[:, :] hess, int n_threads):
     """Binary log loss with y in {0, 1}: ``g = w (p - y)``, ``h = w p (1 - p)``,
@@ -228,7 +215,8 @@ def quantile_grad(const double[::1] y, const double[:, ::1] raw, const double[::
 def huber_grad(const double[::1] y, const double[:, ::1] raw, const double[::1] w,
                bint weighted, G_H_C[:, :] grad, G_H_C[:, :] hess, int n_threads,
                double delta):
-    """Huber: ``g = w (F - y)`` within ``delta``, ``w delta sign(F - y)`` beyond; ``h = w``."""
+    """Huber: ``g = w (F - y)`` within ``delta``, ``w delta sign(F - y)`` beyond; ``h = w``
+    (squared error: ``delta = inf``)."""
     cdef Py_ssize_t i, n = y.shape[0]
     cdef double wi, d
     if n < MIN_PARALLEL_ROWS:

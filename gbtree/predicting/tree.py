@@ -126,14 +126,6 @@ class TreeEnsemble:
                 self._nodes["value"][self._tree_ptr[t]:self._tree_ptr[t + 1]] *= factor
             self._forest = None
 
-    def truncate(self, n_trees):
-        """Keep the first ``n_trees`` trees."""
-        self._flush()
-        self._nodes = self._nodes[: self._tree_ptr[n_trees]].copy()
-        self._tree_ptr = self._tree_ptr[: n_trees + 1].copy()
-        self._tree_class = self._tree_class[:n_trees].copy()
-        self._forest = None
-
     @classmethod
     def from_arrays(cls, n_features, base_score, nodes, tree_ptr, tree_class):
         """An ensemble from arrays given from outside (a file, a pickle): checked by
