@@ -12,10 +12,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from gbtree import GBTClassifier, GBTRegressor
-from gbtree.predicting._predictor import (add_tree_binned_rows, apply_raw, compact_nodes,
-                                          predict_binned, predict_raw)
-from gbtree.predicting._sparse_predictor import (add_tree_binned_rows_csr, apply_raw_csr,
-                                                 predict_binned_csr, predict_raw_csr)
+from gbtree.predicting._predictor import apply_raw, compact_nodes, predict_binned, predict_raw
+from gbtree.predicting._sparse_predictor import apply_raw_csr, predict_binned_csr, predict_raw_csr
 from gbtree.kernels._typedefs import NODE_DTYPE
 from gbtree.data.binning import BinMapper
 from gbtree.predicting.tree import TreeEnsemble, add_trees_to_raw
@@ -137,18 +135,25 @@ def check_binned_kernels(ens, dense, csr, default_bin, missing_bin, n_threads, r
     n_rows = dense.shape[0]
     start = rng.normal(size=(n_rows, ens.n_outputs))
     expected, got = start.copy(), start.copy()
-    predict_binned(dense, missing_bin, ens.nodes, ens.tree_ptr, ens.tree_class, expected,
+    predict_binned(dense, missing_bin, ens.nodes, ens.tree_ptr, ens.tree_class, None, expected,
                    n_threads)
     predict_binned_csr(indptr, indices, bins, default_bin, missing_bin, ens.nodes,
-                       ens.tree_ptr, ens.tree_class, got, n_threads)
+                       ens.tree_ptr, ens.tree_class, None, got, n_threads)
     assert np.array_equal(got, expected)
+    # listed rows only, one tree: those rows get the tree's values, the others none
     rows = rng.permutation(n_rows)[: rng.randint(0, n_rows + 1)].astype(np.uint32)
     for t in range(min(ens.n_trees, 3)):
         tree, output = ens.tree(t), int(ens.tree_class[t])
+        ptr, cls = np.array([0, tree.shape[0]], dtype=np.int64), np.array([output], np.int32)
+        alone = np.zeros_like(start)
+        predict_binned(dense, missing_bin, tree, ptr, cls, None, alone, n_threads)
         expected, got = start.copy(), start.copy()
-        add_tree_binned_rows(dense, missing_bin, tree, rows, expected, output, n_threads)
-        add_tree_binned_rows_csr(indptr, indices, bins, default_bin, missing_bin, tree, rows,
-                                 got, output, n_threads)
+        expected[rows] += alone[rows]
+        listed = start.copy()
+        predict_binned(dense, missing_bin, tree, ptr, cls, rows, listed, n_threads)
+        predict_binned_csr(indptr, indices, bins, default_bin, missing_bin, tree, ptr, cls, rows,
+                           got, n_threads)
+        assert np.array_equal(listed, expected)
         assert np.array_equal(got, expected)
 
 
@@ -318,7 +323,7 @@ def test_binned_kernels_match_dense_on_fitted_models(fitted, n_threads):
         # binned and raw prediction agree on the training matrix, as in the dense case
         got = np.tile(ens.base_score, (X.shape[0], 1))
         predict_binned_csr(*csr, default_bin, mapper.n_bins_, ens.nodes, ens.tree_ptr,
-                           ens.tree_class, got, n_threads)
+                           ens.tree_class, None, got, n_threads)
         assert np.array_equal(got, ens.predict_raw(X))
 
 
@@ -369,10 +374,10 @@ def test_malformed_csr_raises_instead_of_crashing():
     missing = np.full(6, 255, dtype=np.int32)
     with pytest.raises(ValueError, match="malformed"):
         predict_binned_csr(good_ptr, np.array([0, 9, 1, 2], dtype=np.int32), bins, default,
-                           missing, ens.nodes, ens.tree_ptr, ens.tree_class, out, 1)
+                           missing, ens.nodes, ens.tree_ptr, ens.tree_class, None, out, 1)
     with pytest.raises(ValueError, match="malformed"):   # a row past the end
-        add_tree_binned_rows_csr(good_ptr, good_idx, bins, default, missing, ens.tree(0),
-                                 np.array([0, 2], dtype=np.uint32), out, 0, 1)
+        predict_binned_csr(good_ptr, good_idx, bins, default, missing, ens.nodes, ens.tree_ptr,
+                           ens.tree_class, np.array([0, 2], dtype=np.uint32), out, 1)
 
 
 # ----------------------------------------------------------------------------- hypothesis

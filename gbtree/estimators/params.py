@@ -3,6 +3,7 @@ check into the engine's ``booster.BoostParams``, and the per-feature ones (weigh
 monotone and interaction constraints) read against the training columns."""
 import inspect
 import numbers
+from dataclasses import fields
 
 import numpy as np
 
@@ -381,28 +382,16 @@ def boost_params(est):
         raise ValueError("early_stopping_rounds cannot be used with booster='dart': each "
                          "round rescales earlier trees, so the model of the best round is "
                          "not the first rounds of the final one")
+    # the engine's parameters the estimator has by the same name, as the field's type
+    same = {f.name: type(f.default)(getattr(est, f.name)) for f in fields(booster.BoostParams)
+            if isinstance(f.default, (int, float, str)) and f.name != "grad_quant_bins"
+            and hasattr(est, f.name)}
     return booster.BoostParams(
-        n_estimators=int(est.n_estimators), learning_rate=float(est.learning_rate),
-        max_depth=int(est.max_depth), max_leaves=int(est.max_leaves),
-        grow_policy=est.grow_policy, max_bin=int(est.max_bin),
-        min_child_weight=float(est.min_child_weight), reg_lambda=float(est.reg_lambda),
-        reg_alpha=float(est.reg_alpha), gamma=float(est.gamma),
-        max_delta_step=float(est.max_delta_step), verbosity=int(est.verbosity),
-        absent_as_missing=bool(est.absent_as_missing),
-        log_period=int(est.log_period), subsample=float(est.subsample),
-        sampling_method=est.sampling_method, top_rate=float(est.top_rate),
-        other_rate=float(est.other_rate), colsample_bytree=float(est.colsample_bytree),
-        colsample_bylevel=float(est.colsample_bylevel),
-        colsample_bynode=float(est.colsample_bynode),
+        **same, approx_parts=approx_parts,
         grad_quant_bins=0 if est.grad_quant_bins is None else int(est.grad_quant_bins),
-        num_parallel_tree=int(est.num_parallel_tree), multi_strategy=est.multi_strategy,
-        tree_method=est.tree_method, approx_parts=approx_parts,
-        approx_proposal=est.approx_proposal, boosting_type=est.boosting_type,
-        permutation_count=int(est.permutation_count),
         dart=None if est.booster == "gbtree" else booster.DartParams(
             float(est.rate_drop), float(est.skip_drop), bool(est.one_drop),
-            est.normalize_type, est.sample_type),
-    )
+            est.normalize_type, est.sample_type))
 
 
 def _refuse_constraints(est, method, interactions=False):

@@ -525,25 +525,30 @@ def binary_labels(raw, classes):
 
 def predict_binned(const X_BINNED_C[:, ::1] X_binned, const int[::1] missing_bin,
                    const node_struct[::1] nodes, const int64_t[::1] tree_ptr,
-                   const int32_t[::1] tree_class, double[:, ::1] out, int n_threads):
-    """Same as ``predict_raw`` on the binned matrix the model was trained on."""
-    cdef Py_ssize_t n_rows = X_binned.shape[0], n_trees = tree_ptr.shape[0] - 1
-    cdef Py_ssize_t n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
-    cdef Py_ssize_t blk, i, lo, hi, t
+                   const int32_t[::1] tree_class, const uint32_t[::1] rows,
+                   double[:, ::1] out, int n_threads):
+    """``predict_raw`` on the binned matrix the model was trained on, adding to ``out``:
+    for the listed ``rows`` (None: every row), the trees in order."""
+    cdef Py_ssize_t n = X_binned.shape[0] if rows is None else rows.shape[0]
+    cdef Py_ssize_t n_trees = tree_ptr.shape[0] - 1
+    cdef Py_ssize_t n_blocks = (n + ROW_BLOCK - 1) // ROW_BLOCK
+    cdef Py_ssize_t blk, j, r, lo, hi, t
+    cdef bint listed = rows is not None
     cdef const node_struct* tree
-    if n_rows == 0 or n_trees == 0:
+    if n == 0 or n_trees == 0:
         return
-    if n_rows * n_trees < 4096:
+    if n * n_trees < 4096:
         n_threads = 1
     for blk in prange(n_blocks, schedule='static', num_threads=n_threads, nogil=True):
         lo = blk * ROW_BLOCK
         hi = lo + ROW_BLOCK
-        if hi > n_rows:
-            hi = n_rows
+        if hi > n:
+            hi = n
         for t in range(n_trees):
             tree = &nodes[tree_ptr[t]]
-            for i in range(lo, hi):
-                out[i, tree_class[t]] += tree[_leaf_binned(tree, &X_binned[i, 0], &missing_bin[0])].value
+            for j in range(lo, hi):
+                r = rows[j] if listed else j
+                out[r, tree_class[t]] += tree[_leaf_binned(tree, &X_binned[r, 0], &missing_bin[0])].value
 
 
 def apply_raw(const floating[:, :] X, const node_struct[::1] nodes,
@@ -561,22 +566,5 @@ def apply_raw(const floating[:, :] X, const node_struct[::1] nodes,
     for i in prange(n_rows, schedule='static', num_threads=n_threads, nogil=True):
         for t in range(n_trees):
             out[i, t] = _leaf_raw(&nodes[tree_ptr[t]], base + i * row_stride, col_stride)
-
-
-def add_tree_binned_rows(const X_BINNED_C[:, ::1] X_binned, const int[::1] missing_bin,
-                         const node_struct[::1] tree, const uint32_t[::1] rows,
-                         double[:, ::1] out, int output, int n_threads):
-    """``out[r, output] += tree(X_binned[r])`` for the listed rows only (one tree).
-
-    The rows a subsampled tree was not grown on get its predictions this way.
-    """
-    cdef Py_ssize_t j, n = rows.shape[0]
-    if n == 0:
-        return
-    if n < 4096:
-        n_threads = 1
-    for j in prange(n, schedule='static', num_threads=n_threads, nogil=True):
-        out[rows[j], output] += tree[_leaf_binned(&tree[0], &X_binned[rows[j], 0],
-                                                  &missing_bin[0])].value
 
 

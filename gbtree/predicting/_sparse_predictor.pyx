@@ -249,15 +249,16 @@ def apply_raw_csr(const floating[::1] data, const int32_t[::1] indices,
              &out[0, 0], &tree_ptr[0], NULL, n_trees, NULL, 0, n_threads)
 
 
-cdef _binned_csr(const int64_t[::1] indptr, const int32_t[::1] indices,
-                 const X_BINNED_C[::1] bins, const X_BINNED_C[::1] default_bin,
-                 const int[::1] missing_bin, const node_struct[::1] nodes,
-                 const int64_t[::1] tree_ptr, const int32_t[::1] tree_class,
-                 const uint32_t* rows, Py_ssize_t n_jobs, double[:, ::1] out,
-                 int n_threads):
-    """Shared body of the binned CSR kernels: ``n_jobs`` rows (``rows[j]``, or j
-    when ``rows`` is NULL) through every tree of ``tree_ptr``."""
+def predict_binned_csr(const int64_t[::1] indptr, const int32_t[::1] indices,
+                       const uint8_t[::1] bins, const uint8_t[::1] default_bin,
+                       const int[::1] missing_bin, const node_struct[::1] nodes,
+                       const int64_t[::1] tree_ptr, const int32_t[::1] tree_class,
+                       const uint32_t[::1] rows, double[:, ::1] out, int n_threads):
+    """``predict_binned`` on a binned matrix stored as CSR: the entries whose bin is
+    the feature's ``default_bin`` are not stored."""
     cdef Py_ssize_t n_csr_rows = indptr.shape[0] - 1, n_trees = tree_ptr.shape[0] - 1
+    cdef Py_ssize_t n_jobs = n_csr_rows if rows is None else rows.shape[0]
+    cdef const uint32_t* listed = NULL
     cdef Py_ssize_t nnz = bins.shape[0], n_features = default_bin.shape[0]
     cdef Py_ssize_t block_rows, n_blocks, w, size
     cdef int n_workers, bad = 0
@@ -273,6 +274,12 @@ cdef _binned_csr(const int64_t[::1] indptr, const int32_t[::1] indices,
         raise ValueError(f"out has {out.shape[0]} rows for {n_csr_rows} CSR rows")
     if n_jobs == 0 or n_trees == 0:
         return
+    if nodes.shape[0] == 0:
+        raise ValueError("the trees have no nodes")
+    if n_jobs * n_trees < 4096:
+        n_threads = 1
+    if rows is not None:
+        listed = &rows[0]
     _check_node_features(&nodes[tree_ptr[0]], tree_ptr[n_trees] - tree_ptr[0], n_features)
     for w in range(n_trees):
         if not (0 <= tree_class[w] < out.shape[1]):
@@ -290,45 +297,9 @@ cdef _binned_csr(const int64_t[::1] indptr, const int32_t[::1] indices,
             &bins[0] if nnz > 0 else NULL, &indices[0] if nnz > 0 else NULL, &indptr[0],
             nnz, n_features, &default_bin[0] if n_features > 0 else NULL,
             &missing_bin[0] if n_features > 0 else NULL, &nodes[0], &tree_ptr[0],
-            &tree_class[0], n_trees, rows, n_csr_rows, &out[0, 0], out.shape[1],
+            &tree_class[0], n_trees, listed, n_csr_rows, &out[0, 0], out.shape[1],
             scratch_p + w * size, block_rows,
             min(n_blocks * w // n_workers * block_rows, n_jobs),
             min(n_blocks * (w + 1) // n_workers * block_rows, n_jobs))
     if bad:
         _bad_csr()
-
-
-def predict_binned_csr(const int64_t[::1] indptr, const int32_t[::1] indices,
-                       const uint8_t[::1] bins, const uint8_t[::1] default_bin,
-                       const int[::1] missing_bin, const node_struct[::1] nodes,
-                       const int64_t[::1] tree_ptr, const int32_t[::1] tree_class,
-                       double[:, ::1] out, int n_threads):
-    """``predict_binned`` on a binned matrix stored as CSR: the entries whose bin is
-    the feature's ``default_bin`` are not stored."""
-    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, n_trees = tree_ptr.shape[0] - 1
-    if out.shape[0] != n_rows:
-        raise ValueError(f"out has {out.shape[0]} rows for {n_rows} CSR rows")
-    if n_rows * n_trees < 4096:
-        n_threads = 1
-    _binned_csr(indptr, indices, bins, default_bin, missing_bin, nodes, tree_ptr,
-                tree_class, NULL, n_rows, out, n_threads)
-
-
-def add_tree_binned_rows_csr(const int64_t[::1] indptr, const int32_t[::1] indices,
-                             const uint8_t[::1] bins, const uint8_t[::1] default_bin,
-                             const int[::1] missing_bin, const node_struct[::1] tree,
-                             const uint32_t[::1] rows, double[:, ::1] out, int output,
-                             int n_threads):
-    """``add_tree_binned_rows`` on a binned matrix stored as CSR (see
-    ``predict_binned_csr``)."""
-    cdef Py_ssize_t n = rows.shape[0]
-    cdef int64_t[::1] ptr = np.array([0, tree.shape[0]], dtype=np.int64)
-    cdef int32_t[::1] cls = np.array([output], dtype=np.int32)
-    if n == 0:
-        return
-    if tree.shape[0] == 0:
-        raise ValueError("the tree has no nodes")
-    if n < 4096:
-        n_threads = 1
-    _binned_csr(indptr, indices, bins, default_bin, missing_bin, tree, ptr, cls,
-                &rows[0], n, out, n_threads)

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _predictor, _sparse_predictor
-from ._predictor import Forest, apply_raw, predict_binned
+from ._predictor import Forest, apply_raw
 from ._sparse_predictor import apply_raw_csr, predict_raw_csr
 from ..kernels._typedefs import NODE_DTYPE
 from ..data.binning import csr_arrays, kernel_array
@@ -197,13 +197,8 @@ class TreeEnsemble:
         """Raw predictions from the binned matrix the model was trained on (dense, or
         a ``binning.SparseBinned``), starting from ``base_margin`` if given."""
         out = self._starting_raw(X_binned.shape[0], base_margin)
-        if isinstance(X_binned, np.ndarray):
-            predict_binned(X_binned, missing_bin, self.nodes, self.tree_ptr, self.tree_class,
-                           out, n_threads)
-        elif self.n_trees > 0:
-            _sparse_predictor.predict_binned_csr(X_binned.indptr, X_binned.indices, X_binned.bins,
-                                          X_binned.default_bin, missing_bin, self.nodes,
-                                          self.tree_ptr, self.tree_class, out, n_threads)
+        _predict_binned(X_binned, missing_bin, self.nodes, self.tree_ptr, self.tree_class,
+                        None, out, n_threads)
         return out
 
     def apply(self, X, n_threads=1, absent=0.0):
@@ -535,13 +530,20 @@ def _predict_raw(X, forest, start, stop, out, n_threads, absent):
         forest.add_raw(kernel_array(X), out, start, stop, n_threads)
 
 
+def _predict_binned(X_binned, missing_bin, nodes, tree_ptr, tree_class, rows, out, n_threads):
+    """``_predictor.predict_binned`` on the binned training matrix, dense or a
+    ``binning.SparseBinned``."""
+    if isinstance(X_binned, np.ndarray):
+        _predictor.predict_binned(X_binned, missing_bin, nodes, tree_ptr, tree_class, rows, out,
+                                  n_threads)
+    else:
+        _sparse_predictor.predict_binned_csr(X_binned.indptr, X_binned.indices, X_binned.bins,
+                                             X_binned.default_bin, missing_bin, nodes, tree_ptr,
+                                             tree_class, rows, out, n_threads)
+
+
 def add_tree_binned_rows(X_binned, missing_bin, tree, rows, out, output, n_threads=1):
     """``out[r, output] += tree(X_binned[r])`` for the listed rows of the binned
     training matrix (dense, or a ``binning.SparseBinned``)."""
-    if isinstance(X_binned, np.ndarray):
-        _predictor.add_tree_binned_rows(X_binned, missing_bin, tree, rows, out, output,
-                                        n_threads)
-    else:
-        _sparse_predictor.add_tree_binned_rows_csr(X_binned.indptr, X_binned.indices, X_binned.bins,
-                                            X_binned.default_bin, missing_bin, tree, rows, out,
-                                            output, n_threads)
+    _predict_binned(X_binned, missing_bin, tree, np.array([0, tree.shape[0]], dtype=np.int64),
+                    np.array([output], dtype=np.int32), rows, out, n_threads)
