@@ -22,6 +22,18 @@ def test_the_wheel_holds_no_kernel_sources_or_test_references():
         names = {f.name for f in files}
         assert "model-format.schema.json" in names
         assert any(n.startswith("_predictor.") and n.endswith((".so", ".pyd")) for n in names)
+        # and the licence, beside the metadata
+        assert any(f.name == "LICENSE" and ".dist-info" in f.parts[0] for f in dist.files)
+
+
+def test_the_metadata_names_the_licence_and_the_platforms():
+    meta = metadata.metadata("gbtree")
+    assert meta["License-Expression"] == "BSD-3-Clause"
+    classifiers = meta.get_all("Classifier")
+    for wanted in ("Operating System :: POSIX :: Linux", "Operating System :: MacOS",
+                   "Operating System :: Microsoft :: Windows",
+                   "Programming Language :: Python :: 3.13"):
+        assert wanted in classifiers
 
 
 # the package's folders, each importing only those after it (the top-level modules,
