@@ -40,7 +40,7 @@ extensions = [
 # ---------------------------------------------------------------- Markdown pages
 # GitHub-style ids for headings, so that links such as ``index.md#sparse-matrices``
 # resolve on the site as on GitHub
-myst_heading_anchors = 3
+myst_heading_anchors = 4
 
 # ---------------------------------------------------------------- API reference
 autodoc_member_order = "bysource"
