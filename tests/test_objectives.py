@@ -90,6 +90,26 @@ def test_logistic_pairs_match_the_general_loop_and_the_reference(rng, weighted, 
     np.testing.assert_allclose(pairs[0, :, 1], h_ref, rtol=1e-6, atol=1e-30)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n", [1, 63, 65, 50_001])   # block edges of the vector loop
+@pytest.mark.parametrize("K", [2, 3, 10])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_softmax_pairs_match_the_general_loop_and_the_reference(rng, weighted, n, K, n_threads):
+    # the booster passes the pairs of one (K, n, 2) array: the vectorised loop
+    y = rng.randint(0, K, size=n).astype(float)
+    raw = rng.normal(size=(n, K)) * 4
+    raw[::97] *= 300   # saturated rows: some p are 0 or 1
+    w = rng.uniform(0, 3, size=n) if weighted else None
+    pairs = np.full((K, n, 2), np.nan, dtype=np.float32)
+    Softmax(K).gradient(y, raw, w, pairs[:, :, 0], pairs[:, :, 1], n_threads)
+    grad, hess = _grad(Softmax(K), y, raw, w, n_threads)   # separate arrays: the general loop
+    np.testing.assert_array_equal(pairs[:, :, 0], grad)
+    np.testing.assert_array_equal(pairs[:, :, 1], hess)
+    g_ref, h_ref = ref.softmax_grad(y, raw, w)
+    np.testing.assert_allclose(pairs[:, :, 0], g_ref, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(pairs[:, :, 1], h_ref, rtol=1e-6, atol=1e-30)
+
+
 @pytest.mark.parametrize("obj,make_y,reference,K", CASES, ids=lambda c: getattr(c, "name", ""))
 def test_gradient_is_the_derivative_of_the_loss(rng, obj, make_y, reference, K):
     # finite differences of the per-row loss against the kernel's gradient

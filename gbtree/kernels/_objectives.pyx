@@ -6,7 +6,7 @@ booster passes the two halves of one (n_outputs, n_rows, 2) array, so that each
 tree reads its rows' (gradient, hessian) pairs in place. A sample weight
 multiplies both.
 """
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from libc.math cimport exp
 
 from ._typedefs cimport G_H_C
@@ -97,7 +97,52 @@ cdef extern from *:
             gh[2 * i + 1] = (float)(w[i] * h);
         }
     }
+
+    /* Multinomial log loss of rows lo..hi-1 (at most GBT_SOFTMAX_ROWS) into the
+       float32 pairs of K outputs, gh[2 (k n + i)] and gh[2 (k n + i) + 1]; raw is
+       (n, K) contiguous, w may be NULL. The rows' scores are first copied class by
+       class into e (K * GBT_SOFTMAX_ROWS values), so that every step below is a
+       loop over rows that vectorises; each row's exps are summed in class order. */
+    #define GBT_SOFTMAX_ROWS 64
+    GBT_OBJ_CLONES
+    static void gbt_softmax_pairs(const double* __restrict y, const double* __restrict raw,
+                                  const double* __restrict w, float* __restrict gh,
+                                  double* __restrict e, Py_ssize_t n, int K,
+                                  Py_ssize_t lo, Py_ssize_t hi, double scale, double min_hess) {
+        double m[GBT_SOFTMAX_ROWS], s[GBT_SOFTMAX_ROWS];
+        const Py_ssize_t B = hi - lo;
+        Py_ssize_t r;
+        int k;
+        for (r = 0; r < B; r++)
+            for (k = 0; k < K; k++) e[k * GBT_SOFTMAX_ROWS + r] = raw[(lo + r) * K + k];
+        for (r = 0; r < B; r++) { m[r] = e[r]; s[r] = 0.0; }
+        for (k = 1; k < K; k++)
+            for (r = 0; r < B; r++) {
+                const double x = e[k * GBT_SOFTMAX_ROWS + r];
+                m[r] = x > m[r] ? x : m[r];
+            }
+        for (k = 0; k < K; k++)
+            for (r = 0; r < B; r++) {
+                const double x = gbt_exp(e[k * GBT_SOFTMAX_ROWS + r] - m[r]);
+                e[k * GBT_SOFTMAX_ROWS + r] = x;
+                s[r] += x;
+            }
+        for (k = 0; k < K; k++) {
+            float* out = gh + 2 * (k * n + lo);
+            for (r = 0; r < B; r++) {
+                const double p = e[k * GBT_SOFTMAX_ROWS + r] / s[r];
+                const double wr = w == NULL ? 1.0 : w[lo + r];
+                double h = scale * p * (1.0 - p);
+                h = h < min_hess ? min_hess : h;
+                out[2 * r] = (float)(wr * (p - ((int)y[lo + r] == k ? 1.0 : 0.0)));
+                out[2 * r + 1] = (float)(wr * h);
+            }
+        }
+    }
     """
+    void gbt_softmax_pairs(const double* y, const double* raw, const double* w, float* gh,
+                           double* e, Py_ssize_t n, int K, Py_ssize_t lo, Py_ssize_t hi,
+                           double scale, double min_hess) noexcept nogil
     void gbt_logistic_pairs(const double* y, const double* raw, const double* w, float* gh,
                             Py_ssize_t lo, Py_ssize_t hi, double min_hess) noexcept nogil
     double gbt_exp(double x) noexcept nogil
@@ -118,6 +163,8 @@ cdef enum:
     MIN_PARALLEL_ROWS = 32768
     # rows a task of the vectorised logistic loop
     LOGISTIC_BLOCK = 16384
+    # rows a task of the vectorised softmax loop (its GBT_SOFTMAX_ROWS)
+    SOFTMAX_ROWS = 64
 
 cdef double MIN_HESS = 1e-16
 
@@ -156,14 +203,26 @@ def softmax_grad(const double[::1] y, const double[:, ::1] raw, const double[::1
     """Multinomial log loss, y the class code in 0..K-1.
 
     ``g_k = w (p_k - [y = k])`` and ``h_k = w K/(K-1) p_k (1 - p_k)``: the
-    diagonal hessian scaled by K/(K-1), Friedman's (2001) multiclass step.
-    """
-    cdef Py_ssize_t i, n = y.shape[0]
+    diagonal hessian scaled by K/(K-1), Friedman's (2001) multiclass step;
+    ``p = softmax(F)`` with ``gbt_exp`` (a vectorised loop when the gradients and
+    hessians are the pairs of one (K, n, 2) array, as the booster passes them)."""
+    cdef Py_ssize_t i, n = y.shape[0], c, n_blocks
     cdef int k, K = raw.shape[1], yi
     cdef double wi, m, s, p, h
     cdef double scale = K / (K - 1.0)
+    cdef double[:, ::1] e
     if n * K < MIN_PARALLEL_ROWS:
         n_threads = 1
+    if (n > 0 and grad.strides[1] == 2 * sizeof(float) and hess.strides[1] == 2 * sizeof(float)
+            and grad.strides[0] == 2 * n * <Py_ssize_t>sizeof(float) and hess.strides[0] == grad.strides[0]
+            and <char*>&hess[0, 0] == <char*>&grad[0, 0] + sizeof(float)):
+        n_blocks = (n + SOFTMAX_ROWS - 1) // SOFTMAX_ROWS
+        e = np.empty((n_threads, K * SOFTMAX_ROWS))
+        for c in prange(n_blocks, schedule='static', num_threads=n_threads, nogil=True):
+            gbt_softmax_pairs(&y[0], &raw[0, 0], &w[0] if weighted else NULL,
+                              <float*>&grad[0, 0], &e[threadid(), 0], n, K, c * SOFTMAX_ROWS,
+                              min(n, (c + 1) * SOFTMAX_ROWS), scale, MIN_HESS)
+        return
     for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
         wi = w[i] if weighted else 1.0
         yi = <int>y[i]
@@ -173,9 +232,9 @@ def softmax_grad(const double[::1] y, const double[:, ::1] raw, const double[::1
                 m = raw[i, k]
         s = 0.0
         for k in range(K):
-            s = s + exp(raw[i, k] - m)
+            s = s + gbt_exp(raw[i, k] - m)
         for k in range(K):
-            p = exp(raw[i, k] - m) / s
+            p = gbt_exp(raw[i, k] - m) / s
             h = scale * p * (1.0 - p)
             if h < MIN_HESS:
                 h = MIN_HESS
