@@ -182,13 +182,19 @@ def check_quant_bins(params, n_rows):
                          f"grad_quant_bins must be <= {(2 ** 31 - 1) // n_rows - 1}")
 
 
-def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds):
+def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds, gains=None):
     """The trees of one set, as (output, nodes): one tree per output, each grown when
     the caller asks for it (after it has finished the one before), or the K trees
-    of one tree whose leaves hold a vector."""
+    of one tree whose leaves hold a vector. With ``gains`` (K, n_rows, 1), tree k
+    writes its values to ``gains[k]`` instead of adding them to ``raw[:, k]``."""
     K = pairs.shape[0]
     for first, end in [(0, K)] if vector_leaves else [(k, k + 1) for k in range(K)]:
-        trees = grower.grow(pairs[first:end], learning_rate, raw, first, rows, seeds[first])
+        if gains is None:
+            trees = grower.grow(pairs[first:end], learning_rate, raw, first, rows, seeds[first])
+        else:
+            gains[first] = 0.0
+            trees = grower.grow(pairs[first:end], learning_rate, gains[first], 0, rows,
+                                seeds[first])
         yield from zip(range(first, end), trees)
 
 
@@ -236,6 +242,12 @@ class _InMemoryRows:
         self.oob = (params.subsample < 1.0 and params.sampling_method == "uniform"
                     and params.num_parallel_tree == 1)
         self.oob_improvement, self.oob_scores = [], []
+        # several outputs, one tree each a round, no refit: each tree's values go to a
+        # contiguous row of ``gains``, added to the (n_rows, K) scores once a round
+        # (a tree adding to its column of them would touch a cache line per row)
+        self.gains = (np.empty((K, n_rows, 1)) if K > 1 and params.num_parallel_tree == 1
+                      and not objective.needs_refit
+                      and params.multi_strategy != "multi_output_tree" else None)
         self.training_loss = lambda: (objective.name, objective.loss(y, self.raw, sample_weight))
 
     @property
@@ -277,15 +289,19 @@ class _InMemoryRows:
             if tree_set > 0:
                 rows, left_out, refit_weight, tree_seeds = draw(tree_set)
             raw_set = raw.copy() if objective.needs_refit else None
+            gains = self.gains
             for k, nodes in _grow_set(self.grower, params.multi_strategy == "multi_output_tree",
-                                      pairs, lr / P, raw, rows, tree_seeds):
+                                      pairs, lr / P, raw, rows, tree_seeds, gains):
                 if objective.needs_refit:
                     _refit(objective, self.grower, nodes, y, raw, raw_set[:, k].copy(),
                            refit_weight, k, lr / P,
                            None if round_start is None else round_start[:, k])
                 if left_out is not None and drop is None:
-                    self.training_rows.add(nodes, left_out, raw, k)
+                    self.training_rows.add(nodes, left_out, *((raw, k) if gains is None
+                                                             else (gains[k], 0)))
                 trees.append(nodes)
+            if gains is not None:
+                raw += gains[:, :, 0].T
         return trees
 
     def round_done(self, trees, outputs, drop):
