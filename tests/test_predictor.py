@@ -323,6 +323,45 @@ def test_gbtree_simd_chooses_the_walk_and_every_walk_predicts_the_same(tmp_path,
     assert "GBTREE_SIMD must be one of none, avx2, avx512, got 'sse9'" in bad.stderr
 
 
+def test_faster_walk_takes_the_walk_that_finishes_sooner():
+    from gbtree.predicting._predictor import faster_walk
+    for seconds, expected in (({2: 3.0, 1: 5.0}, 2), ({2: 5.0, 1: 3.0}, 1),
+                              ({2: 4.0, 1: 4.0}, 2)):
+        now, ran = [0.0], []
+
+        def run(cap):
+            ran.append(cap)
+            now[0] += seconds[cap]
+
+        assert faster_walk(run, lambda: now[0]) == expected
+        assert ran == [2, 1, 2, 1]   # each twice, in turn
+
+
+def test_the_timed_walk_predicts_as_every_other(rng):
+    # on a CPU with AVX-512 (and GBTREE_SIMD unset) a large call times the AVX-512 walk
+    # against the partition walk once per dtype and keeps the faster; elsewhere the
+    # walk is the CPU's best and nothing is timed
+    import os
+    from gbtree.predicting._predictor import TIMED_CALL
+    X = rng.normal(size=(TIMED_CALL, 5))
+    model = GBTRegressor(n_estimators=8, max_leaves=31, grow_policy="lossguide").fit(
+        X[:3000], X[:3000, 0] - X[:3000, 1] ** 2)
+    forest = model._ensemble._traversal()
+    for dtype in ("float64", "float32"):
+        Xd = np.ascontiguousarray(X, dtype=dtype)
+        got = model._ensemble.predict_raw(Xd, n_threads=2)
+        for cap in (0, 1, 2):
+            want = np.tile(model._ensemble.base_score, (Xd.shape[0], 1))
+            predict_raw(Xd, forest.compact, forest.tree_ptr, forest.tree_class, want, 2, cap,
+                        forest.columns)
+            np.testing.assert_array_equal(got, want)
+    if simd_level() == 2 and not os.environ.get("GBTREE_SIMD", "").strip():
+        assert set(forest.walk_caps) == {"float64", "float32"}
+        assert set(forest.walk_caps.values()) <= {1, 2}
+    else:
+        assert forest.walk_caps == {}
+
+
 # ---------------------------------------------------------------------------
 # Forest: the compiled trees predict_raw walks; fewer than 16 C-ordered rows go
 # through the trees side by side in the calling thread

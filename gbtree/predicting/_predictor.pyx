@@ -17,7 +17,8 @@ AVX2 (checked at run time; the build needs no flag) blocks of C-ordered rows go
 down eight to a vector, with gathers: float32 rows over 8-byte copies of the
 nodes that hold the threshold rounded down to float32 (exact for float32
 values), float64 rows (AVX-512 only) over the 16-byte nodes. With AVX-512 the
-vector walk takes the blocks of many rows too. A ``Forest`` walks fewer than
+vector walk may take the blocks of many rows too: a ``Forest`` times it against
+the partition walk (``Forest._walk_cap``). A ``Forest`` walks fewer than
 ``FEW_ROWS`` rows itself, each row down eight trees side by side. Every walk
 reaches the same leaves and adds the same values in the same order.
 
@@ -31,6 +32,7 @@ from libc.string cimport memcpy
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t, INT32_MIN
 
 import os
+import time
 
 import numpy as np
 
@@ -59,6 +61,8 @@ def _simd_cap():
 
 
 cdef int _SIMD_LEVEL = min(gbt_simd_level(), _simd_cap())
+# GBTREE_SIMD names the walk: no timing picks another (see ``Forest._walk_cap``)
+cdef bint _SIMD_NAMED = os.environ.get("GBTREE_SIMD", "").strip() != ""
 
 
 cdef int machine_simd_level() noexcept nogil:
@@ -364,6 +368,23 @@ cdef enum:
     # threads would cost more than the walk.
     FEW_ROWS = 16
 
+# A call of at least TIMED_CALL C-ordered rows, on a CPU with AVX-512, times the
+# AVX-512 walk against the partition walk on its first TIMED_ROWS rows (once per
+# Forest and dtype) and takes the faster from then on.
+TIMED_CALL = 65536
+TIMED_ROWS = 8192
+
+
+def faster_walk(run, clock):
+    """2 (the AVX-512 walk) or 1 (the partition walk): whichever ``run(cap)`` finishes
+    sooner by ``clock()``, the best of two runs each, taken in turn."""
+    best = {2: float("inf"), 1: float("inf")}
+    for cap in (2, 1, 2, 1):
+        t = clock()
+        run(cap)
+        best[cap] = min(best[cap], clock() - t)
+    return 2 if best[2] <= best[1] else 1
+
 
 cdef class Forest:
     """The trees of an ensemble laid out for the walks, built once per set of
@@ -377,6 +398,7 @@ cdef class Forest:
     cdef const int64_t* _ptr
     cdef const int32_t* _cls
     cdef sym_tables _sym
+    cdef readonly object walk_caps   # {"float32"/"float64": the timed walk's cap}
 
     def __init__(self, nodes, tree_ptr, tree_class, Py_ssize_t n_features,
                  Py_ssize_t n_outputs):
@@ -393,6 +415,7 @@ cdef class Forest:
         self.columns = split_columns(self.compact, ptr, n_features)
         self.tree_ptr, self.tree_class = tree_ptr, tree_class
         self.n_trees, self.n_features, self.n_outputs = cls.shape[0], n_features, n_outputs
+        self.walk_caps = {}
         compact = self.compact
         self._compact = &compact[0] if compact.shape[0] > 0 else NULL
         self._ptr = &ptr[0]
@@ -498,8 +521,29 @@ cdef class Forest:
                               _SIMD_LEVEL)
         else:
             predict_raw(X, self.compact, self.tree_ptr[start:stop + 1],
-                        self.tree_class[start:stop], out, n_threads, columns=self.columns)
+                        self.tree_class[start:stop], out, n_threads,
+                        self._walk_cap(X, start, stop, n_threads), columns=self.columns)
         return 0
+
+    def _walk_cap(self, X, Py_ssize_t start, Py_ssize_t stop, int n_threads, clock=None):
+        """The ``simd`` cap for ``predict_raw`` of X: -1 (the CPU's best walk), or, on a
+        CPU with AVX-512 and GBTREE_SIMD unset, for C-ordered float rows, the faster
+        of the AVX-512 walk and the partition walk on this CPU and these trees (which
+        one depends on the CPU: their predictions are the same bit for bit), timed on
+        the first call of at least TIMED_CALL rows."""
+        if (_SIMD_LEVEL < 2 or _SIMD_NAMED or not isinstance(X, np.ndarray)
+                or X.dtype not in (np.float32, np.float64) or not X.flags.c_contiguous):
+            return -1
+        cap = self.walk_caps.get(X.dtype.name, -1)
+        if cap < 0 and X.shape[0] >= TIMED_CALL:
+            rows = X[:TIMED_ROWS]
+            out = np.zeros((TIMED_ROWS, self.n_outputs))
+            ptr, cls = self.tree_ptr[start:stop + 1], self.tree_class[start:stop]
+            cap = self.walk_caps[X.dtype.name] = faster_walk(
+                lambda c: predict_raw(rows, self.compact, ptr, cls, out, n_threads, c,
+                                      columns=self.columns),
+                clock or time.perf_counter)
+        return cap
 
 
 def binary_labels(raw, classes):
