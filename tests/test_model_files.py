@@ -1,4 +1,5 @@
 """Model files (save_model / load_model), the checks on loading, and pickles."""
+import io
 import json
 import os
 import pickle
@@ -78,6 +79,59 @@ def test_round_trip_is_exact(models, kind, suffix, tmp_path):
     _same(vars(est), vars(other), "vars")
     # the encoding is the one the suffix names, whatever the reader sees
     assert (path.read_bytes()[:2] == b"PK") == (suffix != ".json")
+
+
+@pytest.mark.parametrize("format", ["json", "binary"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_round_trip_through_bytes_and_file_objects(models, kind, format, tmp_path):
+    est, X = models[kind]
+    path = tmp_path / ("model.json" if format == "json" else "model.gbt")
+    est.save_model(path)
+    raw = est.save_raw(format)
+    assert raw == path.read_bytes()   # the file's bytes, whatever holds them
+    buffer = io.BytesIO()
+    est.save_model(buffer, format=format)
+    assert buffer.getvalue() == raw
+    for source in (raw, bytearray(raw), memoryview(raw), io.BytesIO(raw)):
+        again = gbtree.load_model(source)
+        _same(vars(est), vars(again), "vars")
+        _same(_outputs(est, X), _outputs(again, X), "outputs")
+    other = type(est)(n_estimators=1).load_model(raw)
+    _same(vars(est), vars(other), "vars")
+    if format == "json":   # a text file object takes the JSON encoding
+        text = io.StringIO()
+        est.save_model(text, format="json")
+        assert text.getvalue().encode("utf-8") == raw
+        _same(vars(est), vars(gbtree.load_model(io.StringIO(text.getvalue()))), "vars")
+    # any suffix takes the format asked for
+    named = tmp_path / "model.bin"
+    est.save_model(named, format=format)
+    assert named.read_bytes() == raw
+
+
+def test_what_save_and_load_refuse(models, tmp_path):
+    est, _ = models["regressor"]
+    with pytest.raises(ValueError, match="format must be 'binary' or 'json', got 'ubj'"):
+        est.save_raw("ubj")
+    with pytest.raises(ValueError, match="format must be"):
+        est.save_model(tmp_path / "m.json", format="text")
+    with pytest.raises(TypeError, match="binary mode"):
+        est.save_model(io.StringIO(), format="binary")
+    for bad in (3, None, ["model.json"]):
+        with pytest.raises(TypeError, match="a path, a file object or"):
+            est.save_model(bad)
+        with pytest.raises(TypeError, match="a path, a file object or"):
+            gbtree.load_model(bad)
+    # the bytes of a damaged file are checked as the file is
+    raw = bytearray(est.save_raw())
+    raw[len(raw) // 2] ^= 0xFF
+    with pytest.raises(ValueError, match="invalid model"):
+        gbtree.load_model(bytes(raw))
+    with pytest.raises(ValueError, match="invalid model"):
+        gbtree.load_model(b"not a model")
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        GBTRegressor().save_raw()
 
 
 @pytest.mark.parametrize("kind", KINDS)

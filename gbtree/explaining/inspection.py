@@ -124,15 +124,22 @@ class ModelAccess:
 
     # ------------------------------------------------------------------ model files
     # The format and its checks are in model_io.py (docs/model-format.md).
-    def save_model(self, path):
-        """Save the fitted model to ``path``: JSON for a ``.json`` suffix, else the
-        compact binary encoding. Both load back exactly (``load_model``)."""
-        model_io.save_model(self, path)
+    def save_model(self, fname, format=None):
+        """Save the fitted model to ``fname``, a path or a file object: ``format``
+        "json" (exact, diffable) or "binary" (compact); by default JSON for a path
+        ending in ``.json``, else binary. Both load back exactly (``load_model``)."""
+        model_io.save_model(self, fname, format)
 
-    def load_model(self, path):
-        """Replace this estimator by the model saved at ``path`` (of this class);
-        returns self. ``gbtree.load_model(path)`` returns a new estimator."""
-        return model_io.load_model(path, into=self)
+    def save_raw(self, format="binary"):
+        """The model file's bytes (``format`` "binary" or "json"), without a file:
+        ``gbtree.load_model`` takes them back."""
+        return model_io.model_bytes(self, format)
+
+    def load_model(self, fname):
+        """Replace this estimator by the model saved in ``fname`` (a path, a file
+        object or the file's bytes; of this class); returns self.
+        ``gbtree.load_model(fname)`` returns a new estimator."""
+        return model_io.load_model(fname, into=self)
 
     def to_onnx(self):
         """The model as an ``onnx.ModelProto`` on the ONNX-ML tree ensemble operators

@@ -523,28 +523,61 @@ def _check_attributes(est, name):
 
 
 # ---------------------------------------------------------------------- files
-def save_model(est, path):
-    """Write the fitted ``est`` to ``path``: JSON for a ``.json`` suffix, else the
-    binary encoding (a zip: ``model.json`` and the arrays' raw bytes)."""
+def save_model(est, fname, format=None):
+    """Write the fitted ``est`` to ``fname``, a path or a file object: ``format``
+    "json" (exact, diffable JSON) or "binary" (a zip: ``model.json`` and the arrays'
+    raw bytes); by default JSON for a path ending in ``.json``, else binary."""
+    target = fname if hasattr(fname, "write") else _path(fname)
+    if format is None:
+        format = ("json" if isinstance(target, str) and target.lower().endswith(".json")
+                  else "binary")
+    data = model_bytes(est, format)
+    if isinstance(target, str):
+        with open(target, "wb") as f:
+            f.write(data)
+    elif isinstance(target, io.TextIOBase):
+        if format != "json":
+            raise TypeError("the binary encoding needs a file object opened in binary "
+                            "mode; a text one takes format='json'")
+        target.write(data.decode("utf-8"))
+    else:
+        target.write(data)
+
+
+def model_bytes(est, format="binary"):
+    """The bytes ``save_model`` writes for ``format`` ("binary" or "json")."""
     from sklearn.utils.validation import check_is_fitted
+    if format not in ("binary", "json"):
+        raise ValueError(f"format must be 'binary' or 'json', got {format!r}")
     check_is_fitted(est, "_ensemble")
-    path = os.fspath(path)
-    binary = not str(path).lower().endswith(".json")
+    binary = format == "binary"
     try:
-        doc, enc = to_document(est, "binary" if binary else "json")
+        doc, enc = to_document(est, format)
     except Unsaved as exc:   # (only the parameters may hold code; they are left out)
         raise ValueError(f"cannot save the model: {exc}") from None
     header = json.dumps(doc, allow_nan=False, separators=(",", ":")) if binary else \
         _readable_json(doc)
     if not binary:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(header)
-        return
+        return header.encode("utf-8")
     # (deflate at its fastest level: a third of the raw size for trees, quick to read)
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
         zf.writestr(HEADER_MEMBER, header)
         for name, a in enc.members.items():
             zf.writestr(name, a.tobytes())
+    return out.getvalue()
+
+
+def _path(fname):
+    """``fname`` as a path string, or a TypeError naming what a model file can be."""
+    try:
+        path = os.fspath(fname)
+    except TypeError:
+        path = None
+    if not isinstance(path, str):
+        raise TypeError(f"a model file is a path, a file object or (to load) bytes, got "
+                        f"{type(fname).__name__}")
+    return path
 
 
 def _readable_json(doc):
@@ -567,11 +600,17 @@ def _readable_json(doc):
     return re.sub(f'"{token}:(\\d+)"', lambda m: arrays[int(m.group(1))], text)
 
 
-def read_document(path):
-    """``(document, decoder)`` of a model file, its encoding told by its first bytes."""
-    path = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
+def read_document(source):
+    """``(document, decoder)`` of a model file: a path, a file object or the file's
+    bytes; its encoding told by its first bytes."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    elif hasattr(source, "read"):
+        data = source.read()
+        data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    else:
+        with open(_path(source), "rb") as f:
+            data = f.read()
     if data[:4] == b"PK\x03\x04":
         return _read_binary(data)
     try:
@@ -617,10 +656,11 @@ def _read_binary(data):
     return doc, Decoder("binary", members, limit=_DEFLATE_RATIO * len(data) + 64)
 
 
-def load_model(path, into=None):
-    """The fitted estimator saved at ``path`` (see ``save_model``); ``into``: load it
-    into that estimator (of the same class) instead of a new one."""
-    doc, dec = read_document(path)
+def load_model(fname, into=None):
+    """The fitted estimator saved in ``fname`` (see ``save_model``): a path, a file
+    object or the file's bytes, in either encoding; ``into``: load it into that
+    estimator (of the same class) instead of a new one."""
+    doc, dec = read_document(fname)
     return from_document(doc, dec, into)
 
 
