@@ -31,17 +31,10 @@ print(f"test accuracy (rounds 0..{clf.best_iteration_}): {clf.score(X_test, y_te
 
 # %%
 # The learning curves: ``evals_result_`` holds one value per round for every
-# eval set (named ``validation_0``, ``validation_1``, ... in ``eval_set`` order).
-train_loss = clf.evals_result_["validation_0"]["logloss"]
-val_loss = clf.evals_result_["validation_1"]["logloss"]
+# eval set (named ``validation_0``, ``validation_1``, ... in ``eval_set`` order);
+# ``plot_metric`` draws them and marks the best round.
+import gbtree
 
-fig, ax = plt.subplots(figsize=(6, 4))
-ax.plot(train_loss, label="training rows")
-ax.plot(val_loss, label="validation set")
-ax.axvline(clf.best_iteration_, color="grey", linestyle="--", label="best round")
-ax.set_xlabel("round")
-ax.set_ylabel("log loss")
-ax.set_title("Learning curves of GBTClassifier")
-ax.legend()
-fig.tight_layout()
+ax = gbtree.plot_metric(clf, title="Learning curves of GBTClassifier", ylabel="log loss")
+ax.figure.tight_layout()
 plt.show()

@@ -13,7 +13,7 @@ except ImportError as exc:  # pragma: no cover - only in an unbuilt source check
 
 from .data.external import ExternalData
 from .io.model_io import load_model
-from .explaining.plotting import plot_importance, plot_tree
+from .explaining.plotting import plot_importance, plot_metric, plot_tree
 from .boosting.metrics import ndcg_at_k
 from .estimators.scorers import make_ndcg_scorer
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
@@ -21,4 +21,4 @@ from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
 __version__ = "0.1.0"
 __all__ = ["ExternalData", "GBTClassifier", "GBTRanker", "GBTRegressor", "load_model",
            "make_ndcg_scorer",
-           "ndcg_at_k", "plot_importance", "plot_tree", "__version__"]
+           "ndcg_at_k", "plot_importance", "plot_metric", "plot_tree", "__version__"]

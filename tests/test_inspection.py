@@ -1,5 +1,5 @@
 """Inspecting a fitted model: get_score / feature_importances_, apply,
-trees_to_dataframe, the text dump, plot_importance and plot_tree."""
+trees_to_dataframe, the text dump, plot_importance, plot_metric and plot_tree."""
 import re
 import sys
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_diabetes, load_iris, make_classification
 
-from gbtree import GBTClassifier, GBTRegressor, plot_importance, plot_tree
+from gbtree import GBTClassifier, GBTRegressor, plot_importance, plot_metric, plot_tree
 from gbtree.predicting.tree import IMPORTANCE_TYPES
 
 TYPES = list(IMPORTANCE_TYPES)
@@ -433,6 +433,38 @@ def test_plot_tree_rejects_bad_tree_index(plt, fitted_models):
             plot_tree(model, precision=bad)
 
 
+def test_plot_metric_draws_each_eval_set_and_the_best_round(plt, rng):
+    X = rng.normal(size=(400, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=400) > 0).astype(int)
+    model = GBTClassifier(n_estimators=60, learning_rate=0.3, eval_metric=["logloss", "error"],
+                          early_stopping_rounds=5).fit(
+        X[:300], y[:300], eval_set=[(X[:300], y[:300]), (X[300:], y[300:])])
+    ax = plot_metric(model)
+    curves = [line for line in ax.lines if line.get_label().startswith("validation_")]
+    assert [c.get_label() for c in curves] == ["validation_0", "validation_1"]
+    for c in curves:   # the first metric by default, one point a round
+        np.testing.assert_array_equal(c.get_ydata(),
+                                      model.evals_result_[c.get_label()]["logloss"])
+        np.testing.assert_array_equal(c.get_xdata(), np.arange(model.n_estimators_))
+    best = [line for line in ax.lines if line.get_label().startswith("best round")]
+    assert len(best) == 1 and best[0].get_xdata()[0] == model.best_iteration_
+    assert ax.get_ylabel() == "logloss"
+    fig, ax2 = plt.subplots()
+    assert plot_metric(model.evals_result_, metric="error", dataset_names=["validation_1"],
+                       ax=ax2) is ax2
+    assert [line.get_label() for line in ax2.lines] == ["validation_1"]
+    np.testing.assert_array_equal(ax2.lines[0].get_ydata(),
+                                  model.evals_result_["validation_1"]["error"])
+    with pytest.raises(ValueError, match="has no metric 'auc'"):
+        plot_metric(model, metric="auc")
+    with pytest.raises(ValueError, match="dataset_names must be among"):
+        plot_metric(model, dataset_names=["train"])
+    with pytest.raises(ValueError, match="fit it with eval_set"):
+        plot_metric(GBTClassifier(n_estimators=3).fit(X, y))
+    with pytest.raises(ValueError, match="evals_result must map"):
+        plot_metric({"validation_0": [0.5, 0.4]})
+
+
 def test_plots_without_matplotlib_say_so(monkeypatch):
     model = _tiny_model()
     monkeypatch.setitem(sys.modules, "matplotlib", None)
@@ -441,6 +473,8 @@ def test_plots_without_matplotlib_say_so(monkeypatch):
         plot_importance(model)
     with pytest.raises(ImportError, match="pip install matplotlib"):
         plot_tree(model)
+    with pytest.raises(ImportError, match="pip install matplotlib"):
+        plot_metric({"validation_0": {"rmse": [1.0, 0.5]}})
 
 
 def test_plots_need_a_fitted_model():

@@ -1,4 +1,5 @@
-"""Plots of a fitted model: feature importances and one tree, with matplotlib only.
+"""Plots of a fitted model: feature importances, learning curves and one tree, with
+matplotlib only.
 
 matplotlib is an optional dependency: it is imported when a function is called,
 and its absence raises an ImportError that says how to install it.
@@ -98,6 +99,79 @@ def plot_importance(model, importance_type=None, max_num_features=None, ax=None,
     ax.set_ylabel("feature")
     return ax
 
+
+
+def plot_metric(model, metric=None, dataset_names=None, ax=None, *,
+                title="Metric during training", xlabel="Round", ylabel=None, grid=True,
+                **plot_kwargs):
+    """Learning curves: a metric after every round on each eval set.
+
+    Parameters
+    ----------
+    model : fitted estimator, or dict
+        A model fit with ``eval_set`` (its ``evals_result_``), or such a dict:
+        ``{eval set name: {metric name: [value per round]}}``, as ``gbtree.cv``'s
+        or XGBoost's and LightGBM's ``evals_result``.
+    metric : str, default=None
+        The metric to plot; None: the first the eval sets have.
+    dataset_names : list of str, default=None
+        The eval sets to plot (``"validation_0"``, ...); None: all.
+    ax : matplotlib Axes, default=None
+        Where to draw; None makes a new figure.
+    title, xlabel, ylabel : str
+        Axes labels (``ylabel`` defaults to the metric's name).
+    grid : bool, default=True
+        Draw a grid.
+    **plot_kwargs
+        Passed to ``ax.plot``.
+
+    The model's best round (``best_iteration_``, with early stopping) is marked
+    by a dashed line.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if isinstance(model, dict):
+        results, best = model, None
+    else:
+        from sklearn.utils.validation import check_is_fitted
+        check_is_fitted(model, "_ensemble")
+        results = getattr(model, "evals_result_", None)
+        if not results:
+            raise ValueError("the model has no evals_result_: fit it with eval_set to "
+                             "record a metric after every round")
+        best = getattr(model, "best_iteration_", None)
+    if not results or not all(isinstance(v, dict) for v in results.values()):
+        raise ValueError("evals_result must map each eval set's name to "
+                         "{metric name: values}")
+    names = list(results) if dataset_names is None else list(dataset_names)
+    missing = [name for name in names if name not in results]
+    if missing or not names:
+        raise ValueError(f"dataset_names must be among the eval sets {list(results)}, "
+                         f"got {dataset_names!r}")
+    metrics = list(results[names[0]])
+    metric = metrics[0] if metric is None and metrics else metric
+    for name in names:
+        if metric not in results[name]:
+            raise ValueError(f"eval set {name!r} has no metric {metric!r}; it has "
+                             f"{list(results[name])}")
+    plt = _pyplot()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 4.0))
+    for name in names:
+        values = np.asarray(results[name][metric], dtype=float)
+        ax.plot(np.arange(values.shape[0]), values, label=name, **plot_kwargs)
+    if best is not None:
+        ax.axvline(best, color="grey", linestyle="--", linewidth=1,
+                   label=f"best round ({best})")
+    ax.legend()
+    if title:
+        ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(metric if ylabel is None else ylabel)
+    ax.grid(grid)
+    return ax
 
 def _tree_layout(ensemble, t):
     """(x, y) of every node of tree t: leaves one unit apart in pre-order,
