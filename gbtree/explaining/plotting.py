@@ -110,8 +110,8 @@ def plot_metric(model, metric=None, dataset_names=None, ax=None, *,
     ----------
     model : fitted estimator, or dict
         A model fit with ``eval_set`` (its ``evals_result_``), or such a dict:
-        ``{eval set name: {metric name: [value per round]}}``, as ``gbtree.cv``'s
-        or XGBoost's and LightGBM's ``evals_result``.
+        ``{eval set name: {metric name: [value per round]}}``, as XGBoost's and
+        LightGBM's ``evals_result``.
     metric : str, default=None
         The metric to plot; None: the first the eval sets have.
     dataset_names : list of str, default=None
