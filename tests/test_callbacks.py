@@ -61,10 +61,17 @@ def test_learning_rate_schedule(noisy_regression):
         GBTRegressor(n_estimators=2, callbacks=[LearningRateScheduler(["fast"] * 2)]).fit(Xtr, ytr)
 
 
-def test_logging_every_log_period_rounds(noisy_regression, capsys):
+def _logged(caplog):
+    """The "gbtree" logger's lines caught so far (and forget them)."""
+    lines = [r.getMessage() for r in caplog.records if r.name == "gbtree"]
+    caplog.clear()
+    return lines
+
+
+def test_logging_every_log_period_rounds(noisy_regression, caplog):
     Xtr, Xte, ytr, yte = noisy_regression
     GBTRegressor(n_estimators=25, verbosity=1, log_period=10).fit(Xtr, ytr, eval_set=[(Xte, yte)])
-    lines = [ln for ln in capsys.readouterr().out.splitlines() if " round " in ln]
+    lines = [ln for ln in _logged(caplog) if " round " in ln]
     assert [ln.split()[2] for ln in lines] == ["1/25", "10/25", "20/25", "25/25"]
     assert all("validation_0-rmse=" in ln and "elapsed=" in ln for ln in lines)
 
@@ -79,11 +86,11 @@ def test_staged_predictions_end_at_predict():
     np.testing.assert_array_equal(list(model.staged_predict(X))[-1], model.predict(X))
 
 
-def test_log_shows_the_round_training_stopped_at(noisy_regression, capsys):
+def test_log_shows_the_round_training_stopped_at(noisy_regression, caplog):
     Xtr, Xte, ytr, yte = noisy_regression
     model = GBTRegressor(n_estimators=200, learning_rate=0.5, max_depth=8, early_stopping_rounds=5,
                          verbosity=1, log_period=50).fit(Xtr, ytr, eval_set=[(Xte, yte)])
-    lines = [ln for ln in capsys.readouterr().out.splitlines() if " round " in ln]
+    lines = [ln for ln in _logged(caplog) if " round " in ln]
     assert lines[-1].split()[2] == f"{model.n_estimators_}/200"
     from gbtree import ndcg_at_k
     with pytest.raises(ValueError, match="k must be >= 1"):
@@ -144,3 +151,69 @@ def test_a_round_hook_returning_an_array_is_a_type_error(hook):
     X, y = make_regression(60, 3, random_state=0)
     with pytest.raises(TypeError, match=f"ReturnsArray.{hook} must return True, False or None"):
         GBTRegressor(n_estimators=3, callbacks=[ReturnsArray()]).fit(X, y)
+
+
+# ---------------------------------------------------------------- logging and progress
+
+_UNCONFIGURED = """
+import numpy as np
+from gbtree import GBTRegressor
+X = np.arange(200.0).reshape(100, 2)
+GBTRegressor(n_estimators=3, verbosity=2).fit(X, X[:, 0])
+"""
+
+
+def test_without_logging_configured_the_lines_are_printed(tmp_path):
+    # a script that configures no logging sees verbosity's lines on stdout, as print
+    # gave them; one that does (basicConfig) gets them through its handler, once
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", _UNCONFIGURED], capture_output=True,
+                          text=True, check=True, cwd=tmp_path)
+    lines = done.stdout.splitlines()
+    assert [ln.split()[2] for ln in lines if " round " in ln] == ["1/3", "2/3", "3/3"]
+    assert lines[-1].startswith("[gbtree] binning") and done.stderr == ""
+    configured = "import logging; logging.basicConfig(level=logging.INFO)\n" + _UNCONFIGURED
+    done = subprocess.run([sys.executable, "-c", configured], capture_output=True, text=True,
+                          check=True, cwd=tmp_path)
+    assert done.stdout == ""
+    assert done.stderr.count("INFO:gbtree:[gbtree] round") == 3
+
+
+def test_progress_lines_give_the_rounds_done_and_the_time_left(noisy_regression, caplog):
+    from gbtree.callback import Progress
+    Xtr, _, ytr, _ = noisy_regression
+    GBTRegressor(n_estimators=4, callbacks=[Progress(interval=1e-9, bar=False)]).fit(Xtr, ytr)
+    lines = _logged(caplog)
+    assert [ln.split()[1] for ln in lines] == ["1/4", "2/4", "3/4", "4/4"]
+    assert all(ln.endswith("s left") for ln in lines) and "(100 %)" in lines[-1]
+    # a long interval: the last round only
+    GBTRegressor(n_estimators=4, callbacks=[Progress(interval=3600, bar=False)]).fit(Xtr, ytr)
+    assert [ln.split()[1] for ln in _logged(caplog)] == ["4/4"]
+
+
+def test_progress_bar_where_tqdm_is(noisy_regression, capsys):
+    pytest.importorskip("tqdm")
+    from gbtree.callback import Progress
+    Xtr, _, ytr, _ = noisy_regression
+    progress = Progress(bar=True)
+    GBTRegressor(n_estimators=5, callbacks=[progress]).fit(Xtr, ytr)
+    err = capsys.readouterr().err
+    assert "gbtree" in err and "5/5" in err
+    assert progress._bar is None   # closed: the estimator pickles and clones as before
+    import pickle
+    pickle.dumps(GBTRegressor(callbacks=[progress]))
+
+
+def test_progress_refuses_bad_arguments(monkeypatch):
+    import sys
+    from gbtree.callback import Progress
+    for bad in (0, -1.0, float("inf"), True, "10"):
+        with pytest.raises(ValueError, match="interval must be a number of seconds > 0"):
+            Progress(interval=bad)
+    with pytest.raises(ValueError, match="bar must be None, True or False"):
+        Progress(bar="yes")
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    with pytest.raises(ImportError, match="pip install tqdm"):
+        Progress(bar=True)
+    assert Progress()._bar is None   # without tqdm, bar=None logs lines

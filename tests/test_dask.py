@@ -244,6 +244,18 @@ def test_eval_sets_and_early_stopping_as_locally(client):
                                local.predict(Xv), rtol=1e-9)
 
 
+def test_progress_and_verbosity_on_the_client(client, caplog):
+    # the rounds run on the client's loop: the progress lines and the log are the client's
+    from gbtree.callback import Progress
+    X, y = integer_data(n=1500, seed=3)
+    DaskGBTRegressor(n_estimators=3, max_depth=3, verbosity=1,
+                     callbacks=[Progress(interval=1e-9, bar=False)]).fit(
+        da.from_array(X, chunks=(500, -1)), da.from_array(y, chunks=500))
+    lines = [r.getMessage() for r in caplog.records if r.name == "gbtree"]
+    assert lines[0].startswith("[gbtree] 1500 rows binned on")
+    assert [ln.split()[1] for ln in lines if " rounds (" in ln] == ["1/3", "2/3", "3/3"]
+
+
 @pytest.mark.parametrize("n_pair", [None, 2])
 def test_the_ranker_grows_the_local_trees(client, n_pair):
     # query ids in any order: every query's rows are spread over the partitions of both

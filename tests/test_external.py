@@ -846,17 +846,35 @@ def test_frame_chunks_are_read_by_their_columns_names(tmp_path):
         GBTRegressor(n_estimators=2).fit(ExternalData(files, cache_dir=tmp_path, label="target"))
 
 
-def test_verbosity_logs_the_rounds_as_in_memory(tmp_path, capsys):
+def test_progress_lines_out_of_core(tmp_path, caplog):
+    from gbtree.callback import Progress
+    X, y = integer_data(N)
+    GBTRegressor(**dict(PARAMS, n_estimators=3),
+                 callbacks=[Progress(interval=1e-9, bar=False)]).fit(
+        ExternalData(_chunked(X, y), cache_dir=tmp_path))
+    lines = [r.getMessage() for r in caplog.records if r.name == "gbtree"]
+    assert [ln.split()[1] for ln in lines] == ["1/3", "2/3", "3/3"]
+
+
+def test_verbosity_logs_the_rounds_as_in_memory(tmp_path, caplog):
     # the level-wise rounds run the in-memory fit's loop: its log, without the
-    # training loss (held in parts)
+    # training loss (held in parts); the passes over the chunks are logged before
     X, y = integer_data(N)
     Xv, yv = integer_data(300, seed=5)
     params = dict(PARAMS, verbosity=1, log_period=5)
+
+    def logged():
+        lines = [r.getMessage() for r in caplog.records if r.name == "gbtree"]
+        caplog.clear()
+        return lines
     GBTRegressor(**params).fit(ExternalData(_chunked(X, y), cache_dir=tmp_path),
                                eval_set=[(Xv, yv)])
-    ext = [ln for ln in capsys.readouterr().out.splitlines() if " round " in ln]
+    lines = logged()
+    assert lines[0].startswith(f"[gbtree] pass 1 of 3, bin edges: {N} rows of")
+    assert lines[1].startswith("[gbtree] pass 2 of 3, binned blocks:")
+    ext = [ln for ln in lines if " round " in ln]
     GBTRegressor(**params).fit(X, y, eval_set=[(Xv, yv)])
-    mem = [ln for ln in capsys.readouterr().out.splitlines() if " round " in ln]
+    mem = [ln for ln in logged() if " round " in ln]
 
     def shown(lines):
         return [[w for w in ln.split() if not w.startswith(("train-", "elapsed="))]

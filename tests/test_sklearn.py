@@ -366,13 +366,15 @@ def test_unbounded_trees_are_rejected():
         GBTClassifier(max_depth=0, max_leaves=0).fit(X, y)
 
 
-def test_verbosity_prints(capsys):
+def test_verbosity_logs(caplog):
     X, y = make_classification(100, 3, n_informative=2, n_redundant=0, random_state=0)
     GBTClassifier(n_estimators=3, verbosity=2).fit(X, y)
-    out = capsys.readouterr().out
+    out = "\n".join(r.getMessage() for r in caplog.records if r.name == "gbtree")
     assert out.count("round") == 3 and "binning" in out
+    assert {r.levelname for r in caplog.records if r.name == "gbtree"} == {"INFO"}
+    caplog.clear()
     GBTClassifier(n_estimators=3).fit(X, y)
-    assert capsys.readouterr().out == ""
+    assert [r for r in caplog.records if r.name == "gbtree"] == []
 
 
 def test_a_fit_that_fails_leaves_the_fitted_model_as_it_was():

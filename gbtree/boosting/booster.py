@@ -19,6 +19,7 @@ from ..kernels._threads import ThreadBudget, max_threads
 from ..kernels._typedefs import G_H_DTYPE
 from ..data.binning import BinMapper, canonical_csr, kernel_array
 from . import rounds, sampling
+from .logs import LOGGER
 from .rounds import not_finite
 from ..growing.growers import make_grower
 from ..predicting.tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
@@ -405,7 +406,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
         info["oob_improvement"] = np.array(rows.oob_improvement)
         info["oob_scores"] = np.array(rows.oob_scores)
     if params.verbosity >= 1:
-        print(f"[gbtree] binning {info['bin_seconds']:.3f}s, boosting {info['boost_seconds']:.3f}s, "
-              f"{n_rounds} iterations, {ensemble.n_trees} trees, "
-              f"{int((ensemble.nodes['is_leaf'] == 1).sum())} leaves")
+        LOGGER.info(f"[gbtree] binning {info['bin_seconds']:.3f}s, boosting "
+                    f"{info['boost_seconds']:.3f}s, {n_rounds} iterations, {ensemble.n_trees} "
+                    f"trees, {int((ensemble.nodes['is_leaf'] == 1).sum())} leaves")
     return ensemble, info

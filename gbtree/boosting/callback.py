@@ -17,6 +17,8 @@ import time
 
 import numpy as np
 
+from .logs import LOGGER
+
 
 class TrainingState:
     """What callbacks see and may change (see the module docstring)."""
@@ -135,7 +137,63 @@ class LogEvaluation(Callback):
         for data, metrics in state.evals_result.items():
             parts += [f"{data}-{m}={values[-1]:.6g}" for m, values in metrics.items() if values]
         parts.append(f"elapsed={state.elapsed:.3f}s")
-        print(" ".join(parts), flush=True)
+        LOGGER.info(" ".join(parts))
+
+
+class Progress(Callback):
+    """Rounds done and the time left: a tqdm bar (``bar=True``; None: when tqdm is
+    installed), else a line on the "gbtree" logger at most every ``interval``
+    seconds and after the last round. Works for fits in memory, out of core and on
+    Dask alike."""
+
+    def __init__(self, interval=10.0, bar=None):
+        if (isinstance(interval, bool) or not isinstance(interval, numbers.Real)
+                or not 0 < interval < np.inf):
+            raise ValueError(f"interval must be a number of seconds > 0, got {interval!r}")
+        if bar not in (None, True, False):
+            raise ValueError(f"bar must be None, True or False, got {bar!r}")
+        if bar:
+            _tqdm()
+        self.interval, self.bar = float(interval), bar
+        self._bar = None
+
+    def before_training(self, state):
+        self._bar = None
+        if self.bar or (self.bar is None and _tqdm(needed=False) is not None):
+            self._bar = _tqdm()(total=state.n_rounds, unit="round", desc="gbtree")
+        self._shown = time.perf_counter()
+
+    def after_iteration(self, state):
+        done = state.iteration + 1
+        if self._bar is not None:
+            self._bar.update(done - self._bar.n)
+            return False
+        now = time.perf_counter()
+        if now - self._shown >= self.interval or done == state.n_rounds:
+            self._shown = now
+            left = state.elapsed / done * (state.n_rounds - done)
+            LOGGER.info(f"[gbtree] {done}/{state.n_rounds} rounds "
+                        f"({100 * done / state.n_rounds:.0f} %), {state.elapsed:.1f} s, "
+                        f"about {left:.1f} s left")
+        return False
+
+    def after_training(self, state):
+        if self._bar is not None:
+            self._bar.close()
+        self._bar = None
+
+
+def _tqdm(needed=True):
+    """tqdm's bar class (the notebook one in Jupyter), or None / an ImportError when
+    tqdm is not installed."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        if needed:
+            raise ImportError("Progress(bar=True) needs tqdm, an optional dependency: "
+                              "pip install tqdm (or gbtree[progress])") from None
+        return None
+    return tqdm
 
 
 class RecordEvaluation(Callback):

@@ -58,6 +58,7 @@ import pandas as pd
 import dask.dataframe as dd
 from distributed import default_client
 
+from ..boosting.logs import LOGGER
 from ..data.binning import SKETCH_SUBSAMPLE, BinMapper, flat_cuts
 from ..data.categorical import frame_of_values, resolve_columns
 from ..data.validation import class_factors
@@ -199,6 +200,9 @@ class _DaskMixin:
         if selected:
             base = wait_all([s.start_value() for s in shards], T, "the starting value")[0]
         t1 = time.perf_counter()
+        if params.verbosity >= 1:
+            LOGGER.info(f"[gbtree] {n_rows} rows binned on {len(shards)} worker(s), "
+                        f"{t1 - t0:.3f}s; boosting")
         traffic = {"round_trips": 0, "bytes_received": 0}
 
         def call(method, *args):   # (the traffic per tree: the last call is once per fit)

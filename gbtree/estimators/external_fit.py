@@ -43,6 +43,7 @@ from ..distributed.blocks import block_pass, sketch_pass, write_or_explain
 from ..distributed.leaf_quantiles import SELECTED
 from ..distributed.levelwise import boost
 from ..distributed.row_shard import RowShard
+from ..boosting.logs import LOGGER
 from ..kernels._threads import effective_n_threads
 from .levelwise_fit import (CATEGORICAL, GOSS, check_params, continued, fitted, make_objective,
                             prepare, round_settings)
@@ -72,6 +73,9 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     cuts, n_features, n_rows, weighted, sparse, labels, objective, y_width, columns = \
         sketch_pass(data, params.max_bin, objective_of, ranker, absent_missing, n_threads,
                      encode)
+    if params.verbosity >= 1:
+        LOGGER.info(f"[gbtree] pass 1 of 3, bin edges: {n_rows} rows of {n_features} "
+                    f"features read, {time.perf_counter() - t0:.3f}s")
     if encoder is None and columns is not None and all(isinstance(c, str) for c in columns):
         names = columns
     mapper = BinMapper.from_cuts(*flat_cuts(cuts), absent_as_missing=absent_missing)
@@ -110,6 +114,9 @@ def fit_external(estimator, local_class, data, eval_sets_of):
         blocks = block_pass(data, folders, mapper, classes, factors, n_features, weighted,
                              y_width, objective.infinite_y, sparse, n_rows, n_threads, encode)
         t1 = time.perf_counter()
+        if params.verbosity >= 1:
+            LOGGER.info(f"[gbtree] pass 2 of 3, binned blocks: {len(blocks)} written, "
+                        f"{t1 - t0:.3f}s; pass 3: boosting")
         # pass 3: boosting over the blocks
         margin = None
         if blocks and blocks[0].margin_width:   # (the rows' starting raw scores)
