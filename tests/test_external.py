@@ -922,3 +922,69 @@ def test_goss_out_of_core_refuses_forests(tmp_path):
     X, y = integer_data(300)
     with pytest.raises(ValueError, match="sampling_method='goss' with num_parallel_tree=2"):
         GBTRegressor(**GOSS, num_parallel_tree=2).fit(ExternalData(_chunked(X, y)))
+
+
+def _parquet_parts(tmp_path, X, y, w, cuts, dtype=np.float64):
+    files = []
+    for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])):
+        frame = pd.DataFrame(X[a:b].astype(dtype), columns=[f"f{j}" for j in range(X.shape[1])])
+        frame["target"], frame["w"] = y[a:b], w[a:b]
+        files.append(tmp_path / f"part{i}.parquet")
+        frame.to_parquet(files[-1], row_group_size=300)
+    return files
+
+
+def test_parquet_folders_urls_and_record_batches(tmp_path):
+    # a folder, one file, a URL (fsspec's memory filesystem): the same model as in
+    # memory, every file read in record batches of batch_rows rows
+    pytest.importorskip("pyarrow", reason="Parquet files need pyarrow")
+    fsspec = pytest.importorskip("fsspec", reason="URLs need fsspec")
+    X, y = integer_data(N, seed=4)
+    w = np.random.default_rng(5).uniform(0.5, 2.0, size=y.shape[0])
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    _parquet_parts(folder, X, y, w, [0, 1200, 2000])
+    mem = GBTRegressor(n_estimators=6, max_depth=3).fit(X, y, sample_weight=w)
+    data = ExternalData(str(folder), cache_dir=tmp_path, label="target", weight="w",
+                        batch_rows=250)
+    assert [c[0].shape[0] for c in data.chunks()] == [250] * 4 + [200] + [250] * 3 + [50]
+    assert_same_trees(GBTRegressor(n_estimators=6, max_depth=3).fit(data), mem)
+    fs = fsspec.filesystem("memory")
+    for f in sorted(folder.iterdir()):
+        fs.pipe(f"/parts/{f.name}", f.read_bytes())
+    for source in ("memory://parts", ["memory://parts/part0.parquet",
+                                      "memory://parts/part1.parquet"]):
+        data = ExternalData(source, cache_dir=tmp_path, label="target", weight="w")
+        assert_same_trees(GBTRegressor(n_estimators=6, max_depth=3).fit(data), mem)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="a folder without .parquet files"):
+        GBTRegressor(n_estimators=2).fit(ExternalData(str(tmp_path / "empty"), label="target"))
+    with pytest.raises(ValueError, match="batch_rows must be an integer >= 1"):
+        ExternalData(str(folder), label="target", batch_rows=0)
+
+
+def test_a_parquet_file_is_never_read_whole(tmp_path):
+    # float32 columns stay float32, and a pass over the file holds one batch of rows
+    # at a time: the arrays NumPy allocates stay far below the file's rows as one array
+    pytest.importorskip("pyarrow", reason="Parquet files need pyarrow")
+    import tracemalloc
+    rng = np.random.default_rng(0)
+    n, d = 200_000, 20
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    y = X[:, 0] + X[:, 1] ** 2
+    [path] = _parquet_parts(tmp_path, X, y, np.ones(n), [0, n], dtype=np.float32)
+    data = ExternalData(path, cache_dir=tmp_path, label="target", weight="w",
+                        batch_rows=10_000, block_rows=20_000)
+    tracemalloc.start()
+    try:
+        rows = sum(c[0].shape[0] for c in data.chunks() if c[0].dtype == np.float32)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert rows == n
+    assert peak < X.nbytes / 5, (peak, X.nbytes)   # (a batch is 1/20 of it)
+    # the rows read are the file's: about the in-memory model (edges from a sketch)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(d)])
+    ext = GBTRegressor(n_estimators=3, max_depth=4).fit(data)
+    mem = GBTRegressor(n_estimators=3, max_depth=4).fit(frame, y)
+    assert ext.score(frame, y) == pytest.approx(mem.score(frame, y), abs=0.005)

@@ -5,6 +5,7 @@ each chunk checked as the in-memory ``fit`` checks its arguments. An estimator's
 """
 import numbers
 import os
+from contextlib import nullcontext
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,7 +34,11 @@ class ExternalData:
         y_path)`` or ``(X_path, y_path, weight_path)`` or dicts of paths with the
         keys above, or Parquet files (``label`` names the label column, ``weight``
         the weight column if any, ``qid`` the query ids; the others are the
-        features; needs ``pyarrow``).
+        features; needs ``pyarrow``). Or a path: a Parquet file, or a folder of them
+        (its ``.parquet`` files in name order); a path or file of the list may be a
+        URL that fsspec opens (``s3://``, ``gs://``, ... where fsspec and the
+        filesystem's package are installed). Parquet files are read in record
+        batches of ``batch_rows`` rows, never whole.
     cache_dir : str or list of str, optional
         Where the fit writes its binned blocks (a new folder inside it); a list
         (one folder per disk, say) spreads the blocks over them in turn. Default:
@@ -47,13 +52,20 @@ class ExternalData:
         about 7 bytes per stored entry instead of ``2 * n_features`` per row).
     label, weight, qid : str, optional
         The label, weight and query-id columns of Parquet files.
+    batch_rows : int, default=65_536
+        Rows per chunk read from a Parquet file.
     """
 
     def __init__(self, source, cache_dir=None, keep_cache=False, block_rows=1_000_000,
-                 label=None, weight=None, qid=None):
+                 label=None, weight=None, qid=None, batch_rows=65_536):
+        if isinstance(source, (str, os.PathLike)):
+            source = [source]
         if not (callable(source) or isinstance(source, (list, tuple))):
-            raise TypeError(f"source must be a callable returning an iterator of chunks, or a "
-                            f"list of files; got {type(source).__name__}")
+            raise TypeError(f"source must be a callable returning an iterator of chunks, a "
+                            f"list of files or a path; got {type(source).__name__}")
+        if (isinstance(batch_rows, (bool, np.bool_)) or not isinstance(batch_rows, numbers.Integral)
+                or batch_rows < 1):
+            raise ValueError(f"batch_rows must be an integer >= 1, got {batch_rows!r}")
         if isinstance(source, (list, tuple)) and not source:
             raise ValueError("source is an empty list of files")
         if (isinstance(block_rows, (bool, np.bool_)) or not isinstance(block_rows, numbers.Integral)
@@ -68,6 +80,7 @@ class ExternalData:
         self.label = label
         self.weight = weight
         self.qid = qid
+        self.batch_rows = int(batch_rows)
         self.cache_paths_ = None
 
     # -- reading
@@ -108,46 +121,88 @@ class ExternalData:
                 yield chunk, _column_names(_features_of(chunk))
         else:
             for item in self.source:
-                yield self._read_file(item), self._file_features(item)
+                if isinstance(item, (dict, tuple, list)):
+                    yield _read_npy(item), None
+                    continue
+                paths = _parquet_paths(os.fspath(item))
+                if not paths:
+                    raise ValueError(f"{os.fspath(item)}: a folder without .parquet files")
+                for path in paths:
+                    yield from self._parquet_chunks(path)
 
-    def _file_features(self, item):
-        """The feature columns of a Parquet file (None for .npy files)."""
-        if isinstance(item, (dict, tuple, list)) or not os.fspath(item).endswith(".parquet"):
-            return None
-        import pyarrow.parquet as pq
-        names = pq.read_schema(os.fspath(item)).names
-        return [c for c in names if c not in (self.label, self.weight, self.qid)]
-
-    def _read_file(self, item):
-        if isinstance(item, dict):
-            return {k: None if v is None else np.load(v, allow_pickle=False)
-                    for k, v in item.items()}
-        if isinstance(item, (tuple, list)):
-            if not 2 <= len(item) <= 3:
-                raise ValueError(f"a .npy item of source must be (X_path, y_path) or (X_path, "
-                                 f"y_path, weight_path), got {item!r}")
-            return tuple(np.load(path, allow_pickle=False) for path in item)
-        path = os.fspath(item)
-        if not path.endswith(".parquet"):
-            raise ValueError(f"source files must be .npy tuples or .parquet files, got {path!r}")
+    def _parquet_chunks(self, path):
+        """A Parquet file's record batches as chunks, each with its feature names."""
         if self.label is None:
             raise ValueError("reading Parquet files needs label=, the name of the label column")
         try:
             import pyarrow.parquet as pq
         except ImportError as exc:
             raise ImportError("reading Parquet files needs pyarrow: pip install pyarrow") from exc
-        table = pq.read_table(path)
-        names = table.column_names
-        for col in (self.label, self.weight, self.qid):
-            if col is not None and col not in names:
-                raise ValueError(f"{path}: no column {col!r} (columns: {names})")
-        features = [c for c in names if c not in (self.label, self.weight, self.qid)]
-        X = np.column_stack([table.column(c).to_numpy(zero_copy_only=False).astype(np.float64)
-                             for c in features]) if features else np.empty((table.num_rows, 0))
-        y = table.column(self.label).to_numpy(zero_copy_only=False)
-        w, q = (None if col is None else table.column(col).to_numpy(zero_copy_only=False)
-                for col in (self.weight, self.qid))
-        return dict(X=X, y=y, sample_weight=w, qid=q)
+        with (_fsspec(path).open(path, "rb") if _remote(path) else nullcontext(path)) as f:
+            # (a local file by its path: Arrow's own reader; pre_buffer would cache every
+            # row group read so far, the whole file by the end)
+            pf = pq.ParquetFile(f, pre_buffer=False)
+            names = pf.schema_arrow.names
+            for col in (self.label, self.weight, self.qid):
+                if col is not None and col not in names:
+                    raise ValueError(f"{path}: no column {col!r} (columns: {names})")
+            features = [c for c in names if c not in (self.label, self.weight, self.qid)]
+            # float32 columns stay float32 (half the memory); any other kind is float64
+            kinds = {str(pf.schema_arrow.field(c).type) for c in features}
+            dtype = np.float32 if kinds == {"float"} else np.float64
+            for batch in pf.iter_batches(batch_size=self.batch_rows):
+                def column(c):
+                    return batch.column(c).to_numpy(zero_copy_only=False)
+                X = np.empty((batch.num_rows, len(features)), dtype=dtype)
+                for j, c in enumerate(features):
+                    X[:, j] = column(c)
+                w, q = (None if c is None else column(c) for c in (self.weight, self.qid))
+                yield dict(X=X, y=column(self.label), sample_weight=w, qid=q), features
+
+
+def _read_npy(item):
+    """A chunk of ``.npy`` files: a dict of paths or an (X, y[, weight]) tuple."""
+    if isinstance(item, dict):
+        return {k: None if v is None else np.load(v, allow_pickle=False)
+                for k, v in item.items()}
+    if not 2 <= len(item) <= 3:
+        raise ValueError(f"a .npy item of source must be (X_path, y_path) or (X_path, "
+                         f"y_path, weight_path), got {item!r}")
+    return tuple(np.load(path, allow_pickle=False) for path in item)
+
+
+def _remote(path):
+    return "://" in path
+
+
+def _fsspec(path):
+    try:
+        import fsspec
+    except ImportError as exc:
+        raise ImportError(f"{path}: a URL needs fsspec (and the filesystem's package): "
+                          f"pip install fsspec") from exc
+    return fsspec
+
+
+def _parquet_paths(path):
+    """The Parquet files of ``path``: itself, or a folder's ``.parquet`` files in name
+    order (local, or a URL fsspec opens)."""
+    if _remote(path):
+        fs, inner = _fsspec(path).core.url_to_fs(path)
+        if not fs.isdir(inner):
+            files = [path]
+        else:
+            files = [fs.unstrip_protocol(p) for p in sorted(fs.ls(inner, detail=False))
+                     if p.endswith(".parquet")]
+    elif os.path.isdir(path):
+        files = [os.path.join(path, f) for f in sorted(os.listdir(path))
+                 if f.endswith(".parquet")]
+    else:
+        files = [path]
+    for f in files:
+        if not f.endswith(".parquet"):
+            raise ValueError(f"source files must be .npy tuples or .parquet files, got {f!r}")
+    return files
 
 
 _CHUNK_KEYS = ("X", "y", "sample_weight", "qid", "base_margin")
