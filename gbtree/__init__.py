@@ -17,9 +17,11 @@ from .explaining.plotting import plot_importance, plot_metric, plot_tree
 from .boosting.metrics import ndcg_at_k
 from .estimators.scorers import make_ndcg_scorer
 from .estimators.cv import cv
+from .estimators.onnx_pipelines import register_skl2onnx
 from .sklearn import GBTClassifier, GBTRanker, GBTRegressor
 
 __version__ = "0.1.0"
 __all__ = ["ExternalData", "GBTClassifier", "GBTRanker", "GBTRegressor", "cv", "load_model",
            "make_ndcg_scorer",
-           "ndcg_at_k", "plot_importance", "plot_metric", "plot_tree", "__version__"]
+           "ndcg_at_k", "plot_importance", "plot_metric", "plot_tree", "register_skl2onnx",
+           "__version__"]

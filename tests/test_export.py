@@ -124,3 +124,50 @@ def test_treelite_matches_gtil(data, models):
         want_raw = est._raw_predict(X)
         np.testing.assert_allclose(raw.reshape(want_raw.shape), want_raw, rtol=1e-12,
                                    atol=1e-12, err_msg=name)
+
+
+# ---------------------------------------------------------------- skl2onnx pipelines
+
+@pytest.mark.parametrize("kind", ["regressor", "poisson", "binary", "multiclass", "ranker",
+                                  "categorical"])
+def test_skl2onnx_converts_pipelines_that_hold_an_estimator(data, models, kind):
+    # registered with skl2onnx, an estimator converts inside a pipeline: onnxruntime
+    # matches predict_proba within 1e-5 and predict relatively
+    skl2onnx = pytest.importorskip("skl2onnx", reason="skl2onnx is in the test extra")
+    from sklearn.base import clone
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import FunctionTransformer, StandardScaler
+    import gbtree
+    gbtree.register_skl2onnx()
+    X, y = data
+    X = X.astype(np.float32)
+    if kind == "categorical":   # codes, and a column of target statistics (many values)
+        rng = np.random.RandomState(3)
+        X = X.copy()
+        X[:, 3], X[:, 4] = rng.randint(0, 6, X.shape[0]), rng.randint(0, 80, X.shape[0])
+        X[::11, 4] = np.nan
+        est = GBTClassifier(n_estimators=25, max_depth=4, categorical_features=[3, 4])
+        target = (X[:, 3] % 2 == 0) ^ (np.nan_to_num(X[:, 0]) > 0)
+        pipe = Pipeline([("same", FunctionTransformer()), ("gbt", est)]).fit(X, target)
+    else:
+        est = clone(models[kind])
+        pipe = Pipeline([("scale", StandardScaler()), ("gbt", est)])
+        fit = {"gbt__qid": np.repeat(np.arange(100), 10)} if kind == "ranker" else {}
+        target = {"binary": np.where(y > 0, "yes", "no"),
+                  "multiclass": np.digitize(y, [-1, 0, 1]), "poisson": np.exp(y / 3),
+                  "ranker": np.clip(np.digitize(y, [-1, 0, 1]), 0, 3)}.get(kind, y)
+        pipe.fit(X, target, **fit)
+    classifier = hasattr(pipe, "predict_proba")
+    options = {id(pipe[-1]): {"zipmap": False}} if classifier else None
+    onx = skl2onnx.to_onnx(pipe, X[:1], options=options)
+    session = onnxruntime.InferenceSession(onx.SerializeToString())
+    out = session.run(None, {session.get_inputs()[0].name: X})
+    if classifier:
+        np.testing.assert_allclose(out[1], pipe.predict_proba(X), rtol=0, atol=1e-5)
+        np.testing.assert_array_equal(out[0], pipe.predict(X))
+        # skl2onnx's default ZipMap: a dict of class probabilities per row
+        zipped = onnxruntime.InferenceSession(skl2onnx.to_onnx(pipe, X[:1]).SerializeToString())
+        first = zipped.run(None, {zipped.get_inputs()[0].name: X[:1]})[1][0]
+        assert sorted(first) == sorted(pipe.classes_.tolist())
+    else:
+        np.testing.assert_allclose(out[0][:, 0], pipe.predict(X), rtol=1e-5, atol=1e-5)

@@ -71,14 +71,43 @@ def _feature_values(est, f):
 
 
 # ---------------------------------------------------------------------- ONNX
+def _onnx():
+    try:
+        import onnx
+    except ImportError as exc:
+        raise ImportError("to_onnx needs the onnx package: pip install gbtree[onnx]") from exc
+    return onnx
+
+
 def to_onnx(est):
     """The estimator as an ``onnx.ModelProto`` on the ONNX-ML operators (see
     ``_GBTModel.to_onnx``)."""
-    try:
-        import onnx
-        from onnx import TensorProto, helper, numpy_helper
-    except ImportError as exc:
-        raise ImportError("to_onnx needs the onnx package: pip install gbtree[onnx]") from exc
+    onnx = _onnx()
+    from onnx import TensorProto, helper
+    graph_nodes, inits, outputs, width = _graph(est, ML_OPSET)
+    graph = helper.make_graph(
+        graph_nodes, f"gbtree_{type(est).__name__}",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, width])],
+        outputs, initializer=inits)
+    model = helper.make_model(graph, producer_name="gbtree", opset_imports=[
+        helper.make_opsetid("", OPSET), helper.make_opsetid("ai.onnx.ml", ML_OPSET)])
+    model.ir_version = 9
+    onnx.checker.check_model(model)
+    return model
+
+
+# the opsets to_onnx's models import; the trees need ai.onnx.ml 3, LabelEncoder's
+# float64 tensors (categorical columns) 4
+OPSET, ML_OPSET = 18, 4
+
+
+def _graph(est, ml_opset):
+    """(nodes, initializers, outputs, the width of X) of the estimator's ONNX graph:
+    input ``X`` (float32), outputs ``variable`` or ``label`` and ``probabilities``.
+    Below ``ai.onnx.ml`` 4 a categorical column is mapped by standard operators
+    (each value against every category) instead of a LabelEncoder."""
+    _onnx()
+    from onnx import TensorProto, helper, numpy_helper
     check_is_fitted(est, "_ensemble")
     transform = _transform(est)
     # the trees predict uses
@@ -105,12 +134,31 @@ def to_onnx(est):
                           const(f"axis{j}", [1])], [col]))
             if j in encoder.columns or j >= width:
                 _, keys, values, default = _feature_values(est, j)
+                if ml_opset >= 4:
+                    graph_nodes.append(helper.make_node(
+                        "LabelEncoder", [col], [f"mapped{j}"], domain="ai.onnx.ml",
+                        keys_tensor=numpy_helper.from_array(keys, f"keys{j}"),
+                        values_tensor=numpy_helper.from_array(values, f"values{j}"),
+                        default_tensor=numpy_helper.from_array(np.array([default]),
+                                                               f"default{j}")))
+                else:   # (the category equal to the value, if any: its value, else default)
+                    graph_nodes += [
+                        helper.make_node("Equal", [col, const(f"keys{j}", keys[None, :])],
+                                         [f"eq{j}"]),
+                        helper.make_node("Cast", [f"eq{j}"], [f"eqi{j}"], to=TensorProto.INT32),
+                        helper.make_node("ArgMax", [f"eqi{j}"], [f"at{j}"], axis=1, keepdims=0),
+                        helper.make_node("ReduceMax", [f"eqi{j}", const(f"ax{j}", [1])],
+                                         [f"hit{j}"], keepdims=1),
+                        helper.make_node("Gather", [const(f"values{j}", values), f"at{j}"],
+                                         [f"val{j}"]),
+                        helper.make_node("Unsqueeze", [f"val{j}", const(f"ax1{j}", [1])],
+                                         [f"valc{j}"]),
+                        helper.make_node("Cast", [f"hit{j}"], [f"found{j}"],
+                                         to=TensorProto.BOOL),
+                        helper.make_node("Where", [f"found{j}", f"valc{j}",
+                                                   const(f"default{j}", np.array([default]))],
+                                         [f"mapped{j}"])]
                 graph_nodes += [
-                    helper.make_node("LabelEncoder", [col], [f"mapped{j}"], domain="ai.onnx.ml",
-                                     keys_tensor=numpy_helper.from_array(keys, f"keys{j}"),
-                                     values_tensor=numpy_helper.from_array(values, f"values{j}"),
-                                     default_tensor=numpy_helper.from_array(
-                                         np.array([default]), f"default{j}")),
                     helper.make_node("IsNaN", [col], [f"nan{j}"]),
                     helper.make_node("Where", [f"nan{j}", col, f"mapped{j}"], [f"enc{j}"])]
                 col = f"enc{j}"
@@ -166,15 +214,34 @@ def to_onnx(est):
         graph_nodes.append(helper.make_node("Exp" if transform == "exp" else "Identity",
                                             ["raw"], ["variable"]))
         outputs = [helper.make_tensor_value_info("variable", TensorProto.FLOAT, [None, 1])]
-    graph = helper.make_graph(
-        graph_nodes, f"gbtree_{type(est).__name__}",
-        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, width])],
-        outputs, initializer=inits)
-    model = helper.make_model(graph, producer_name="gbtree", opset_imports=[
-        helper.make_opsetid("", 18), helper.make_opsetid("ai.onnx.ml", 4)])
-    model.ir_version = 9
-    onnx.checker.check_model(model)
-    return model
+    return graph_nodes, inits, outputs, width
+
+
+def skl2onnx_convert(scope, operator, container):
+    """skl2onnx's converter of an estimator: ``_graph``'s nodes added to the
+    container, its names made unique in the scope, ``X`` and the outputs the
+    operator's variables."""
+    from onnx import TensorProto, helper
+    ml_opset = 3   # (skl2onnx's converters stay at ai.onnx.ml 3)
+    nodes, inits, outputs, _ = _graph(operator.raw_operator, ml_opset)
+    prefix = scope.get_unique_variable_name("gbtree")
+    names = {"X": operator.inputs[0].full_name}
+    names.update(zip([o.name for o in outputs], [v.full_name for v in operator.outputs]))
+
+    def name(n):
+        return names.get(n, f"{prefix}_{n}") if n else n
+    for t in inits:
+        copy = TensorProto()
+        copy.CopyFrom(t)
+        copy.name = name(t.name)
+        container.initializers.append(copy)
+    for node in nodes:
+        ml = node.domain == "ai.onnx.ml"
+        container.add_node(node.op_type, [name(i) for i in node.input],
+                           [name(o) for o in node.output], op_domain=node.domain,
+                           op_version=ml_opset if ml else OPSET,
+                           name=scope.get_unique_operator_name(node.op_type),
+                           **{a.name: helper.get_attribute_value(a) for a in node.attribute})
 
 
 # ---------------------------------------------------------------------- Treelite
