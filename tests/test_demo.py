@@ -8,15 +8,29 @@ import pytest
 from gbtree.__main__ import main
 
 
-def test_demo_prints_a_sane_row_per_data_set(capsys):
+def test_demo_prints_sane_rows_per_data_set(capsys):
     assert main(["--n-estimators", "20", "--n-jobs", "1"]) == 0
     out = capsys.readouterr().out
-    rows = {m.group(1): float(m.group(2))
-            for m in re.finditer(r"^(\w+) \(.*?\)\s+\S+\s+([\d.]+)", out, flags=re.M)}
+    rows, current = {}, None
+    for line in out.splitlines():
+        named = re.match(r"^(\w+) \(", line)
+        if named:
+            current = named.group(1)
+        elif line.startswith("  ") and current:
+            # gbtree's and HGB's mean +- standard deviation, then the fit seconds
+            pairs = re.findall(r"(\d+\.\d+) \+-(\d+\.\d+)", line)
+            times = line.split()[-2:]
+            assert len(pairs) == 2, line
+            values = [float(v) for pair in pairs for v in pair] + [float(t) for t in times]
+            rows.setdefault(current, []).append(values)
     assert set(rows) == {"breast_cancer", "digits", "diabetes"}, out
-    assert rows["breast_cancer"] > 0.95     # AUC
-    assert rows["digits"] > 0.85            # accuracy over 10 classes
-    assert rows["diabetes"] < 70            # RMSE (the target's standard deviation is 77)
+    assert all(len(r) == 2 for r in rows.values())   # same settings, then the defaults
+    for same, defaults in rows.values():
+        assert same[1] >= 0 and defaults[1] >= 0 and same[4] > 0 and same[5] > 0
+    assert rows["breast_cancer"][0][0] > 0.95     # AUC
+    assert rows["digits"][0][0] > 0.85            # accuracy over 10 classes
+    assert rows["diabetes"][0][0] < 70            # RMSE (the target's standard deviation is 77)
+    assert "5-fold cross-validation" in out
 
 
 def test_the_demo_gives_scikit_learn_the_same_threads(monkeypatch, capsys):
