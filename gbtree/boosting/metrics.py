@@ -32,7 +32,7 @@ class Metric:
     func: Callable
     greater_is_better: bool = False
     needs_group: bool = False
-    tasks: frozenset = None   # the model tasks it applies to (None: any, for callables)
+    tasks: frozenset | None = None   # the model tasks it applies to (None: any, for callables)
 
     def __call__(self, y, pred, sample_weight=None, group_ptr=None):
         if not self.needs_group:

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit, softmax
 
-from ..kernels import _objectives
+from ..kernels import _objectives  # type: ignore[attr-defined]
 
 _EPS = 1e-15
 
@@ -109,7 +109,7 @@ _NOT_STATE = ("group_ptr", "group_ids", "_last_ranking")
 class Objective:
     """Interface of a loss; see the subclasses."""
 
-    name = None
+    name: str | None = None
     task = "regression"    # what eval metrics apply: regression, binary, multiclass, ranking
     n_outputs = 1
     default_metric = "rmse"
@@ -117,7 +117,7 @@ class Objective:
     infinite_y = False     # labels may hold inf (an interval without upper bound)
     summable_start = False  # F0 from sums over parts of the rows (start_sums)
     y_columns = 0          # the columns of a 2-D y (0: y is 1-D)
-    _kernel_args = ()
+    _kernel_args: tuple = ()
 
     def init_raw(self, y, sample_weight):
         """Starting raw prediction F0, shape (n_outputs,)."""

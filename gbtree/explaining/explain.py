@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from . import _treeshap
+from . import _treeshap  # type: ignore[attr-defined]
 from ..kernels._threads import call_threads
 from ..data.binning import kernel_array
 from ..data.validation import check_base_margin

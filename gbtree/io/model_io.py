@@ -34,7 +34,7 @@ HEADER_MEMBER = "model.json"
 # a deflated member expands at most ~1032 times (zlib's limit); beyond that it lies
 _DEFLATE_RATIO = 1100
 # the estimator classes a document may name, by name (sklearn.py registers them)
-ESTIMATORS = {}
+ESTIMATORS: dict[str, type] = {}
 
 
 def estimator_class(cls):
