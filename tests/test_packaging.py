@@ -20,7 +20,7 @@ def test_the_wheel_holds_no_kernel_sources_or_test_references():
     assert sources == []
     if files:       # installed from a wheel: the extensions and the schema are there
         names = {f.name for f in files}
-        assert "model-format.schema.json" in names
+        assert "model-format.schema.json" in names and "py.typed" in names   # (PEP 561)
         assert any(n.startswith("_predictor.") and n.endswith((".so", ".pyd")) for n in names)
         # and the licence, beside the metadata
         assert any(f.name == "LICENSE" and ".dist-info" in f.parts[0] for f in dist.files)

@@ -4,9 +4,14 @@ import functools
 import math
 import numbers
 import re
+from typing import Any
 
 import numpy as np
 from sklearn.utils.class_weight import compute_class_weight
+
+# the type hints' name for the data the estimators take: any array, frame or sparse
+# matrix that their checks accept (and name when they do not)
+ArrayLike = Any
 
 
 

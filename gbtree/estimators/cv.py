@@ -1,6 +1,9 @@
 """``gbtree.cv``: k-fold cross-validation of an estimator's rounds, with early stopping
 on the folds' mean metric (what ``xgb.cv``, ``lgb.cv`` and ``catboost.cv`` give)."""
+from __future__ import annotations
+
 import numbers
+from typing import Any
 
 import numpy as np
 from sklearn.base import clone, is_classifier
@@ -8,10 +11,13 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import _safe_indexing
 
 from ..boosting.metrics import eval_metrics
+from ..data.validation import ArrayLike
 
 
-def cv(estimator, X, y, *, nfold=5, folds=None, stratified=None, qid=None, sample_weight=None,
-       early_stopping_rounds=None, shuffle=True, seed=0, eval_train=True, as_pandas=True):
+def cv(estimator: Any, X: ArrayLike, y: ArrayLike, *, nfold: int = 5, folds: Any = None,
+       stratified: bool | None = None, qid: ArrayLike = None, sample_weight: ArrayLike = None,
+       early_stopping_rounds: int | None = None, shuffle: bool = True, seed: int = 0,
+       eval_train: bool = True, as_pandas: bool = True) -> Any:
     """Cross-validate ``estimator``'s rounds: the mean and standard deviation over the
     folds of each ``eval_metric`` after every round.
 

@@ -1,6 +1,11 @@
 """The scikit-learn estimators ``GBTRegressor``, ``GBTClassifier`` and ``GBTRanker``:
 their own parameters, their labels and ``fit``/``predict``; what they share is in
 base.py, their shared parameters in params.py, the work in the boosting loop."""
+from __future__ import annotations
+
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
@@ -13,6 +18,7 @@ from ..boosting import objectives as _obj
 from ..boosting import ranking, survival
 from ..boosting.metrics import ndcg_at_k
 from ..data.external import ExternalData
+from ..data.validation import ArrayLike
 from ..data.queries import _check_group_weights, _pop_qid_column, _take, query_groups
 from ..data.validation import (_all_or_nothing, _check_choice, _check_list, _check_number,
                                _check_split, _is_str, check_base_margin, check_class_weight,
@@ -24,6 +30,9 @@ from ..predicting._predictor import binary_labels
 from . import params as _params
 from .base import _GBTModel
 from .external_fit import fit_external
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 @model_io.estimator_class
@@ -132,8 +141,9 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         return (float(value),)
 
     @_all_or_nothing
-    def fit(self, X, y=None, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
-            base_margin=None, base_margin_eval_set=None):
+    def fit(self, X: ArrayLike, y: ArrayLike = None, sample_weight: ArrayLike = None,
+            eval_set: list | None = None, sample_weight_eval_set: list | None = None,
+            base_margin: ArrayLike = None, base_margin_eval_set: list | None = None) -> Self:
         """Fit the model.
 
         Parameters
@@ -191,8 +201,9 @@ class GBTRegressor(RegressorMixin, _GBTModel):
             raise ValueError(f"{name}: y contains NaN or infinity")
         return y_val
 
-    def predict(self, X, iteration_range=None, *, base_margin=None, pred_contribs=False,
-                approx_contribs=False, pred_interactions=False):
+    def predict(self, X: ArrayLike, iteration_range: tuple[int, int] | None = None, *,
+                base_margin: ArrayLike = None, pred_contribs: bool = False,
+                approx_contribs: bool = False, pred_interactions: bool = False) -> np.ndarray:
         """Predicted values, shape (n_samples,), or (n_samples, n_alphas) for several
         ``quantile_alpha``, or (n_samples, n_targets) for a y of several columns.
 
@@ -208,7 +219,7 @@ class GBTRegressor(RegressorMixin, _GBTModel):
         raw = self._raw_predict(X, iteration_range, base_margin)   # checks that it is fitted
         return self._objective.transform(raw)
 
-    def staged_predict(self, X, base_margin=None):
+    def staged_predict(self, X: ArrayLike, base_margin: ArrayLike = None) -> Iterator[np.ndarray]:
         """Predictions after each round, as a generator of arrays."""
         for raw in self._staged_raw(X, base_margin):
             yield self._objective.transform(raw)
@@ -240,8 +251,9 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
         _params.set_shared(self, shared)
 
     @_all_or_nothing
-    def fit(self, X, y=None, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
-            base_margin=None, base_margin_eval_set=None):
+    def fit(self, X: ArrayLike, y: ArrayLike = None, sample_weight: ArrayLike = None,
+            eval_set: list | None = None, sample_weight_eval_set: list | None = None,
+            base_margin: ArrayLike = None, base_margin_eval_set: list | None = None) -> Self:
         """Fit the model.
 
         Parameters
@@ -323,20 +335,23 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
                              f"{np.unique(y_val[unknown])[:5]!r}")
         return codes.astype(np.float64)
 
-    def decision_function(self, X, iteration_range=None, *, base_margin=None):
+    def decision_function(self, X: ArrayLike, iteration_range: tuple[int, int] | None = None,
+                          *, base_margin: ArrayLike = None) -> np.ndarray:
         """Raw scores: log-odds of ``classes_[1]`` (binary, shape (n,)) or per-class (n, K);
         ``base_margin``: the rows' offsets (see :meth:`fit`)."""
         raw = self._raw_predict(X, iteration_range, base_margin)
         return raw[:, 0] if raw.shape[1] == 1 else raw
 
-    def predict_proba(self, X, iteration_range=None, *, base_margin=None):
+    def predict_proba(self, X: ArrayLike, iteration_range: tuple[int, int] | None = None, *,
+                      base_margin: ArrayLike = None) -> np.ndarray:
         """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order;
         ``base_margin``: the rows' offsets (see :meth:`fit`)."""
         raw = self._raw_predict(X, iteration_range, base_margin)   # checks that it is fitted
         return self._objective.transform(raw)
 
-    def predict(self, X, iteration_range=None, *, base_margin=None, pred_contribs=False,
-                approx_contribs=False, pred_interactions=False):
+    def predict(self, X: ArrayLike, iteration_range: tuple[int, int] | None = None, *,
+                base_margin: ArrayLike = None, pred_contribs: bool = False,
+                approx_contribs: bool = False, pred_interactions: bool = False) -> np.ndarray:
         """Most probable class label per row; ``base_margin``: the rows' offsets (see
         :meth:`fit`); ``pred_contribs``, ``approx_contribs``, ``pred_interactions``:
         see :meth:`to_shap`."""
@@ -349,12 +364,13 @@ class GBTClassifier(ClassifierMixin, _GBTModel):
             return binary_labels(raw, self.classes_)
         return self.classes_[np.argmax(raw, axis=1)]
 
-    def staged_predict_proba(self, X, base_margin=None):
+    def staged_predict_proba(self, X: ArrayLike,
+                             base_margin: ArrayLike = None) -> Iterator[np.ndarray]:
         """Class probabilities after each round, as a generator."""
         for raw in self._staged_raw(X, base_margin):
             yield self._objective.transform(raw)
 
-    def staged_predict(self, X, base_margin=None):
+    def staged_predict(self, X: ArrayLike, base_margin: ArrayLike = None) -> Iterator[np.ndarray]:
         """Predicted labels after each round, as a generator."""
         for proba in self.staged_predict_proba(X, base_margin):
             yield self.classes_[np.argmax(proba, axis=1)]
@@ -461,9 +477,11 @@ class GBTRanker(_GBTModel):
         return X, qid
 
     @_all_or_nothing
-    def fit(self, X, y=None, *, group=None, qid=None, sample_weight=None, base_margin=None,
-            eval_set=None, eval_group=None, eval_qid=None, sample_weight_eval_set=None,
-            base_margin_eval_set=None):
+    def fit(self, X: ArrayLike, y: ArrayLike = None, *, group: ArrayLike = None,
+            qid: ArrayLike = None, sample_weight: ArrayLike = None, base_margin: ArrayLike = None,
+            eval_set: list | None = None, eval_group: list | None = None,
+            eval_qid: list | None = None, sample_weight_eval_set: list | None = None,
+            base_margin_eval_set: list | None = None) -> Self:
         """Fit the ranker.
 
         Parameters
@@ -504,11 +522,11 @@ class GBTRanker(_GBTModel):
                                  "from the data: y, group, qid, sample_weight and the base "
                                  "margins must be None")
 
-            def eval_sets(objective):
+            def eval_sets_of(objective):
                 return self._ranking_eval_sets(eval_set, eval_group, eval_qid,
                                                sample_weight_eval_set, objective)
 
-            return fit_external(self, GBTRanker, X, eval_sets)
+            return fit_external(self, GBTRanker, X, eval_sets_of)
         self.qid_column_ = qid if isinstance(qid, str) else None
         X, qid = self._split_qid_column(X, qid, "fit")
         X, y, sample_weight = self._validate_fit_data(X, y, sample_weight, y_numeric=True)
@@ -597,8 +615,9 @@ class GBTRanker(_GBTModel):
             ev.group_ptr = ptr
         return sets
 
-    def predict(self, X, iteration_range=None, *, base_margin=None, pred_contribs=False,
-                approx_contribs=False, pred_interactions=False):
+    def predict(self, X: ArrayLike, iteration_range: tuple[int, int] | None = None, *,
+                base_margin: ArrayLike = None, pred_contribs: bool = False,
+                approx_contribs: bool = False, pred_interactions: bool = False) -> np.ndarray:
         """Ranking scores, shape (n_samples,), in the rows' order (higher ranks first).
 
         With ``qid="column"`` at fit, a DataFrame's query-id column is dropped.
@@ -611,13 +630,14 @@ class GBTRanker(_GBTModel):
             return explain.predict_explained(self, X, iteration_range, mode, base_margin)
         return self._raw_predict(X, iteration_range, base_margin)[:, 0]
 
-    def staged_predict(self, X, base_margin=None):
+    def staged_predict(self, X: ArrayLike, base_margin: ArrayLike = None) -> Iterator[np.ndarray]:
         """Scores after each round, as a generator of arrays."""
         X, _ = self._split_qid_column(X, None, "staged_predict")
         for raw in self._staged_raw(X, base_margin):
             yield raw[:, 0]
 
-    def score(self, X, y, qid=None, group=None, sample_weight=None):
+    def score(self, X: ArrayLike, y: ArrayLike, qid: ArrayLike = None, group: ArrayLike = None,
+              sample_weight: ArrayLike = None) -> float:
         """Mean NDCG@10 over the queries (gain as ``ndcg_exp_gain``; a query without
         relevant documents scores 1; tied scores share their positions).
 

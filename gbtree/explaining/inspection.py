@@ -2,17 +2,35 @@
 each row, the node table, text dumps, the dictionary ``shap`` reads, and its model
 file and exports. Thin wrappers: tree.py walks the trees, explain.py makes the SHAP
 dictionary, model_io.py and export.py write the files."""
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from sklearn.utils.validation import check_is_fitted
 
 from . import explain
 from ..io import model_io
 from ..kernels._threads import call_threads
+from ..data.validation import ArrayLike
+
+if TYPE_CHECKING:
+    import numpy as np
+    import onnx
+    import pandas as pd
+    import treelite
+    from typing_extensions import Self
 
 
 class ModelAccess:
     """The inspection and model-file methods of the estimators (mixed into them)."""
+
+    # what the methods read of the estimator they are mixed into
+    _ensemble: Any
+    _absent: Any
+    _output_names: Any
+    _validate_predict_data: Any
+    n_jobs: Any
 
     # ------------------------------------------------------------------ inspecting the model
     # Thin wrappers over TreeEnsemble (tree.py), which walks the trees.
@@ -26,7 +44,7 @@ class ModelAccess:
             return encoder.feature_names(None if names is None else list(names))
         return names
 
-    def get_score(self, importance_type="weight"):
+    def get_score(self, importance_type: str = "weight") -> dict[str, float]:
         """Importance per feature, as XGBoost's ``Booster.get_score``.
 
         Parameters
@@ -47,7 +65,7 @@ class ModelAccess:
         names = self._inspect_names()   # checks that the model is fitted
         return self._ensemble.get_score(importance_type, names)
 
-    def apply(self, X):
+    def apply(self, X: ArrayLike) -> np.ndarray:
         """Leaf reached by each row in each tree.
 
         Returns
@@ -81,7 +99,7 @@ class ModelAccess:
         """
         return explain.to_shap(self, iteration_range)
 
-    def trees_to_dataframe(self):
+    def trees_to_dataframe(self) -> pd.DataFrame:
         """One row per node of every tree, as a pandas DataFrame (needs pandas).
 
         Columns: ``tree``, ``node`` (id within the tree, as in ``apply``),
@@ -96,7 +114,7 @@ class ModelAccess:
         names = self._inspect_names()
         return self._ensemble.to_dataframe(names, self._output_names())
 
-    def get_dump(self, with_stats=True):
+    def get_dump(self, with_stats: bool = True) -> list[str]:
         """The trees as text, one string per tree, in XGBoost's text-dump format::
 
             0:[f2<=0.5] yes=1,no=2,missing=1 gain=25.6 cover=8
@@ -108,7 +126,8 @@ class ModelAccess:
         names = self._inspect_names()   # checks that the model is fitted
         return self._ensemble.dump(names, with_stats)
 
-    def dump_model(self, fout=None, with_stats=True):
+    def dump_model(self, fout: str | os.PathLike | None = None,
+                   with_stats: bool = True) -> str:
         """All trees as one text (``booster[t]:`` before each tree's dump); also
         written to the path ``fout`` when given."""
         text = "".join(f"booster[{t}]:\n{tree}" for t, tree in
@@ -124,24 +143,25 @@ class ModelAccess:
 
     # ------------------------------------------------------------------ model files
     # The format and its checks are in model_io.py (docs/model-format.md).
-    def save_model(self, fname, format=None):
+    def save_model(self, fname: str | os.PathLike | BinaryIO | TextIO,
+                   format: str | None = None) -> None:
         """Save the fitted model to ``fname``, a path or a file object: ``format``
         "json" (exact, diffable) or "binary" (compact); by default JSON for a path
         ending in ``.json``, else binary. Both load back exactly (``load_model``)."""
         model_io.save_model(self, fname, format)
 
-    def save_raw(self, format="binary"):
+    def save_raw(self, format: str = "binary") -> bytes:
         """The model file's bytes (``format`` "binary" or "json"), without a file:
         ``gbtree.load_model`` takes them back."""
         return model_io.model_bytes(self, format)
 
-    def load_model(self, fname):
+    def load_model(self, fname: str | os.PathLike | BinaryIO | bytes) -> Self:
         """Replace this estimator by the model saved in ``fname`` (a path, a file
         object or the file's bytes; of this class); returns self.
         ``gbtree.load_model(fname)`` returns a new estimator."""
         return model_io.load_model(fname, into=self)
 
-    def to_onnx(self):
+    def to_onnx(self) -> onnx.ModelProto:
         """The model as an ``onnx.ModelProto`` on the ONNX-ML tree ensemble operators
         (needs ``gbtree[onnx]``): input ``X`` (float32, n_features columns, NaN for
         missing), outputs ``variable`` (regressors, rankers) or ``label`` and
@@ -149,7 +169,7 @@ class ModelAccess:
         from ..io.export import to_onnx
         return to_onnx(self)
 
-    def to_treelite(self):
+    def to_treelite(self) -> treelite.Model:
         """The model as a ``treelite.Model`` (needs ``gbtree[treelite]``)."""
         from ..io.export import to_treelite
         return to_treelite(self)

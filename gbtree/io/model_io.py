@@ -9,6 +9,8 @@ little-endian bytes. Integer node fields are written in the narrowest integer ty
 that holds them and widened on loading. Pickles carry the same document with Python values in place (pickle keeps
 them), and are restored through the same checks.
 """
+from __future__ import annotations
+
 import io
 import json
 import numbers
@@ -17,6 +19,7 @@ import re
 import struct
 import zipfile
 import zlib
+from typing import Any, BinaryIO, TextIO
 
 import numpy as np
 
@@ -523,7 +526,8 @@ def _check_attributes(est, name):
 
 
 # ---------------------------------------------------------------------- files
-def save_model(est, fname, format=None):
+def save_model(est: Any, fname: str | os.PathLike | BinaryIO | TextIO,
+               format: str | None = None) -> None:
     """Write the fitted ``est`` to ``fname``, a path or a file object: ``format``
     "json" (exact, diffable JSON) or "binary" (a zip: ``model.json`` and the arrays'
     raw bytes); by default JSON for a path ending in ``.json``, else binary."""
@@ -656,7 +660,7 @@ def _read_binary(data):
     return doc, Decoder("binary", members, limit=_DEFLATE_RATIO * len(data) + 64)
 
 
-def load_model(fname, into=None):
+def load_model(fname: str | os.PathLike | BinaryIO | bytes, into: Any = None) -> Any:
     """The fitted estimator saved in ``fname`` (see ``save_model``): a path, a file
     object or the file's bytes, in either encoding; ``into``: load it into that
     estimator (of the same class) instead of a new one."""
