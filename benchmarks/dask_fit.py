@@ -11,7 +11,9 @@ single-threaded worker processes, has the workers load the training rows from
 the files in ``--partitions`` row blocks (persisted before the clock starts),
 and fits a binary classifier of ``--rounds`` depthwise trees of depth
 ``--depth`` (gbtree and XGBoost ``max_depth``; LightGBM ``max_depth`` and
-``num_leaves = 2**depth``), learning rate, 256 bins, L2 1, min child weight 1.
+``num_leaves = 2**depth``), or with ``--lossguide`` best-first trees of
+``--leaves`` leaves and no depth limit, learning rate, 256 bins, L2 1, min child
+weight 1.
 ``gbtree-local`` is gbtree's own fit of the same rows in one process on
 ``--workers`` threads, for reference. ``gbtree-quantized`` and
 ``lightgbm-quantized`` train on quantised gradients (``grad_quant_bins`` and
@@ -39,9 +41,22 @@ LIBS = ("gbtree", "xgboost", "lightgbm", "gbtree-local", "gbtree-quantized",
 
 def add_arguments(p, name):
     p.add_argument("--depth", type=int, default=8, help="tree depth (default 8)")
+    p.add_argument("--lossguide", action="store_true",
+                   help="best-first trees of --leaves leaves, no depth limit, instead")
     p.add_argument("--partitions", type=int, default=8, help="row blocks (default 8)")
     p.add_argument("--workers", type=int, default=2,
                    help="single-threaded worker processes (default 2)")
+
+
+def _shape(lib, spec):
+    """A library's tree parameters: depthwise trees of depth ``depth`` (LightGBM's with
+    ``2**depth`` leaves), or with ``lossguide`` best-first trees of ``leaves`` leaves."""
+    D, L = spec["depth"], spec["leaves"]
+    lightgbm = lib.startswith("lightgbm")
+    if spec["lossguide"]:
+        return (dict(max_depth=-1, num_leaves=L) if lightgbm
+                else dict(grow_policy="lossguide", max_leaves=L, max_depth=0))
+    return dict(max_depth=D, num_leaves=2 ** D) if lightgbm else dict(max_depth=D)
 
 
 def resolve_libs(text):
@@ -64,6 +79,7 @@ def run(name, args, bench):
     for lib in bench.libs:
         log(f"{lib}")
         spec = dict(lib=lib, data=data, rounds=args.rounds, depth=args.depth,
+                    lossguide=args.lossguide, leaves=args.leaves,
                     partitions=args.partitions, workers=args.workers,
                     learning_rate=args.learning_rate, seed=args.seed, quant_bins=QUANT_BINS)
         proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), json.dumps(spec)],
@@ -88,7 +104,8 @@ def run(name, args, bench):
     header = (f"higgs-like, {args.rows:,} train rows in {args.partitions} partitions, "
               f"{args.test_rows:,} test rows; LocalCluster of {args.workers} single-threaded "
               f"workers (gbtree-local: one process, {args.workers} threads); {args.rounds} "
-              f"trees of depth {args.depth}, lr {args.learning_rate}")
+              + (f"trees of {args.leaves} leaves (lossguide)" if args.lossguide
+                 else f"trees of depth {args.depth}") + f", lr {args.learning_rate}")
     return {"header": header, "table": table}
 
 
@@ -101,13 +118,13 @@ def _child(spec):
     from sklearn.metrics import roc_auc_score
 
     lib, data = spec["lib"], spec["data"]
-    R, D, lr = spec["rounds"], spec["depth"], spec["learning_rate"]
+    R, lr = spec["rounds"], spec["learning_rate"]
     X_test, y_test = np.load(data["X_test"]), np.load(data["y_test"])
     if lib == "gbtree-local":
         from gbtree import GBTClassifier
         X, y = np.load(data["X_train"], mmap_mode="r"), np.load(data["y_train"])
-        model = GBTClassifier(n_estimators=R, max_depth=D, learning_rate=lr,
-                              n_jobs=spec["workers"], random_state=spec["seed"])
+        model = GBTClassifier(n_estimators=R, learning_rate=lr, n_jobs=spec["workers"],
+                              random_state=spec["seed"], **_shape(lib, spec))
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         t = time.perf_counter()
         model.fit(X, y)
@@ -148,19 +165,19 @@ def _child(spec):
         stats = {}
         if lib in ("gbtree", "gbtree-quantized"):
             from gbtree.dask import DaskGBTClassifier
-            model = DaskGBTClassifier(n_estimators=R, max_depth=D, learning_rate=lr,
-                                      random_state=spec["seed"])
+            model = DaskGBTClassifier(n_estimators=R, learning_rate=lr,
+                                      random_state=spec["seed"], **_shape(lib, spec))
             if lib == "gbtree-quantized":
                 model.set_params(grad_quant_bins=spec["quant_bins"])
         elif lib == "xgboost":
             from xgboost.dask import DaskXGBClassifier
-            model = DaskXGBClassifier(n_estimators=R, max_depth=D, learning_rate=lr,
+            model = DaskXGBClassifier(n_estimators=R, learning_rate=lr, **_shape(lib, spec),
                                       tree_method="hist", max_bin=256, reg_lambda=1.0,
                                       min_child_weight=1.0, n_jobs=1)
             model.client = client
         else:
             from lightgbm import DaskLGBMClassifier
-            model = DaskLGBMClassifier(n_estimators=R, max_depth=D, num_leaves=2 ** D,
+            model = DaskLGBMClassifier(n_estimators=R, **_shape(lib, spec),
                                        learning_rate=lr, max_bin=255, reg_lambda=1.0,
                                        min_child_weight=1.0, min_child_samples=1,
                                        n_jobs=1, verbose=-1, client=client)
