@@ -109,6 +109,41 @@ def test_round_trip_through_bytes_and_file_objects(models, kind, format, tmp_pat
     assert named.read_bytes() == raw
 
 
+def test_split_columns_hold_the_splits_and_binary_members_are_stored(models, tmp_path):
+    from gbtree.io.model_io import SPLIT_FIELDS
+    est, _ = models["multiclass"]
+    nodes = est._ensemble.nodes
+    split = nodes["is_leaf"] == 0
+    assert 0 < split.sum() < len(nodes)
+    est.save_model(tmp_path / "m.json")
+    doc = json.loads((tmp_path / "m.json").read_text())
+    for field in nodes.dtype.names:
+        want = nodes[field][split] if field in SPLIT_FIELDS else nodes[field]
+        np.testing.assert_array_equal(_node_field(doc, field), want)
+    with zipfile.ZipFile(io.BytesIO(est.save_raw())) as zf:
+        assert {i.compress_type for i in zf.infolist()} == {zipfile.ZIP_STORED}
+
+
+def test_a_document_with_every_column_for_every_node_loads_as_version_2(models, tmp_path):
+    est, X = models["categorical"]
+    path = tmp_path / "m.json"
+    est.save_model(path)
+    nodes = est._ensemble.nodes
+
+    def every_node(doc):   # (the layout of versions 1 and 2; leaves' entries not read)
+        doc["format_version"] = 2
+        for field in nodes.dtype.names:
+            full = nodes[field].copy()
+            if field in ("threshold", "gain"):
+                full[nodes["is_leaf"] == 1] = 7.0
+            doc["ensemble"]["nodes"][field]["$array"].update(
+                dtype=full.dtype.str, shape=[len(full)], data=full.tolist())
+    _edit(path, every_node)
+    again = gbtree.load_model(path)
+    _same(vars(est), vars(again), "vars")
+    _same(_outputs(est, X), _outputs(again, X), "outputs")
+
+
 def test_what_save_and_load_refuse(models, tmp_path):
     est, _ = models["regressor"]
     with pytest.raises(ValueError, match="format must be 'binary' or 'json', got 'ubj'"):
@@ -244,6 +279,12 @@ def _node_field(doc, field):
     return doc["ensemble"]["nodes"][field]["$array"]["data"]
 
 
+def _append(doc, field, value):
+    array = doc["ensemble"]["nodes"][field]["$array"]
+    array["data"].append(value)
+    array["shape"] = [len(array["data"])]
+
+
 def _tree_size(doc, t):
     ptr = doc["ensemble"]["tree_ptr"]["$array"]["data"]
     return ptr[t + 1] - ptr[t]
@@ -279,6 +320,10 @@ def _tree_size(doc, t):
      "ensemble.nodes.depth"),
     (lambda d: d["ensemble"]["nodes"]["count"]["$array"]["data"].append(1),
      "ensemble.nodes.count"),
+    (lambda d: _append(d, "gain", 1.0), "ensemble.nodes.gain"),
+    (lambda d: _append(d, "depth", 1), "ensemble.nodes.depth"),
+    (lambda d: _node_field(d, "is_leaf").__setitem__(0, 2), "ensemble.nodes.is_leaf"),
+    (lambda d: _node_field(d, "is_leaf").__setitem__(0, 1), "ensemble.nodes.threshold"),
     (lambda d: d["attributes"].__setitem__("n_estimators_", 7), "attributes.n_estimators_"),
     (lambda d: d["attributes"].__setitem__("classes_", d["attributes"]["n_features_in_"]),
      "attributes.classes_"),
@@ -374,7 +419,7 @@ def test_a_changed_byte_in_a_pickled_multiclass_model_is_refused(models):
     blob = pickle.dumps(est)
     ens = est._ensemble
     for array, new_first, field in [(ens.tree_class, 7, "ensemble.tree_class"),
-                                    (np.ascontiguousarray(ens.nodes["feature"]), 99,
+                                    (ens.nodes["feature"][ens.nodes["is_leaf"] == 0], 99,
                                      "ensemble.nodes.feature")]:
         at = blob.find(array.tobytes())
         assert at > 0 and blob.count(array.tobytes()) == 1

@@ -46,4 +46,4 @@ def _column(values, dtype, n):
     values = np.asarray(values)
     if n >= 0:
         values = np.broadcast_to(values, (n,))
-    return np.ascontiguousarray(values.reshape(-1)).astype(dtype)
+    return np.ascontiguousarray(values.reshape(-1)).astype(dtype, copy=False)

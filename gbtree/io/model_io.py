@@ -4,10 +4,12 @@ raw arrays, and read back with every field checked (docs/model-format.md).
 The document is a dict of plain values. Arrays are ``{"$array": {"dtype", "shape",
 "data"}}`` in JSON (floats written with ``repr``, non-finite ones as strings, so
 every value reads back to the same bits) and ``{"$array": {"dtype", "shape",
-"member"}}`` in the binary encoding, whose (deflated) zip member holds the raw
-little-endian bytes. Integer node fields are written in the narrowest integer type
-that holds them and widened on loading. Pickles carry the same document with Python values in place (pickle keeps
-them), and are restored through the same checks.
+"member"}}`` in the binary encoding, whose zip member holds the raw little-endian
+bytes (stored; deflated before format version 3). The split columns of the nodes
+hold the splits' entries only, and integer node fields are written in the narrowest
+integer type that holds them and widened on loading. Pickles carry the same document
+with Python values in place (pickle keeps them), and are restored through the same
+checks.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import numpy as np
 
 from ..boosting import objectives as _obj
 from ..boosting import ranking, survival
+from ..growing._nodes import node_records
 from ..kernels._threads import effective_n_threads
 from ..kernels._ranking import KINDS as RANKING_KINDS
 from ..kernels._typedefs import NODE_DTYPE
@@ -32,9 +35,10 @@ from ..predicting.tree import TreeEnsemble
 from .values import Decoder, Encoder, Unsaved, bad
 
 FORMAT = "gbtree-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 HEADER_MEMBER = "model.json"
-# a deflated member expands at most ~1032 times (zlib's limit); beyond that it lies
+# a deflated member (files before version 3) expands at most ~1032 times (zlib's
+# limit); beyond that it lies
 _DEFLATE_RATIO = 1100
 # the estimator classes a document may name, by name (sklearn.py registers them)
 ESTIMATORS: dict[str, type] = {}
@@ -57,6 +61,9 @@ _OBJECTIVES = {
 }
 # the fitted model's parts, each a section of the document
 _ENSEMBLE_ATTRS = ("_ensemble", "_objective", "_bin_mapper", "_cat_encoder")
+# the node columns that hold the split nodes' entries only (in node order) from format
+# version 3 on: a leaf's are the node writer's constants
+SPLIT_FIELDS = ("threshold", "gain", "feature", "left", "right", "bin_threshold", "default_left")
 
 
 # ---------------------------------------------------------------------- estimator -> document
@@ -86,6 +93,7 @@ def to_document(est, mode):
     mapper = est._bin_mapper
     encoder = getattr(est, "_cat_encoder", None)
     nodes = ens.nodes
+    split = nodes["is_leaf"] == 0
     state = {k: v for k, v in objective.state().items() if k != "func"}
     if mode == "pickle" and "func" in vars(objective):
         state["func"] = objective.func
@@ -106,8 +114,9 @@ def to_document(est, mode):
             "base_score": enc(ens.base_score, "ensemble.base_score"),
             "tree_ptr": enc(narrow(ens.tree_ptr), "ensemble.tree_ptr"),
             "tree_class": enc(narrow(ens.tree_class), "ensemble.tree_class"),
-            "nodes": {f: enc(narrow(np.ascontiguousarray(nodes[f])), f"ensemble.nodes.{f}")
-                      for f in NODE_DTYPE.names},
+            "nodes": {f: enc(narrow(np.ascontiguousarray(
+                nodes[f][split] if f in SPLIT_FIELDS else nodes[f])), f"ensemble.nodes.{f}")
+                for f in NODE_DTYPE.names},
         },
         "bins": {k: enc(v, f"bins.{k}") for k, v in vars(mapper).items()
                  if k not in ("n_bins_", "bin_offsets_")},
@@ -137,7 +146,7 @@ def _widen(value, field, dtype):
     info = np.iinfo(dtype)
     if value.size and (value.min() < info.min or value.max() > info.max):
         raise bad(field, f"values outside the range of {np.dtype(dtype)}")
-    return value.astype(dtype)
+    return value.astype(dtype, copy=False)
 
 
 # ---------------------------------------------------------------------- document -> estimator
@@ -195,6 +204,7 @@ def from_document(doc, dec, into=None):
     be of the class the document names). Every field is checked before use."""
     name = check_header(doc)
     cls = ESTIMATORS[name]
+    version = doc["format_version"]
     if into is not None and not isinstance(into, cls):
         raise ValueError(f"the model file holds a {name}, not a {type(into).__name__}: load "
                          f"it with gbtree.load_model")
@@ -217,7 +227,7 @@ def from_document(doc, dec, into=None):
     except (TypeError, ValueError) as exc:
         raise bad("params", str(exc)) from None
 
-    ens = _ensemble(_get(doc, "ensemble", "ensemble", "dict"), dec)
+    ens = _ensemble(_get(doc, "ensemble", "ensemble", "dict"), dec, version)
     n_features, K = ens.n_features, ens.n_outputs
     est._ensemble = ens
     est._objective = _objective(_get(doc, "objective", "objective", "dict"), dec, K, name)
@@ -234,29 +244,42 @@ def from_document(doc, dec, into=None):
     return est
 
 
-def _ensemble(sec, dec):
+def _ensemble(sec, dec, version):
     n_features = _get(sec, "n_features", "ensemble.n_features", "int")
     arrays = {k: dec(_get(sec, k, f"ensemble.{k}"), f"ensemble.{k}")
               for k in ("base_score", "tree_ptr", "tree_class")}
-    fields = _get(sec, "nodes", "ensemble.nodes", "dict")
-    if set(fields) != set(NODE_DTYPE.names):
-        raise bad("ensemble.nodes", f"expected the fields {NODE_DTYPE.names}")
-    columns = {f: dec(fields[f], f"ensemble.nodes.{f}") for f in NODE_DTYPE.names}
-    n_nodes = None
-    for f in NODE_DTYPE.names:
-        dtype, field = NODE_DTYPE.fields[f][0], f"ensemble.nodes.{f}"
-        col = columns[f] = (_widen(columns[f], field, dtype) if dtype.kind in "iu" else
-                            _array(columns[f], field, dtype))
-        if n_nodes is not None and col.shape[0] != n_nodes:
-            raise bad(field, f"expected {n_nodes} entries, got {col.shape[0]}")
-        n_nodes = col.shape[0]
-    nodes = np.empty(n_nodes, dtype=NODE_DTYPE)
-    for f in NODE_DTYPE.names:
-        nodes[f] = columns[f]
     return TreeEnsemble.from_arrays(
-        n_features, arrays["base_score"], nodes,
+        n_features, arrays["base_score"],
+        _nodes(_get(sec, "nodes", "ensemble.nodes", "dict"), dec, version),
         _widen(arrays["tree_ptr"], "ensemble.tree_ptr", np.int64),
         _widen(arrays["tree_class"], "ensemble.tree_class", np.int32))
+
+
+def _nodes(fields, dec, version):
+    """The node records of the document's columns, built by the node writer (before
+    version 3 the split columns hold an entry for every node; the leaves' are not read)."""
+    if set(fields) != set(NODE_DTYPE.names):
+        raise bad("ensemble.nodes", f"expected the fields {NODE_DTYPE.names}")
+    columns = {}
+    for f in NODE_DTYPE.names:
+        dtype, field = NODE_DTYPE.fields[f][0], f"ensemble.nodes.{f}"
+        col = dec(fields[f], field)
+        columns[f] = _widen(col, field, dtype) if dtype.kind in "iu" else \
+            _array(col, field, dtype)
+    is_leaf = columns["is_leaf"]
+    if np.any(is_leaf > 1):
+        raise bad("ensemble.nodes.is_leaf", "expected 0 or 1")
+    split = np.flatnonzero(is_leaf == 0)
+    n_nodes, n_split = is_leaf.shape[0], split.shape[0]
+    for f in NODE_DTYPE.names:
+        size, whose = (n_split, "split") if f in SPLIT_FIELDS and version >= 3 else (n_nodes, "node")
+        if columns[f].shape[0] != size:
+            raise bad(f"ensemble.nodes.{f}", f"expected {size} entries (one per {whose}), got "
+                                             f"{columns[f].shape[0]}")
+    if version < 3:
+        columns.update({f: columns[f][split] for f in SPLIT_FIELDS})
+    return node_records(columns["value"], columns["cover"], columns["count"], columns["depth"],
+                        split, **{f: columns[f] for f in SPLIT_FIELDS})
 
 
 def _objective(sec, dec, n_outputs, estimator):
@@ -563,9 +586,9 @@ def model_bytes(est, format="binary"):
         _readable_json(doc)
     if not binary:
         return header.encode("utf-8")
-    # (deflate at its fastest level: a third of the raw size for trees, quick to read)
+    # (stored, not deflated: inflating took most of a load)
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED) as zf:
         zf.writestr(HEADER_MEMBER, header)
         for name, a in enc.members.items():
             zf.writestr(name, a.tobytes())
