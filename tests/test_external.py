@@ -517,9 +517,11 @@ def test_dart_grows_the_in_memory_trees(tmp_path, dart):
     assert not np.allclose(plain.predict(X), mem.predict(X))   # (trees were dropped)
 
 
-def test_constraints_grow_the_in_memory_trees(tmp_path):
+@pytest.mark.parametrize("objective", ["squared_error", "absolute_error", "huber"])
+def test_constraints_grow_the_in_memory_trees(tmp_path, objective):
+    # (refit leaves stay within their own bounds of the monotone constraints)
     X, y = integer_data(N, seed=6)
-    params = dict(PARAMS, max_depth=5, **CONSTRAINTS)
+    params = dict(PARAMS, max_depth=5, objective=objective, **CONSTRAINTS)
     ext = GBTRegressor(**params).fit(ExternalData(_chunked(X, y, sizes=(333, 1, 900)),
                                                   cache_dir=tmp_path, block_rows=256))
     mem = GBTRegressor(**params).fit(X, y)

@@ -123,7 +123,8 @@ class TreeBuilder:
         params = self.params
         sums, count, split = root
         unbounded = (-np.inf, np.inf)
-        nodes = [dict(sums=sums, count=int(count), depth=0, split=None, clip=unbounded)]
+        nodes = [dict(sums=sums, count=int(count), depth=0, split=None, bounds=unbounded,
+                      clip=unbounded)]
         children = {}
         level = [0]
         depth = 0
@@ -138,8 +139,10 @@ class TreeBuilder:
             for j, i in enumerate(level):
                 left, right = 2 * i + 1, 2 * i + 2
                 nodes[i]["split"] = (gains[j], f, b, default_left)
-                nodes += [dict(sums=child_sums[2 * j], depth=depth, clip=unbounded),
-                          dict(sums=child_sums[2 * j + 1], depth=depth, clip=unbounded)]
+                nodes += [dict(sums=child_sums[2 * j], depth=depth, bounds=unbounded,
+                               clip=unbounded),
+                          dict(sums=child_sums[2 * j + 1], depth=depth, bounds=unbounded,
+                               clip=unbounded)]
                 children[i] = (left, right)
                 build = left if 2 * j in built else right if 2 * j + 1 in built else -1
                 splits.append((i, f, b, default_left, left, right, build, child_sums[2 * j],
@@ -181,8 +184,8 @@ class TreeBuilder:
             leaves = list(values)
             best = self.refit(t, leaves, k)
             for i, v in zip(leaves, best):
-                if not np.isnan(v):   # (within the bounds of monotone constraints)
-                    lo, up = nodes[i]["clip"]
+                if not np.isnan(v):   # (within the leaf's bounds of monotone constraints)
+                    lo, up = nodes[i]["bounds"]
                     values[i] = out["value"][i] = learning_rate * min(max(v, lo), up)
         return out, values
 
