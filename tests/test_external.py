@@ -443,6 +443,39 @@ def test_leaf_budgets_and_lossguide_trees_grow_the_in_memory_trees(tmp_path, tre
     assert leaves.sum() == tree["max_leaves"] * mem._ensemble.n_trees
 
 
+@pytest.mark.parametrize("tree", [
+    dict(max_leaves=31),
+    dict(max_leaves=20, max_depth=5, colsample_bylevel=0.7, subsample=0.8),
+    dict(max_leaves=31, objective="absolute_error", monotone_constraints=[1, -1, 0, 0, 0]),
+    dict(max_leaves=31, grad_quant_bins=16),
+])
+def test_lossguide_splits_ahead_in_fewer_passes_and_grows_the_same_trees(tmp_path, monkeypatch,
+                                                                          tree):
+    # each pass over the blocks also splits the next open nodes under spare ids (those
+    # the order never reaches are merged back): the trees of one split a pass
+    import dataclasses
+    from gbtree.growing.grower_params import GrowerParams
+    from gbtree.growing.row_blocks import RowBlocks
+    X, y = integer_data(3000, seed=7)
+    params = dict(PARAMS, grow_policy="lossguide", **dict(dict(max_depth=0), **tree))
+    mem = GBTRegressor(**params).fit(X, y)
+    make, level = GrowerParams.from_boost.__func__, RowBlocks._level
+    passes = {}
+    for ahead in (1, 8):
+        monkeypatch.setattr(GrowerParams, "from_boost", classmethod(
+            lambda cls, p, ahead=ahead: dataclasses.replace(make(cls, p), split_ahead=ahead)))
+        calls = []
+        monkeypatch.setattr(RowBlocks, "_level", lambda self, t, splits: (
+            calls.append(len(splits)), level(self, t, splits))[1])
+        ext = GBTRegressor(**params).fit(ExternalData(_chunked(X, y, sizes=(333, 1, 900)),
+                                                      cache_dir=tmp_path, block_rows=256))
+        assert_same_trees(ext, mem)
+        passes[ahead] = len(calls)
+        assert max(calls) == (1 if ahead == 1 else 8)
+    assert passes[1] == np.sum(mem._ensemble.nodes["is_leaf"] == 0)   # (a pass a split)
+    assert passes[8] < passes[1] / 2
+
+
 @pytest.mark.parametrize("kind, params", [
     ("regressor", dict(max_depth=5, subsample=0.7, colsample_bylevel=0.6)),
     ("classifier", dict(max_depth=5, subsample=0.7, colsample_bylevel=0.6)),

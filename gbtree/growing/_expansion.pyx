@@ -29,6 +29,10 @@ class OpenNodes:
         del self.gains[k]
         return self.ids.pop(k)
 
+    def first(self, k):
+        """The first ``k`` open nodes in the expansion order, kept."""
+        return [self.ids[j] for j in sorted(range(len(self.ids)), key=self.order)[:k]]
+
     def pop_batch(self, room=None):
         """The nodes a level-wise grower splits together, taken out: lossguide the
         next one; depthwise (every key the same) the oldest ``room`` (all when

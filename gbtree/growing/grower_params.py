@@ -17,7 +17,7 @@ def check_pairs(shape, n_rows, n_outputs):
 @dataclass(frozen=True)
 class GrowerParams:
     """The parameters of one ``_expand_ahead.TreeGrower`` (validated by the estimators; see
-    sklearn.py for their meaning). The last seven fields are engine options: they
+    sklearn.py for their meaning). The last eight fields are engine options: they
     change how the grower works, never the trees it grows (the tests check that
     by growing with them on and off)."""
 
@@ -47,6 +47,7 @@ class GrowerParams:
     drop_hopeless: bool = True           # open nodes the leaf budget cannot reach are closed
     hist_memory_bytes: int = 128 * 2 ** 20   # histograms of open nodes kept up to this
     plain_scan: bool = True              # the vectorised scan of features without missing rows
+    split_ahead: int = 8                 # lossguide on row blocks: open nodes split a batch
 
     @property
     def penalties(self):

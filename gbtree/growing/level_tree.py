@@ -49,10 +49,19 @@ class TreeBuilder:
     With ``refit``, ``refit(t, leaves)`` gives the loss's own value of each leaf
     (``RowShard._refit``; NaN: keep the Newton value), as a local fit refits them."""
 
-    def __init__(self, level, thresholds, bin_offsets, params, renew=None, refit=None):
+    def __init__(self, level, thresholds, bin_offsets, params, renew=None, refit=None,
+                 moves=None):
         self.level = level
         self.renew = renew
         self.refit = refit
+        # lossguide, with ``moves`` (the holder's ``(rename, merge)``): each batch also
+        # splits the next open nodes (``params.split_ahead`` in all) under spare ids,
+        # kept until the order reaches them (renamed) or the tree ends (merged back).
+        # The trees are the same; a holder whose batch is an exchange makes fewer. Not
+        # with node-wise column samples or interaction constraints (keyed by node id).
+        self.moves = moves if (params.lossguide and params.max_leaves and
+                               params.split_ahead > 1 and params.colsample_bynode >= 1.0
+                               and not params.interaction_groups) else None
         self.thresholds, self.bin_offsets = thresholds, bin_offsets
         self.params = params
         self.monotone = (None if params.monotone_constraints is None
@@ -77,43 +86,95 @@ class TreeBuilder:
         if split is not None:
             opened.push(0, split[0])
         children = {}
+        ahead = {}   # node -> (its split, children, counts, best splits) made ahead
+        spare = iter(range(2 * params.max_leaves, 2 ** 31, 2))   # (ids of those children)
         n_leaves = 1
         while opened and not (params.max_leaves and n_leaves >= params.max_leaves):
             batch = opened.pop_batch(params.max_leaves - n_leaves if params.max_leaves else None)
             n_leaves += len(batch)
             # (the children may split: below the depth limit, with leaves to spare)
             room_left = not (params.max_leaves and n_leaves >= params.max_leaves)
-            splits = []
-            for i in batch:
-                gain, f, b, default_left, left_sums = nodes[i]["split"][:5]
+            if batch[0] in ahead:
+                i = batch[0]
+                split, made, counts, found = ahead.pop(i)
                 left, right = len(nodes), len(nodes) + 1
-                depth = nodes[i]["depth"] + 1
-                sums_l, sums_r = left_sums, nodes[i]["sums"] - left_sums
-                lo, up = nodes[i]["bounds"]
-                bounds = (lo, up, lo, up)
-                if self.monotone is not None:
-                    bounds = self.monotone.children_bounds(
-                        f, lo, up, self._weight(sums_l, (lo, up)),
-                        self._weight(sums_r, (lo, up)))
-                nodes += [dict(sums=sums_l, depth=depth, bounds=bounds[:2], clip=(lo, up)),
-                          dict(sums=sums_r, depth=depth, bounds=bounds[2:], clip=(lo, up))]
-                children[i] = (left, right)
-                # the child of the smaller hessian sum is built, the other derived
-                build = -1
-                if room_left and not (params.max_depth and depth >= params.max_depth):
-                    # (of a structure of several outputs: their summed hessians)
-                    hess_l, hess_r = np.sum(sums_l[..., 1]), np.sum(sums_r[..., 1])
-                    build = left if hess_l <= hess_r else right
-                splits.append((i, f, b, default_left, left, right, build, sums_l, sums_r,
-                               depth, bounds[:2], bounds[2:]))
+                self.moves[0](t, {split[4]: left, split[5]: right})
+                for old, new in ((split[4], left), (split[5], right)):
+                    if old in ahead:
+                        ahead[new] = ahead.pop(old)
+                made = [(dict(node, count=int(n), split=f if room_left else None))
+                        for node, n, f in zip(made, counts, found)]
+                self._open(nodes, children, opened, i, made)
+                continue
+            later = [] if self.moves is None or not room_left else \
+                self._ahead(nodes, opened, ahead, params.max_leaves - n_leaves)
+            splits, made = [], []
+            for k, (i, node) in enumerate([(i, nodes[i]) for i in batch] + later):
+                left = len(nodes) + 2 * k if k < len(batch) else next(spare)
+                split, pair = self._split(node, i, left, left + 1, room_left)
+                splits.append(split)
+                made.append(pair)
             counts, found = self.level(t, splits)
             for k, split in enumerate(splits):
-                for side, c in enumerate(split[4:6]):
-                    nodes[c]["count"] = int(counts[2 * k + side])
-                    nodes[c]["split"] = found[2 * k + side]
-                    if found[2 * k + side] is not None:
-                        opened.push(c, found[2 * k + side][0])
+                pair = [dict(node, count=int(counts[2 * k + side]), split=found[2 * k + side])
+                        for side, node in enumerate(made[k])]
+                if k < len(batch):
+                    self._open(nodes, children, opened, split[0], pair)
+                else:
+                    ahead[split[0]] = (split, made[k], counts[2 * k:2 * k + 2],
+                                       found[2 * k:2 * k + 2])
+        # (split ahead but left leaves: merged back, children before their parents)
+        for i, (split, *_) in sorted(ahead.items(), key=lambda item: -item[1][0][9]):
+            self.moves[1](t, i, split[4], split[5])
         return self._finish(t, nodes, children, learning_rate)
+
+    def _split(self, node, i, left, right, room_left):
+        """The split of open node ``node`` (id ``i``) into children ``left`` and
+        ``right``, as ``level`` takes it, and the children's nodes."""
+        params = self.params
+        gain, f, b, default_left, left_sums = node["split"][:5]
+        depth = node["depth"] + 1
+        sums_l, sums_r = left_sums, node["sums"] - left_sums
+        lo, up = node["bounds"]
+        bounds = (lo, up, lo, up)
+        if self.monotone is not None:
+            bounds = self.monotone.children_bounds(
+                f, lo, up, self._weight(sums_l, (lo, up)), self._weight(sums_r, (lo, up)))
+        pair = (dict(sums=sums_l, depth=depth, bounds=bounds[:2], clip=(lo, up)),
+                dict(sums=sums_r, depth=depth, bounds=bounds[2:], clip=(lo, up)))
+        # the child of the smaller hessian sum is built, the other derived
+        build = -1
+        if room_left and not (params.max_depth and depth >= params.max_depth):
+            # (of a structure of several outputs: their summed hessians)
+            hess_l, hess_r = np.sum(sums_l[..., 1]), np.sum(sums_r[..., 1])
+            build = left if hess_l <= hess_r else right
+        return ((i, f, b, default_left, left, right, build, sums_l, sums_r, depth, bounds[:2],
+                 bounds[2:]), pair)
+
+    def _ahead(self, nodes, opened, ahead, room):
+        """The nodes to split ahead with the next batch, as (id, node): of the open
+        nodes and the children of those split ahead, those of the largest gains not
+        split yet, ``split_ahead - 1`` at most and at most ``room``."""
+        n = min(self.params.split_ahead - 1, room)
+        if n <= 0:
+            return []
+        candidates = [(i, nodes[i]) for i in opened.first(n + len(ahead)) if i not in ahead]
+        for split, made, counts, found in ahead.values():
+            for side in (0, 1):
+                if found[side] is not None and split[4 + side] not in ahead:
+                    candidates.append((split[4 + side], dict(made[side], split=found[side])))
+        candidates.sort(key=lambda c: -c[1]["split"][0])
+        return candidates[:n]
+
+    @staticmethod
+    def _open(nodes, children, opened, i, pair):
+        """Node ``i`` split: its children (``pair``, with their counts and best splits)
+        appended, those that have a split opened."""
+        children[i] = (len(nodes), len(nodes) + 1)
+        for node in pair:
+            if node["split"] is not None:
+                opened.push(len(nodes), node["split"][0])
+            nodes.append(node)
 
     def _grow_symmetric(self, t, root):
         """A symmetric tree (``grow_policy="symmetric"``): every node of a level split

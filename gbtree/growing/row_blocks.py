@@ -133,7 +133,7 @@ class RowBlocks:
         and its leaves' values by node id (with vector leaves, the lists of its K
         trees' nodes and values). ``seeds``: each structure's column sample's seed."""
         builder = TreeBuilder(self._level, self.thresholds, self.bin_offsets, self.grower_params,
-                              renew, refit)
+                              renew, refit, self.moves)
         roots = self._roots(self._structures(trees), seeds, samples)
         return [builder.grow(t, root, learning_rate) for t, root in enumerate(roots)]
 
@@ -280,6 +280,30 @@ class RowBlocks:
                                 self.n_threads)
         self.rows, self.ranges = {}, {}
 
+    @property
+    def moves(self):
+        """``(rename, merge)`` of the nodes split ahead (``TreeBuilder``)."""
+        return self._rename, self._merge
+
+    def _rename(self, t, ids):
+        """Tree ``t``'s nodes ``ids`` (old: new) renamed: their rows and histograms."""
+        hists = self.hists[t]
+        for (b, _, node) in [key for key in self.ranges if key[1] == t and key[2] in ids]:
+            self.ranges[(b, t, ids[node])] = self.ranges.pop((b, t, node))
+        for node in [node for node in hists if node in ids]:
+            hists[ids[node]] = hists.pop(node)
+
+    def _merge(self, t, node, left, right):
+        """Tree ``t``'s ``node``, split into ``left`` and ``right``, a leaf again: its
+        rows those of both (next to each other in each block)."""
+        for b in range(len(self.blocks)):
+            lo = self.ranges.pop((b, t, left), None)
+            hi = self.ranges.pop((b, t, right), None)
+            if lo is not None or hi is not None:
+                self.ranges[(b, t, node)] = ((lo or hi)[0], (hi or lo)[1])
+        self.hists[t].pop(left, None)
+        self.hists[t].pop(right, None)
+
     def _level(self, t, splits):
         """Apply a level's splits of tree ``t``: ``splits`` holds (node, feature, bin,
         default_left, left, right, build, left sums, right sums, children's depth,
@@ -420,6 +444,7 @@ class BlockGrower(RowBlocks):
 
     kind = "trees"
     interactions = False
+    moves = None   # (one block in memory: a batch is no exchange, nothing to split ahead)
 
     def __init__(self, X_binned, n_bins, bin_offsets, bin_thresholds, params, n_threads,
                  default_bin=None):
