@@ -59,9 +59,10 @@ class TreeBuilder:
         # kept until the order reaches them (renamed) or the tree ends (merged back).
         # The trees are the same; a holder whose batch is an exchange makes fewer. Not
         # with node-wise column samples or interaction constraints (keyed by node id).
-        self.moves = moves if (params.lossguide and params.max_leaves and
-                               params.split_ahead > 1 and params.colsample_bynode >= 1.0
-                               and not params.interaction_groups) else None
+        ahead = (moves is not None and params.lossguide and params.max_leaves
+                 and params.split_ahead > 1 and params.colsample_bynode >= 1.0
+                 and not params.interaction_groups)
+        self.rename, self.merge = moves if ahead else (None, None)
         self.thresholds, self.bin_offsets = thresholds, bin_offsets
         self.params = params
         self.monotone = (None if params.monotone_constraints is None
@@ -98,7 +99,7 @@ class TreeBuilder:
                 i = batch[0]
                 split, made, counts, found = ahead.pop(i)
                 left, right = len(nodes), len(nodes) + 1
-                self.moves[0](t, {split[4]: left, split[5]: right})
+                self.rename(t, {split[4]: left, split[5]: right})
                 for old, new in ((split[4], left), (split[5], right)):
                     if old in ahead:
                         ahead[new] = ahead.pop(old)
@@ -106,7 +107,7 @@ class TreeBuilder:
                         for node, n, f in zip(made, counts, found)]
                 self._open(nodes, children, opened, i, made)
                 continue
-            later = [] if self.moves is None or not room_left else \
+            later = [] if self.rename is None or not room_left else \
                 self._ahead(nodes, opened, ahead, params.max_leaves - n_leaves)
             splits, made = [], []
             for k, (i, node) in enumerate([(i, nodes[i]) for i in batch] + later):
@@ -125,7 +126,7 @@ class TreeBuilder:
                                        found[2 * k:2 * k + 2])
         # (split ahead but left leaves: merged back, children before their parents)
         for i, (split, *_) in sorted(ahead.items(), key=lambda item: -item[1][0][9]):
-            self.moves[1](t, i, split[4], split[5])
+            self.merge(t, i, split[4], split[5])
         return self._finish(t, nodes, children, learning_rate)
 
     def _split(self, node, i, left, right, room_left):
