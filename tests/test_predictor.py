@@ -284,6 +284,22 @@ def test_forest_predicts_many_rows_as_the_lane_walk_does(rng):
             np.testing.assert_array_equal(ens.predict_raw(Xd, n_threads=n_threads), lanes)
 
 
+def test_the_l2_cache_size_is_the_one_linux_reports():
+    # (the partition walk's blocks take 7/8 of it; 0 where it is not known)
+    import glob
+    import os
+    from gbtree.predicting._predictor import l2_cache_bytes
+    want = 0
+    for folder in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index[0-9]")):
+        with open(os.path.join(folder, "level")) as f:
+            if f.read().strip() == "2":
+                with open(os.path.join(folder, "size")) as g:
+                    size = g.read().strip()
+                want = int(size[:-1]) * {"K": 1024, "M": 1024 ** 2}[size[-1]]
+                break
+    assert l2_cache_bytes() == want
+
+
 _SIMD_CHILD = """
 import numpy as np, sys
 from gbtree import GBTRegressor
