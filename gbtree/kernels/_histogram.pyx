@@ -39,7 +39,7 @@ cdef enum:
     # Below this many (row, feature) pairs a build runs on one thread.
     MIN_PARALLEL_WORK = 32768
     # How many rows ahead the gather is prefetched.
-    PREFETCH_ROWS = 16
+    PREFETCH_ROWS = 32
     # the same for the stored entries of sparse rows (their offsets twice as far)
     SPARSE_PREFETCH_ROWS = 12
     # Features per pass of the dense kernel (its table of histogram addresses;
