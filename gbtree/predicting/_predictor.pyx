@@ -240,8 +240,8 @@ def l2_cache_bytes():
             return 0
         if level == "2":
             try:
-                return int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size)
-            except ValueError:
+                return int(size[:-1]) * units[size[-1]] if size[-1:] in units else int(size)
+            except ValueError:   # (an empty or odd file: unknown)
                 return 0
     return 0
 
