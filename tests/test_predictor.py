@@ -210,10 +210,12 @@ def test_vector_walks_beyond_the_packed_fields(dtype):
 # ---------------------------------------------------------------------------
 # The partition walk (blocks of many rows) against the reference and the lane walks
 
-def partition_walk(X, nodes, ptr, cls, n_outputs, block_rows, n_threads=2):
-    """predict_raw through the partition walk in blocks of ``block_rows`` rows."""
+def partition_walk(X, nodes, ptr, cls, n_outputs, block_rows, n_threads=2, split_simd=-1):
+    """predict_raw through the partition walk in blocks of ``block_rows`` rows, its nodes'
+    rows handed on with vector code up to ``split_simd`` (-1: the CPU's best)."""
     out = np.zeros((X.shape[0], n_outputs))
-    predict_raw(X, compact_nodes(nodes, ptr), ptr, cls, out, n_threads, 0, None, block_rows)
+    predict_raw(X, compact_nodes(nodes, ptr), ptr, cls, out, n_threads, 0, None, block_rows,
+                split_simd)
     return out
 
 
@@ -228,7 +230,9 @@ def test_partition_walk_equals_reference_and_lane_walk(seed, n_rows, n_features,
                                                        n_threads):
     # Every layout the walk reads through its strides, blocks of one row to more than
     # all of them (some blocks short), leaves-only trees among split ones, values on
-    # and beside the thresholds, NaN and +-inf.
+    # and beside the thresholds (float32 ones compared with the threshold rounded
+    # down by the AVX-512 node loop), NaN and +-inf; nodes of fewer and more rows
+    # than its 16 lanes; the portable node loop and every vector one of this CPU.
     rs = np.random.RandomState(seed)
     trees = [random_tree(rs, n_features, rs.randint(0, 40)) for _ in range(n_trees)]
     nodes, ptr, cls = ensemble(trees, n_outputs)
@@ -241,8 +245,11 @@ def test_partition_walk_equals_reference_and_lane_walk(seed, n_rows, n_features,
         wide = np.zeros((2 * n_rows, n_features), dtype=dtype)
         wide[::2] = X
         X = wide[::2]
-    got = partition_walk(X, nodes, ptr, cls, n_outputs, block_rows, n_threads)
+    got = partition_walk(X, nodes, ptr, cls, n_outputs, block_rows, n_threads, 0)
     np.testing.assert_array_equal(got, ref.predict_raw(X, nodes, ptr, cls, np.zeros(n_outputs)))
+    for level in LEVELS:
+        np.testing.assert_array_equal(
+            partition_walk(X, nodes, ptr, cls, n_outputs, block_rows, n_threads, level), got)
     lanes = np.zeros((n_rows, n_outputs))
     predict_raw(X, compact_nodes(nodes, ptr), ptr, cls, lanes, n_threads, 0, None, -1)
     np.testing.assert_array_equal(got, lanes)

@@ -49,6 +49,18 @@ cdef extern from "_walks.h":
                                 const int32_t* slot, const double* col, Py_ssize_t S,
                                 Py_ssize_t R, Py_ssize_t n, double* out, Py_ssize_t out_stride, int32_t* ids,
                                 int32_t* range, uint8_t* side) noexcept nogil
+    void gbt_partition_walk_avx512_f32(const void* nodes, const int64_t* tree_ptr,
+                                       const int32_t* tree_class, Py_ssize_t t0, Py_ssize_t t1,
+                                       const int32_t* slot, const float* col, Py_ssize_t S,
+                                       Py_ssize_t R, Py_ssize_t n, double* out,
+                                       Py_ssize_t out_stride, int32_t* ids, int32_t* range,
+                                       uint8_t* side) noexcept nogil
+    void gbt_partition_walk_avx512_f64(const void* nodes, const int64_t* tree_ptr,
+                                       const int32_t* tree_class, Py_ssize_t t0, Py_ssize_t t1,
+                                       const int32_t* slot, const double* col, Py_ssize_t S,
+                                       Py_ssize_t R, Py_ssize_t n, double* out,
+                                       Py_ssize_t out_stride, int32_t* ids, int32_t* range,
+                                       uint8_t* side) noexcept nogil
     void gbt_partition_walk_f32_load(const float* X, Py_ssize_t lo, Py_ssize_t n,
                                      Py_ssize_t row_stride, Py_ssize_t col_stride,
                                      const int32_t* used, Py_ssize_t n_used, float* col,

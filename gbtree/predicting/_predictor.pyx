@@ -11,7 +11,8 @@ are neighbours, which makes the step down the tree branch-free:
 ``next = left + (row goes right)``. Many rows (blocks of at least
 ``PARTITION_MIN_ROWS`` per thread) take the partition walk: a block's rows are
 copied by columns, and each node hands the rows that reach it on to its two
-children, reading one column in a tight loop (any CPU, any strides). Fewer rows
+children, reading one column in a tight loop (any CPU, any strides; with AVX-512,
+16 rows a step: their values gathered, the two sides' ids compressed). Fewer rows
 go down a tree eight side by side (the portable walk); on a CPU with AVX-512 or
 AVX2 (checked at run time; the build needs no flag) blocks of C-ordered rows go
 down eight to a vector, with gathers: float32 rows over 8-byte copies of the
@@ -272,9 +273,10 @@ cdef void _partition_worker(const floating* X, Py_ssize_t row_stride, Py_ssize_t
                             const int32_t* used, Py_ssize_t n_used, const int32_t* slot,
                             double* out, Py_ssize_t out_stride, Py_ssize_t R,
                             unsigned char* scratch, Py_ssize_t max_nodes,
-                            Py_ssize_t row_lo, Py_ssize_t row_hi) noexcept nogil:
+                            Py_ssize_t row_lo, Py_ssize_t row_hi, int split) noexcept nogil:
     """Rows row_lo..row_hi-1 in blocks of R through the partition walk (``scratch``:
-    this worker's ``_partition_scratch`` bytes)."""
+    this worker's ``_partition_scratch`` bytes), its nodes' rows handed on with
+    AVX-512 when ``split`` is 2."""
     cdef floating* col = <floating*>scratch
     cdef Py_ssize_t S = _column_stride(R, sizeof(floating))
     cdef int32_t* ids = <int32_t*>(scratch + _round64(S * n_used * sizeof(floating)))
@@ -285,12 +287,22 @@ cdef void _partition_worker(const floating* X, Py_ssize_t row_stride, Py_ssize_t
         n = min(R, row_hi - lo)
         if floating is float:
             gbt_partition_walk_f32_load(X, lo, n, row_stride, col_stride, used, n_used, col, S)
-            gbt_partition_walk_f32(nodes, tree_ptr, tree_class, 0, n_trees, slot, col, S, R, n,
-                                   out + lo * out_stride, out_stride, ids, rng, side)
+            if split == 2:
+                gbt_partition_walk_avx512_f32(nodes, tree_ptr, tree_class, 0, n_trees, slot, col,
+                                              S, R, n, out + lo * out_stride, out_stride, ids,
+                                              rng, side)
+            else:
+                gbt_partition_walk_f32(nodes, tree_ptr, tree_class, 0, n_trees, slot, col, S, R,
+                                       n, out + lo * out_stride, out_stride, ids, rng, side)
         else:
             gbt_partition_walk_f64_load(X, lo, n, row_stride, col_stride, used, n_used, col, S)
-            gbt_partition_walk_f64(nodes, tree_ptr, tree_class, 0, n_trees, slot, col, S, R, n,
-                                   out + lo * out_stride, out_stride, ids, rng, side)
+            if split == 2:
+                gbt_partition_walk_avx512_f64(nodes, tree_ptr, tree_class, 0, n_trees, slot, col,
+                                              S, R, n, out + lo * out_stride, out_stride, ids,
+                                              rng, side)
+            else:
+                gbt_partition_walk_f64(nodes, tree_ptr, tree_class, 0, n_trees, slot, col, S, R,
+                                       n, out + lo * out_stride, out_stride, ids, rng, side)
         lo += n
 
 
@@ -316,13 +328,15 @@ cdef Py_ssize_t _partition_scratch(Py_ssize_t R, Py_ssize_t n_used, Py_ssize_t i
 def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
                 const int64_t[::1] tree_ptr, const int32_t[::1] tree_class,
                 double[:, ::1] out, int n_threads, int simd=-1, columns=None,
-                Py_ssize_t block_rows=0):
+                Py_ssize_t block_rows=0, int split_simd=-1):
     """``out[i, tree_class[t]] += value of the leaf of row i in tree t``, for every
     tree in order; ``compact`` comes from ``compact_nodes``. ``simd`` caps the
     vector walk (see ``simd_level``; -1: the best there is, 0: no vector walk);
     ``columns`` is ``split_columns`` of these trees (worked out when None);
     ``block_rows`` > 0 runs the partition walk in blocks of that many rows, -1
-    never (0: as the rows and the CPU call for): the tests compare them."""
+    never (0: as the rows and the CPU call for); ``split_simd`` caps the vector code
+    that hands a node's rows on in the partition walk (-1: the best there is, 0:
+    none): the tests compare them."""
     cdef Py_ssize_t n_rows = X.shape[0], n_trees = tree_ptr.shape[0] - 1
     cdef Py_ssize_t n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
     cdef Py_ssize_t blk, i, lo, hi, t
@@ -330,7 +344,7 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
     cdef Py_ssize_t col_stride = X.strides[1] // sizeof(floating)
     cdef const compact_node* nodes
     cdef const floating* base
-    cdef int level, n_workers, w
+    cdef int level, n_workers, w, split
     cdef const uint64_t* packed
     cdef Py_ssize_t R, max_nodes, size, n_used
     cdef const int32_t[::1] used_v
@@ -359,6 +373,7 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
                 max_nodes = max(max_nodes, tree_ptr[t + 1] - tree_ptr[t])
             n_blocks = (n_rows + R - 1) // R
             n_workers = _n_workers(n_threads, n_blocks)
+            split = _SIMD_LEVEL if split_simd < 0 else min(split_simd, _SIMD_LEVEL)
             size = _partition_scratch(R, n_used, sizeof(floating), max_nodes)
             scratch = np.empty(n_workers * size + 64, dtype=np.uint8)
             scratch_p = <unsigned char*>cnp.PyArray_DATA(scratch)
@@ -369,7 +384,7 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
                                   n_used, &slot_v[0] if slot_v.shape[0] > 0 else NULL,
                                   &out[0, 0], out.shape[1], R, scratch_p + w * size,
                                   max_nodes, min(n_blocks * w // n_workers * R, n_rows),
-                                  min(n_blocks * (w + 1) // n_workers * R, n_rows))
+                                  min(n_blocks * (w + 1) // n_workers * R, n_rows), split)
             return
     for blk in prange(n_blocks, schedule='static', num_threads=n_threads, nogil=True):
         lo = blk * ROW_BLOCK

@@ -1,5 +1,6 @@
 /* The tree walks of _predictor.pyx in C: the portable walks (any CPU), the
-   one-row walk over several trees, the partition walk for blocks of many rows,
+   one-row walk over several trees, the partition walk for blocks of many rows
+   (its nodes' rows handed on by a portable loop or, with AVX-512, 16 at a time),
    and the AVX2 / AVX-512 vector walks (x86-64 with GCC or Clang, chosen at run
    time). Every walk gives every row the same
    leaf, NaN included. */
@@ -8,6 +9,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <math.h>
 
 /* Portable walks (any CPU): GBT_LANES rows go down one tree side by side, so
    their loads overlap; a lane whose row reached its leaf takes the next row
@@ -136,12 +138,14 @@ GBT_ROW_WALK(gbt_row_walk_f64, double)
    ``slot[f]`` the column of feature f (only the features the trees split on
    have one). Nodes are visited in the compact copy's breadth-first order, so a
    node's rows are in ids buffer ``side[node]`` at ``range[2 node], range[2 node
-   + 1]`` and its children's go to the other buffer at the same positions (left
-   from the start, right from the end). Trees t0..t1-1 of the 16-byte records,
-   in order: ``out[i * out_stride + tree_class[t]]`` gets tree t's leaf value of
-   row i, the same leaves and additions as the other walks. Scratch: ``ids`` 2 R
+   + 1]`` and its children's go to the other buffer at the same positions (the
+   left child's first; ``SPLIT`` hands them on, the order within a child does
+   not matter). Trees t0..t1-1 of the 16-byte records, in order:
+   ``out[i * out_stride + tree_class[t]]`` gets tree t's leaf value of row i,
+   the same leaves and additions as the other walks. Scratch: ``ids`` 2 R
    entries, ``range`` two and ``side`` one per node of the largest tree. */
-#define GBT_PARTITION_WALK(NAME, T)                                                  \
+#define GBT_PARTITION_WALK(NAME, T, ATTR, SPLIT)                                     \
+ATTR                                                                                 \
 static void NAME(const void* nodes, const int64_t* tree_ptr,                         \
                  const int32_t* tree_class, Py_ssize_t t0, Py_ssize_t t1,            \
                  const int32_t* slot, const T* col, Py_ssize_t S, Py_ssize_t R,      \
@@ -159,11 +163,9 @@ static void NAME(const void* nodes, const int64_t* tree_ptr,                    
         side[0] = 0;                                                                 \
         for (k = 0; k < n_nodes; k++) {                                              \
             const char* rec = tree + 16 * k;                                         \
-            int32_t b = range[2 * k], e = range[2 * k + 1], feat, left, *lp, *rp;    \
+            int32_t b = range[2 * k], e = range[2 * k + 1], feat, left, mid;         \
             const int32_t* src = ids + side[k] * R;                                  \
-            int32_t* dst = ids + (1 - side[k]) * R;                                  \
             double v;                                                                \
-            const T* c;                                                              \
             memcpy(&v, rec, 8);                                                      \
             memcpy(&feat, rec + 8, 4);                                               \
             memcpy(&left, rec + 12, 4);                                              \
@@ -171,48 +173,65 @@ static void NAME(const void* nodes, const int64_t* tree_ptr,                    
                 for (j = b; j < e; j++) o[src[j] * out_stride] += v;                 \
                 continue;                                                            \
             }                                                                        \
-            c = col + slot[feat & 0x7FFFFFFF] * S;                                   \
-            lp = dst + b;                                                            \
-            rp = dst + e - 1;                                                        \
-            /* each row is written at both ends; only one pointer moves */           \
-            if (feat < 0) {         /* missing values go left: NaN > v is false */  \
-                for (j = b; j < e; j++) {                                            \
-                    int32_t id = src[j];                                             \
-                    int r = c[id] > v;                                               \
-                    *lp = id;                                                        \
-                    *rp = id;                                                        \
-                    lp += 1 - r;                                                     \
-                    rp -= r;                                                         \
-                }                                                                    \
-            } else {                /* missing values go right: !(NaN <= v) */      \
-                for (j = b; j < e; j++) {                                            \
-                    int32_t id = src[j];                                             \
-                    int r = !(c[id] <= v);                                           \
-                    *lp = id;                                                        \
-                    *rp = id;                                                        \
-                    lp += 1 - r;                                                     \
-                    rp -= r;                                                         \
-                }                                                                    \
-            }                                                                        \
+            mid = b + SPLIT(src + b, e - b, col + slot[feat & 0x7FFFFFFF] * S, v,    \
+                            feat < 0, ids + (1 - side[k]) * R + b);                  \
             range[2 * left] = b;                                                     \
-            range[2 * left + 1] = range[2 * left + 2] = (int32_t)(lp - dst);         \
+            range[2 * left + 1] = range[2 * left + 2] = mid;                         \
             range[2 * left + 3] = e;                                                 \
             side[left] = side[left + 1] = (uint8_t)(1 - side[k]);                    \
         }                                                                            \
     }                                                                                \
-}                                                                                    \
-/* Rows lo..lo+n-1 of a matrix of any strides into the block's columns. */           \
-static void NAME##_load(const T* X, Py_ssize_t lo, Py_ssize_t n, Py_ssize_t row_stride, \
-                        Py_ssize_t col_stride, const int32_t* used,                  \
-                        Py_ssize_t n_used, T* col, Py_ssize_t S) {                   \
+}
+
+/* A node's n rows ``src`` into ``dst``: those that go left (value <= v; a
+   missing value goes left when ``missing_left``, as NaN > v is false) from the
+   start, the others from the end; returns how many go left. Each row is written
+   at both ends, only one pointer moves. */
+#define GBT_SPLIT_ROWS(NAME, T)                                                      \
+static inline int32_t NAME(const int32_t* src, int32_t n, const T* c, double v,      \
+                           int missing_left, int32_t* dst) {                         \
+    int32_t* lp = dst;                                                               \
+    int32_t* rp = dst + n - 1;                                                       \
+    int32_t j;                                                                       \
+    if (missing_left) {                                                              \
+        for (j = 0; j < n; j++) {                                                    \
+            int32_t id = src[j];                                                     \
+            int r = c[id] > v;                                                       \
+            *lp = id;                                                                \
+            *rp = id;                                                                \
+            lp += 1 - r;                                                             \
+            rp -= r;                                                                 \
+        }                                                                            \
+    } else {                                                                         \
+        for (j = 0; j < n; j++) {                                                    \
+            int32_t id = src[j];                                                     \
+            int r = !(c[id] <= v);                                                   \
+            *lp = id;                                                                \
+            *rp = id;                                                                \
+            lp += 1 - r;                                                             \
+            rp -= r;                                                                 \
+        }                                                                            \
+    }                                                                                \
+    return (int32_t)(lp - dst);                                                      \
+}
+GBT_SPLIT_ROWS(gbt_split_rows_f32, float)
+GBT_SPLIT_ROWS(gbt_split_rows_f64, double)
+GBT_PARTITION_WALK(gbt_partition_walk_f32, float, , gbt_split_rows_f32)
+GBT_PARTITION_WALK(gbt_partition_walk_f64, double, , gbt_split_rows_f64)
+
+/* Rows lo..lo+n-1 of a matrix of any strides into the block's columns. */
+#define GBT_PARTITION_LOAD(NAME, T)                                                  \
+static void NAME(const T* X, Py_ssize_t lo, Py_ssize_t n, Py_ssize_t row_stride,     \
+                 Py_ssize_t col_stride, const int32_t* used, Py_ssize_t n_used,      \
+                 T* col, Py_ssize_t S) {                                             \
     Py_ssize_t i, s;                                                                 \
     for (i = 0; i < n; i++) {                                                        \
         const T* row = X + (lo + i) * row_stride;                                    \
         for (s = 0; s < n_used; s++) col[s * S + i] = row[used[s] * col_stride];     \
     }                                                                                \
 }
-GBT_PARTITION_WALK(gbt_partition_walk_f32, float)
-GBT_PARTITION_WALK(gbt_partition_walk_f64, double)
+GBT_PARTITION_LOAD(gbt_partition_walk_f32_load, float)
+GBT_PARTITION_LOAD(gbt_partition_walk_f64_load, double)
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #include <immintrin.h>
@@ -398,6 +417,64 @@ static void gbt_walk_avx2_f32(const void* packed, const float* base, Py_ssize_t 
         }
     }
 }
+/* GBT_SPLIT_ROWS with AVX-512, 16 rows a step: their values gathered from the
+   column and compared with v (float32 values with v rounded down to float32,
+   which orders every float32 as v does), the rows that go left compressed to
+   the front of ``dst``, the others to its back, with masked stores; the same
+   split. A missing value goes left when ``missing_left`` (NaN > v is false). */
+#define GBT_SPLIT_ROWS_AVX512(NAME, T, SETUP, GATHER_CMP)                            \
+__attribute__((target("avx512f,avx512vl")))                                          \
+static inline int32_t NAME(const int32_t* src, int32_t n, const T* c, double v,      \
+                           int missing_left, int32_t* dst) {                         \
+    int32_t nl = 0, nr = 0, j;                                                       \
+    SETUP                                                                            \
+    for (j = 0; j < n; j += 16) {                                                    \
+        int32_t m = n - j;                                                           \
+        __mmask16 live = m >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << m) - 1);   \
+        __m512i id = _mm512_maskz_loadu_epi32(live, src + j);                        \
+        __mmask16 right, go_left;                                                    \
+        int cl, cr;                                                                  \
+        GATHER_CMP                                                                   \
+        right &= live;                                                               \
+        go_left = live & (__mmask16)~right;                                          \
+        cl = __builtin_popcount((unsigned)go_left);                                  \
+        cr = __builtin_popcount((unsigned)right);                                    \
+        _mm512_mask_storeu_epi32(dst + nl, (__mmask16)((1u << cl) - 1),              \
+                                 _mm512_maskz_compress_epi32(go_left, id));          \
+        nr += cr;                                                                    \
+        _mm512_mask_storeu_epi32(dst + n - nr, (__mmask16)((1u << cr) - 1),          \
+                                 _mm512_maskz_compress_epi32(right, id));            \
+        nl += cl;                                                                    \
+    }                                                                                \
+    return nl;                                                                       \
+}
+/* the largest float32 <= v: for a float32 x, x <= v exactly when x <= it */
+static inline float gbt_floor_f32(double v) {
+    float f = (float)v;
+    return (double)f > v ? nextafterf(f, -INFINITY) : f;
+}
+GBT_SPLIT_ROWS_AVX512(gbt_split_rows_avx512_f32, float,
+    const __m512 vv = _mm512_set1_ps(gbt_floor_f32(v));, {
+    __m512 x = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), live, id, c, 4);
+    right = missing_left ? _mm512_cmp_ps_mask(x, vv, _CMP_GT_OQ)
+                         : _mm512_cmp_ps_mask(x, vv, _CMP_NLE_UQ);
+})
+GBT_SPLIT_ROWS_AVX512(gbt_split_rows_avx512_f64, double,
+    const __m512d vv = _mm512_set1_pd(v);, {
+    __m512d x0 = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), (__mmask8)live,
+                                          _mm512_castsi512_si256(id), c, 8);
+    __m512d x1 = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), (__mmask8)(live >> 8),
+                                          _mm512_extracti64x4_epi64(id, 1), c, 8);
+    right = missing_left
+        ? (__mmask16)(_mm512_cmp_pd_mask(x0, vv, _CMP_GT_OQ)
+                      | ((unsigned)_mm512_cmp_pd_mask(x1, vv, _CMP_GT_OQ) << 8))
+        : (__mmask16)(_mm512_cmp_pd_mask(x0, vv, _CMP_NLE_UQ)
+                      | ((unsigned)_mm512_cmp_pd_mask(x1, vv, _CMP_NLE_UQ) << 8));
+})
+GBT_PARTITION_WALK(gbt_partition_walk_avx512_f32, float,
+                   __attribute__((target("avx512f,avx512vl"))), gbt_split_rows_avx512_f32)
+GBT_PARTITION_WALK(gbt_partition_walk_avx512_f64, double,
+                   __attribute__((target("avx512f,avx512vl"))), gbt_split_rows_avx512_f64)
 #else
 static int gbt_simd_level(void) { return 0; }
 static void gbt_walk_avx512_f32(const void* tree, const float* base, Py_ssize_t lo,
@@ -406,6 +483,14 @@ static void gbt_walk_avx512_f64(const void* tree, const double* base, Py_ssize_t
                                 Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) {}
 static void gbt_walk_avx2_f32(const void* tree, const float* base, Py_ssize_t lo,
                               Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) {}
+#define GBT_NO_PARTITION_WALK(NAME, T)                                               \
+static void NAME(const void* nodes, const int64_t* tree_ptr,                         \
+                 const int32_t* tree_class, Py_ssize_t t0, Py_ssize_t t1,            \
+                 const int32_t* slot, const T* col, Py_ssize_t S, Py_ssize_t R,      \
+                 Py_ssize_t n, double* out, Py_ssize_t out_stride, int32_t* ids,     \
+                 int32_t* range, uint8_t* side) {}
+GBT_NO_PARTITION_WALK(gbt_partition_walk_avx512_f32, float)
+GBT_NO_PARTITION_WALK(gbt_partition_walk_avx512_f64, double)
 #endif
 
 #endif  /* GBTREE_WALKS_H */
