@@ -75,6 +75,7 @@ from gbtree.predicting._predictor import (compact_nodes, predict_raw,  # noqa: E
                                           simd_level, split_columns)
 from gbtree.predicting._sparse_predictor import predict_raw_csr  # noqa: E402
 from gbtree.kernels._typedefs import NODE_DTYPE  # noqa: E402
+from gbtree.kernels._partition import split_rows_level  # noqa: E402
 
 # the vector walks this CPU has (1: AVX2, 2: AVX-512), each compared with the portable one
 LEVELS = list(range(1, simd_level() + 1))
@@ -310,21 +311,23 @@ def test_the_l2_cache_size_is_the_one_linux_reports():
 _SIMD_CHILD = """
 import numpy as np, sys
 from gbtree import GBTRegressor
+from gbtree.kernels._partition import split_rows_level
 from gbtree.predicting._predictor import simd_level
 rng = np.random.RandomState(0)
 X = rng.normal(size=(3000, 6)).astype(sys.argv[1])
 X[rng.rand(*X.shape) < 0.1] = np.nan
 y = np.nan_to_num(X[:, 0]) - np.nan_to_num(X[:, 1]) ** 2
-pred = GBTRegressor(n_estimators=30, max_leaves=63, grow_policy="lossguide").fit(X, y).predict(X)
-np.save(sys.argv[2], pred)
-print(simd_level())
+model = GBTRegressor(n_estimators=30, max_leaves=63, grow_policy="lossguide").fit(X, y)
+np.save(sys.argv[2], np.c_[model.predict(X), model.apply(X)])
+print(split_rows_level(), simd_level())
 """
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_gbtree_simd_chooses_the_walk_and_every_walk_predicts_the_same(tmp_path, dtype):
-    # GBTREE_SIMD caps the vector walk at a level (never above the CPU's): every
-    # level the CPU has, run in a fresh process, predicts bit for bit the same
+    # GBTREE_SIMD caps the vector walk and training's AVX-512 partition at a level
+    # (never above the CPU's): every level the CPU has, run in a fresh process, grows
+    # the same trees (every row in the same leaves) and predicts bit for bit the same
     import os
     import subprocess
     import sys
@@ -334,8 +337,9 @@ def test_gbtree_simd_chooses_the_walk_and_every_walk_predicts_the_same(tmp_path,
         path = tmp_path / f"{name}.npy"
         done = subprocess.run([sys.executable, "-c", _SIMD_CHILD, dtype, str(path)], env=env,
                               cwd=tmp_path, capture_output=True, text=True, check=True)
-        level = int(done.stdout.split()[-1])
+        split, level = map(int, done.stdout.split()[-2:])
         assert level == min(("none", "avx2", "avx512").index(name), simd_level())
+        assert split == (split_rows_level() if name == "avx512" else 0)
         preds[name] = np.load(path)
     for name in ("avx2", "avx512"):
         np.testing.assert_array_equal(preds[name], preds["none"], err_msg=name)

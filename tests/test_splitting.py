@@ -3,7 +3,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 import _reference as ref
-from gbtree.kernels._partition import partition_ranges
+from gbtree.kernels._partition import partition_ranges, split_rows_level
 from gbtree.kernels._splitting import py_find_best_split, py_leaf_weight
 
 REGULARISERS = [
@@ -135,15 +135,19 @@ def test_leaf_weight_is_the_minimiser_of_the_regularised_leaf_loss():
     np.testing.assert_allclose(py_leaf_weight(G, H, lam, alpha, 0.0), grid[np.argmin(loss)], atol=1e-4)
 
 
-def partition_rows(X, rows, feature, bin, missing_bin, default_left, n_threads):
+def partition_rows(X, rows, feature, bin, missing_bin, default_left, n_threads, simd=-1):
     """``partition_ranges`` of ``rows`` (in place) by one split of the binned rows X
-    (dense, or a ``binning.SparseBinned``)."""
+    (dense, or a ``binning.SparseBinned``), the vector loop capped at ``simd``."""
     columns = np.ascontiguousarray(X.T) if isinstance(X, np.ndarray) else X
     return int(partition_ranges(columns, rows, np.array([[0, len(rows)]]),
                                 np.array([feature], dtype=np.intc),
                                 np.array([bin], dtype=np.intc),
                                 np.array([missing_bin], dtype=np.intc),
-                                np.array([default_left], dtype=np.uint8), n_threads)[0])
+                                np.array([default_left], dtype=np.uint8), n_threads, simd)[0])
+
+
+# the partition's loops on this CPU: the portable one, and the AVX-512 one where it runs
+SPLIT_LEVELS = [0] + ([2] if split_rows_level() == 2 else [])
 
 
 @settings(max_examples=50, deadline=None)
@@ -153,13 +157,14 @@ def partition_rows(X, rows, feature, bin, missing_bin, default_left, n_threads):
 @example(seed=1, n=5000, default_left=True, n_threads=1, n_bins=255)   # the last bin missing
 @example(seed=2, n=5000, default_left=False, n_threads=2, n_bins=255)
 @example(seed=3, n=50_001, default_left=True, n_threads=3, n_bins=7)   # uneven last chunk
-def test_partition_matches_reference(seed, n, default_left, n_threads, n_bins):
+@pytest.mark.parametrize("simd", SPLIT_LEVELS)
+def test_partition_matches_reference(simd, seed, n, default_left, n_threads, n_bins):
     rng = np.random.RandomState(seed)
     bin = rng.randint(0, n_bins)
     X = rng.randint(0, n_bins + 1, size=(n, 2)).astype(np.uint8)   # bin n_bins is missing
     rows = np.sort(rng.choice(n, size=rng.randint(1, n + 1), replace=False)).astype(np.uint32)
     expected, n_left_ref = ref.partition(X, rows, 1, bin, n_bins, default_left)
-    n_left = partition_rows(X, rows, 1, bin, n_bins, default_left, n_threads)
+    n_left = partition_rows(X, rows, 1, bin, n_bins, default_left, n_threads, simd)
     assert n_left == n_left_ref
     np.testing.assert_array_equal(rows, expected)
 
@@ -169,12 +174,14 @@ def test_partition_matches_reference(seed, n, default_left, n_threads, n_bins):
        n_threads=st.sampled_from([1, 2, 3]))
 @example(seed=4, n=20_000, m=1, n_threads=2)   # one range split by every thread
 @example(seed=5, n=20_000, m=9, n_threads=2)   # ranges shared out, one thread each
-@pytest.mark.parametrize("layout", ["dense", "sparse", "sparse without column copies"])
-def test_partition_ranges_matches_reference(layout, seed, n, m, n_threads):
+@pytest.mark.parametrize("layout, simd", [("dense", level) for level in SPLIT_LEVELS]
+                         + [("sparse", -1), ("sparse without column copies", -1)])
+def test_partition_ranges_matches_reference(layout, simd, seed, n, m, n_threads):
     # a level of a depthwise tree: each range of the rows split by its own feature, bin
     # and missing direction, in one call; the bins dense (by columns) or a SparseBinned
     # (its features of many entries copied densely, the others column-wise, or found in
-    # each row's entries)
+    # each row's entries); dense rows in any order (rows 0-2, which the AVX-512 loop
+    # cannot gather, in any of its steps)
     from gbtree.kernels._partition import partition_ranges
     rng = np.random.RandomState(seed)
     n_features = 5
@@ -198,7 +205,7 @@ def test_partition_ranges_matches_reference(layout, seed, n, m, n_threads):
     default_left = rng.randint(0, 2, size=m).astype(np.uint8)
     mine = rows.copy()
     n_left = partition_ranges(columns, mine, bounds, features, bins, missing, default_left,
-                              n_threads)
+                              n_threads, simd)
     assert n_left.shape == (m,)
     for i, (lo, hi) in enumerate(bounds):
         order, want_left = ref.partition(X, rows[lo:hi], features[i], bins[i], missing[i],
@@ -239,7 +246,8 @@ def test_partition_ranges_refuses_what_is_not_a_range_or_a_column():
 @pytest.mark.parametrize("n", [4096, 4097, 70_001])
 @pytest.mark.parametrize("side", ["all left", "all right", "first half left", "last half left",
                                   "mixed"])
-def test_two_thread_partition_at_its_extremes(n, side):
+@pytest.mark.parametrize("simd", SPLIT_LEVELS)
+def test_two_thread_partition_at_its_extremes(n, side, simd):
     # two threads split the rows in two halves, the second one read backwards: every
     # way the left rows can fall across the halves gives the reference's order
     rng = np.random.RandomState(n)
@@ -254,6 +262,6 @@ def test_two_thread_partition_at_its_extremes(n, side):
     elif side == "mixed":
         X[:, 1] = rng.randint(0, 4, size=n)   # 3 is the missing bin, sent right
     expected, n_left_ref = ref.partition(X, rows, 1, 1, 3, False)
-    n_left = partition_rows(X, rows, 1, 1, 3, False, 2)
+    n_left = partition_rows(X, rows, 1, 1, 3, False, 2, simd)
     assert n_left == n_left_ref
     np.testing.assert_array_equal(rows, expected)

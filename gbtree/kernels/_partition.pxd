@@ -34,7 +34,8 @@ cdef class DataPartition:
 cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
                           Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
-                          int n_threads, const sparse_feature* sparse=*) noexcept nogil
+                          int n_threads, const sparse_feature* sparse=*,
+                          int simd=*) noexcept nogil
 
 
 cdef inline void add_to_rows(double* raw, Py_ssize_t stride, const IDX_C* rows,

@@ -9,7 +9,8 @@ own core's caches; when the halves differ by more than a quarter of the rows
 (ordered data), each half is partitioned on every thread instead.
 
 ``partition`` is the stable partition of a list of rows by one split (a row's
-side from a 256-entry table of its bin; a sparse column read first; on two
+side from a 256-entry table of its bin, or with AVX-512 16 rows a step, their
+bins gathered and their ids compressed (_split_rows.h); a sparse column read first; on two
 threads the second half is read backwards, so each side of each half lands in
 place or in the buffer its thread wrote); ``partition_ranges`` calls it for the
 rows in blocks (``growing/row_blocks``)."""
@@ -22,6 +23,29 @@ from libcpp.vector cimport vector
 
 from ._typedefs cimport X_BINNED_C, IDX_C, entry_t, GBT_PREFETCH, first_at_least, sparse_feature
 from ._binned_matrix cimport BinnedMatrix
+from .simd import simd_cap
+
+
+cdef extern from "_split_rows.h":
+    int gbt_split_rows_level() noexcept nogil
+    Py_ssize_t gbt_split_forward_avx512(const X_BINNED_C* X, const IDX_C* rows, Py_ssize_t lo,
+                                        Py_ssize_t hi, int bin, int missing_bin,
+                                        int default_left, const unsigned char* goes_left,
+                                        IDX_C* left_out, IDX_C* right_out,
+                                        Py_ssize_t step) noexcept nogil
+    Py_ssize_t gbt_split_back_avx512(const X_BINNED_C* X, const IDX_C* rows, Py_ssize_t lo,
+                                     Py_ssize_t hi, int bin, int missing_bin,
+                                     int default_left, const unsigned char* goes_left,
+                                     IDX_C* left_end, IDX_C* right_end) noexcept nogil
+
+# 2 when the dense partition takes 16 rows a step with AVX-512 (this CPU has it and
+# GBTREE_SIMD does not cap it), else 0
+cdef int _SPLIT_LEVEL = gbt_split_rows_level() if simd_cap() >= 2 else 0
+
+
+def split_rows_level():
+    """2 when the partition of dense rows uses AVX-512 (see ``partition``), else 0."""
+    return _SPLIT_LEVEL
 
 
 cdef class DataPartition:
@@ -116,14 +140,15 @@ ctypedef const sparse_feature* feature_ptr
 
 def partition_ranges(columns, IDX_C[::1] rows, const int64_t[:, ::1] bounds,
                      const int[::1] features, const int[::1] bins, const int[::1] missing_bins,
-                     const uint8_t[::1] default_left, int n_threads=1):
+                     const uint8_t[::1] default_left, int n_threads=1, int simd=-1):
     """``partition`` of every range ``rows[bounds[i, 0]:bounds[i, 1]]`` by its own
     split: feature ``features[i]`` (whose bins are ``columns[features[i]]``, a row of a
     column-major binned matrix, or a feature of a ``binning.SparseBinned``),
     ``bins[i]``, ``missing_bins[i]``, ``default_left[i]`` (a level of a depthwise tree
     in one call); returns each range's number of left rows (int64). With fewer
     ranges than twice the threads each is split by all the threads, else the ranges
-    are shared out, each split by one thread."""
+    are shared out, each split by one thread. ``simd`` caps the vector loop (-1: the
+    best there is, 0: none): the tests compare them."""
     cdef Py_ssize_t m = bounds.shape[0], i, most = 1
     cdef bint shared = m >= 2 * n_threads and n_threads > 1
     cdef bint dense = isinstance(columns, np.ndarray)
@@ -176,7 +201,7 @@ def partition_ranges(columns, IDX_C[::1] rows, const int64_t[:, ::1] bounds,
                     n_left_v[i] = partition(column[i], &rows[bounds[i, 0]],
                                             bounds[i, 1] - bounds[i, 0], bins[i],
                                             missing_bins[i], default_left[i], &buf_v[0, 0],
-                                            &counts_v[0, 0], n_threads, entries[i])
+                                            &counts_v[0, 0], n_threads, entries[i], simd)
         return n_left
     with nogil, parallel(num_threads=n_threads):
         t = threadid()
@@ -185,7 +210,7 @@ def partition_ranges(columns, IDX_C[::1] rows, const int64_t[:, ::1] bounds,
                 n_left_v[i] = partition(column[i], &rows[bounds[i, 0]],
                                         bounds[i, 1] - bounds[i, 0], bins[i], missing_bins[i],
                                         default_left[i], &buf_v[t, 0], &counts_v[t, 0], 1,
-                                        entries[i])
+                                        entries[i], simd)
     return n_left
 
 
@@ -197,7 +222,7 @@ cdef inline int _goes_left(X_BINNED_C b, int bin, int missing_bin, bint default_
 cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, const IDX_C* rows,
                              Py_ssize_t lo, Py_ssize_t hi, const unsigned char* goes_left,
                              IDX_C* left_out, IDX_C* right_out,
-                             Py_ssize_t right_step) noexcept nogil:
+                             Py_ssize_t right_step, const int* split) noexcept nogil:
     """One pass over ``rows[lo:hi]``: its left rows go to ``left_out[lo:]`` in
     their order, its right rows to ``right_out[0]``, ``right_out[right_step]``,
     ``right_out[2 * right_step]``, ... Returns the number of left rows. ``X``
@@ -207,10 +232,15 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, const IDX_C* rows,
     ``left_out`` may be ``rows`` itself (the write never passes the read); with
     ``right_out = out + hi - 1`` and ``right_step = -1`` both sides fill
     ``out[lo:hi]`` from its two ends (the right rows in reverse order).
+    ``split``: (bin, missing bin, default left, 2 for the AVX-512 loop, which
+    writes the same rows in the same places).
     """
     cdef Py_ssize_t i, nl = lo, nr = 0, pf_end = hi - PREFETCH_ROWS
     cdef IDX_C r
     cdef int left
+    if split[3] == 2:
+        return gbt_split_forward_avx512(X, rows, lo, hi, split[0], split[1], split[2],
+                                        goes_left, left_out, right_out, right_step)
     for i in range(lo, hi):
         if i < pf_end:
             GBT_PREFETCH(X + rows[i + PREFETCH_ROWS])
@@ -227,7 +257,8 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, const IDX_C* rows,
 
 cdef Py_ssize_t _split_chunk_back(const X_BINNED_C* X, IDX_C* rows,
                                   Py_ssize_t lo, Py_ssize_t hi, const unsigned char* goes_left,
-                                  IDX_C* left_end, IDX_C* right_end) noexcept nogil:
+                                  IDX_C* left_end, IDX_C* right_end,
+                                  const int* split) noexcept nogil:
     """``_split_chunk`` from the last row of ``rows[lo:hi]`` back to the first: its
     right rows go to ``right_end[0]``, ``right_end[-1]``, ... and its left rows to
     ``left_end[0]``, ``left_end[-1]``, ..., so that each side ends at its pointer in
@@ -236,6 +267,9 @@ cdef Py_ssize_t _split_chunk_back(const X_BINNED_C* X, IDX_C* rows,
     cdef Py_ssize_t i, nl = 0, nr = 0
     cdef IDX_C r
     cdef int left
+    if split[3] == 2:
+        return gbt_split_back_avx512(X, rows, lo, hi, split[0], split[1], split[2], goes_left,
+                                     left_end, right_end)
     for i in range(hi - 1, lo - 1, -1):
         if i - PREFETCH_ROWS >= lo:
             GBT_PREFETCH(X + rows[i - PREFETCH_ROWS])
@@ -383,7 +417,8 @@ cdef void _fill_range(IDX_C* rows, const IDX_C* buffer, const Py_ssize_t* chunk_
 cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
                           Py_ssize_t n_rows, int bin, int missing_bin, bint default_left,
                           IDX_C* buffer, Py_ssize_t* chunk_counts,
-                          int n_threads, const sparse_feature* sparse=NULL) noexcept nogil:
+                          int n_threads, const sparse_feature* sparse=NULL,
+                          int simd=-1) noexcept nogil:
     """Stable in-place partition of ``rows[0:n_rows]``: left rows first, order kept.
 
     Row r's bin of the split feature is ``column[r]`` (a row of a column-major
@@ -393,13 +428,19 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
     ``chunk_counts`` ``MAX_PARTITION_CHUNKS`` counters. The result is the same
     whatever the chunking, so the chunks may follow the thread count.
     With ``sparse`` the bins come from that feature of a sparse binned matrix
-    instead of ``column``.
+    instead of ``column``. ``simd`` caps the vector loop (-1: the best there is,
+    0: none): the same partition.
     """
     cdef Py_ssize_t n_chunks = n_rows // MIN_PARTITION_ROWS
     cdef Py_ssize_t chunk, c, lo, hi, n_left = 0
     cdef const X_BINNED_C* X = column
     cdef unsigned char goes_left[256]
     cdef int b
+    cdef int split[4]
+    split[0] = bin
+    split[1] = missing_bin
+    split[2] = default_left
+    split[3] = _SPLIT_LEVEL if simd < 0 or simd > _SPLIT_LEVEL else simd
     if sparse == NULL:
         for b in range(256):
             goes_left[b] = _goes_left(<X_BINNED_C>b, bin, missing_bin, default_left)
@@ -412,7 +453,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
             n_left = _split_chunk_sparse(sparse, rows, 0, n_rows, bin, missing_bin,
                                          default_left, buffer)
         else:
-            n_left = _split_chunk(X, rows, 0, n_rows, goes_left, rows, buffer, 1)
+            n_left = _split_chunk(X, rows, 0, n_rows, goes_left, rows, buffer, 1, split)
         memcpy(rows + n_left, buffer, (n_rows - n_left) * sizeof(IDX_C))
         return n_left
     chunk = (n_rows + n_chunks - 1) // n_chunks
@@ -428,11 +469,11 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
             for c in prange(2, schedule='static'):
                 if c == 0:
                     chunk_counts[0] = _split_chunk(X, rows, 0, chunk, goes_left,
-                                                   rows, buffer, 1)
+                                                   rows, buffer, 1, split)
                 else:
                     chunk_counts[1] = _split_chunk_back(X, rows, chunk, n_rows,
                                                         goes_left, buffer + n_rows - 1,
-                                                        rows + n_rows - 1)
+                                                        rows + n_rows - 1, split)
             for c in prange(2, schedule='static'):
                 if c == 0:
                     # the first half's right rows follow all left rows
@@ -459,7 +500,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
                 memcpy(buffer + lo, rows + lo, chunk_counts[c] * sizeof(IDX_C))
             else:
                 chunk_counts[c] = _split_chunk(X, rows, lo, hi, goes_left, buffer,
-                                               buffer + hi - 1, -1)
+                                               buffer + hi - 1, -1, split)
         # 2. every chunk fills its own range rows[lo:hi] (the rows it read in 1.)
         #    from the chunks' sides that land there
         for c in prange(n_chunks, schedule='static'):

@@ -37,6 +37,7 @@ import time
 
 import numpy as np
 
+from ..kernels.simd import simd_cap
 from ._symmetric_walk import predict_symmetric, symmetric_trees
 
 cimport numpy as cnp
@@ -46,22 +47,7 @@ from ..kernels._typedefs cimport X_BINNED_C, check_item_strides, node_struct
 
 cnp.import_array()
 
-SIMD_NAMES = ("none", "avx2", "avx512")
-
-
-def _simd_cap():
-    """The level GBTREE_SIMD asks for (unset: no cap), so that every walk can be tested
-    and measured on a machine that has a better one."""
-    value = os.environ.get("GBTREE_SIMD", "").strip().lower()
-    if value == "":
-        return len(SIMD_NAMES) - 1
-    if value not in SIMD_NAMES:
-        raise ValueError(f"GBTREE_SIMD must be one of {', '.join(SIMD_NAMES)}, got "
-                         f"{os.environ['GBTREE_SIMD']!r}")
-    return SIMD_NAMES.index(value)
-
-
-cdef int _SIMD_LEVEL = min(gbt_simd_level(), _simd_cap())
+cdef int _SIMD_LEVEL = min(gbt_simd_level(), simd_cap())
 # GBTREE_SIMD names the walk: no timing picks another (see ``Forest._walk_cap``)
 cdef bint _SIMD_NAMED = os.environ.get("GBTREE_SIMD", "").strip() != ""
 

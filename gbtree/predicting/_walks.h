@@ -417,6 +417,11 @@ static void gbt_walk_avx2_f32(const void* packed, const float* base, Py_ssize_t 
         }
     }
 }
+/* GCC's intrinsics start some vectors undefined (maybe-uninitialized): not a bug */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 /* GBT_SPLIT_ROWS with AVX-512, 16 rows a step: their values gathered from the
    column and compared with v (float32 values with v rounded down to float32,
    which orders every float32 as v does), the rows that go left compressed to
@@ -475,6 +480,9 @@ GBT_PARTITION_WALK(gbt_partition_walk_avx512_f32, float,
                    __attribute__((target("avx512f,avx512vl"))), gbt_split_rows_avx512_f32)
 GBT_PARTITION_WALK(gbt_partition_walk_avx512_f64, double,
                    __attribute__((target("avx512f,avx512vl"))), gbt_split_rows_avx512_f64)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #else
 static int gbt_simd_level(void) { return 0; }
 static void gbt_walk_avx512_f32(const void* tree, const float* base, Py_ssize_t lo,
