@@ -148,7 +148,8 @@ def input_types(runner, cfg, data, spec):
     metric, value = quality(cfg, data["y_test"], scores)
     out = {f"predict_{kind}_seconds": min(t) for kind, t in times.items()}
     if runner.module == "gbtree":
-        from gbtree.predicting._predictor import SIMD_NAMES, simd_level
+        from gbtree.kernels.simd import SIMD_NAMES
+        from gbtree.predicting._predictor import simd_level
         out["simd"] = SIMD_NAMES[simd_level()]
     return dict(out, metric=metric, score=value)
 
