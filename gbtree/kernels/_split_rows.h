@@ -55,6 +55,10 @@ static inline __m512i gbt_reverse_lanes(__m512i v, int n) {
 
 #define GBT_LOW_LANES(n) ((__mmask16)((1u << (n)) - 1))
 
+/* How many rows ahead the bins are prefetched (_partition.pxd's PREFETCH_ROWS): a
+   deep node's rows each have their bin on a cache line of its own. */
+#define GBT_SPLIT_PREFETCH 64
+
 /* _split_chunk: rows[lo:hi] in order; the left rows go to left_out[lo], ...
    (left_out may be rows), the right rows to right_out[0], right_out[step], ...
    (step 1 or -1). Rows a step cannot gather go through the scalar ``one``
@@ -71,6 +75,11 @@ static ptrdiff_t gbt_split_forward_avx512(const uint8_t* X, const uint32_t* rows
         __mmask16 live = GBT_LOW_LANES(m), left, right;
         __m512i id = _mm512_maskz_loadu_epi32(live, rows + i), l, r;
         int cl, cr;
+        if (i + GBT_SPLIT_PREFETCH + 16 <= hi) {
+            ptrdiff_t k;
+            for (k = 0; k < 16; k++)
+                __builtin_prefetch(X + rows[i + GBT_SPLIT_PREFETCH + k], 0, 3);
+        }
         if (gbt_unsafe_lanes(id, live)) {
             ptrdiff_t k;
             for (k = i; k < i + m; k++) {
@@ -116,6 +125,11 @@ static ptrdiff_t gbt_split_back_avx512(const uint8_t* X, const uint32_t* rows, p
         __mmask16 live = GBT_LOW_LANES(m), left, right;
         __m512i id = _mm512_maskz_loadu_epi32(live, rows + first);
         int cl, cr;
+        if (first - GBT_SPLIT_PREFETCH - 16 >= lo) {
+            ptrdiff_t k;
+            for (k = 0; k < 16; k++)
+                __builtin_prefetch(X + rows[first - GBT_SPLIT_PREFETCH - 16 + k], 0, 3);
+        }
         if (gbt_unsafe_lanes(id, live)) {
             ptrdiff_t k;
             for (k = top - 1; k >= first; k--) {
