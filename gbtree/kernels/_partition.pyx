@@ -10,10 +10,10 @@ own core's caches; when the halves differ by more than a quarter of the rows
 
 ``partition`` is the stable partition of a list of rows by one split (a row's
 side from a 256-entry table of its bin, or with AVX-512 16 rows a step, their
-bins gathered and their ids compressed (_split_rows.h); a sparse column read first; on two
-threads the second half is read backwards, so each side of each half lands in
-place or in the buffer its thread wrote); ``partition_ranges`` calls it for the
-rows in blocks (``growing/row_blocks``)."""
+bins gathered and their ids compressed (_split_rows.h); a sparse column read
+first; on two threads the second half is read backwards, so each side of each
+half lands in place or in the buffer its thread wrote); ``partition_ranges``
+calls it for the rows in blocks (``growing/row_blocks``)."""
 import numpy as np
 
 from cython.parallel cimport parallel, prange, threadid
@@ -46,6 +46,12 @@ cdef int _SPLIT_LEVEL = gbt_split_rows_level() if simd_cap() >= 2 else 0
 def split_rows_level():
     """2 when the partition of dense rows uses AVX-512 (see ``partition``), else 0."""
     return _SPLIT_LEVEL
+
+
+cdef struct split_rule:
+    # a split's rows' sides: bin <= bin, the missing bin to the left when default_left;
+    # simd 2 takes the AVX-512 loop (the same rows in the same places)
+    int bin, missing_bin, default_left, simd
 
 
 cdef class DataPartition:
@@ -222,7 +228,7 @@ cdef inline int _goes_left(X_BINNED_C b, int bin, int missing_bin, bint default_
 cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, const IDX_C* rows,
                              Py_ssize_t lo, Py_ssize_t hi, const unsigned char* goes_left,
                              IDX_C* left_out, IDX_C* right_out,
-                             Py_ssize_t right_step, const int* split) noexcept nogil:
+                             Py_ssize_t right_step, const split_rule* split) noexcept nogil:
     """One pass over ``rows[lo:hi]``: its left rows go to ``left_out[lo:]`` in
     their order, its right rows to ``right_out[0]``, ``right_out[right_step]``,
     ``right_out[2 * right_step]``, ... Returns the number of left rows. ``X``
@@ -232,15 +238,15 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, const IDX_C* rows,
     ``left_out`` may be ``rows`` itself (the write never passes the read); with
     ``right_out = out + hi - 1`` and ``right_step = -1`` both sides fill
     ``out[lo:hi]`` from its two ends (the right rows in reverse order).
-    ``split``: (bin, missing bin, default left, 2 for the AVX-512 loop, which
-    writes the same rows in the same places).
+    ``split``: the split, and whether the AVX-512 loop takes the rows.
     """
     cdef Py_ssize_t i, nl = lo, nr = 0, pf_end = hi - PREFETCH_ROWS
     cdef IDX_C r
     cdef int left
-    if split[3] == 2:
-        return gbt_split_forward_avx512(X, rows, lo, hi, split[0], split[1], split[2],
-                                        goes_left, left_out, right_out, right_step)
+    if split.simd == 2:
+        return gbt_split_forward_avx512(X, rows, lo, hi, split.bin, split.missing_bin,
+                                        split.default_left, goes_left, left_out, right_out,
+                                        right_step)
     for i in range(lo, hi):
         if i < pf_end:
             GBT_PREFETCH(X + rows[i + PREFETCH_ROWS])
@@ -258,7 +264,7 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, const IDX_C* rows,
 cdef Py_ssize_t _split_chunk_back(const X_BINNED_C* X, IDX_C* rows,
                                   Py_ssize_t lo, Py_ssize_t hi, const unsigned char* goes_left,
                                   IDX_C* left_end, IDX_C* right_end,
-                                  const int* split) noexcept nogil:
+                                  const split_rule* split) noexcept nogil:
     """``_split_chunk`` from the last row of ``rows[lo:hi]`` back to the first: its
     right rows go to ``right_end[0]``, ``right_end[-1]``, ... and its left rows to
     ``left_end[0]``, ``left_end[-1]``, ..., so that each side ends at its pointer in
@@ -267,9 +273,9 @@ cdef Py_ssize_t _split_chunk_back(const X_BINNED_C* X, IDX_C* rows,
     cdef Py_ssize_t i, nl = 0, nr = 0
     cdef IDX_C r
     cdef int left
-    if split[3] == 2:
-        return gbt_split_back_avx512(X, rows, lo, hi, split[0], split[1], split[2], goes_left,
-                                     left_end, right_end)
+    if split.simd == 2:
+        return gbt_split_back_avx512(X, rows, lo, hi, split.bin, split.missing_bin,
+                                     split.default_left, goes_left, left_end, right_end)
     for i in range(hi - 1, lo - 1, -1):
         if i - PREFETCH_ROWS >= lo:
             GBT_PREFETCH(X + rows[i - PREFETCH_ROWS])
@@ -436,11 +442,11 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
     cdef const X_BINNED_C* X = column
     cdef unsigned char goes_left[256]
     cdef int b
-    cdef int split[4]
-    split[0] = bin
-    split[1] = missing_bin
-    split[2] = default_left
-    split[3] = _SPLIT_LEVEL if simd < 0 or simd > _SPLIT_LEVEL else simd
+    cdef split_rule split
+    split.bin = bin
+    split.missing_bin = missing_bin
+    split.default_left = default_left
+    split.simd = _SPLIT_LEVEL if simd < 0 or simd > _SPLIT_LEVEL else simd
     if sparse == NULL:
         for b in range(256):
             goes_left[b] = _goes_left(<X_BINNED_C>b, bin, missing_bin, default_left)
@@ -453,7 +459,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
             n_left = _split_chunk_sparse(sparse, rows, 0, n_rows, bin, missing_bin,
                                          default_left, buffer)
         else:
-            n_left = _split_chunk(X, rows, 0, n_rows, goes_left, rows, buffer, 1, split)
+            n_left = _split_chunk(X, rows, 0, n_rows, goes_left, rows, buffer, 1, &split)
         memcpy(rows + n_left, buffer, (n_rows - n_left) * sizeof(IDX_C))
         return n_left
     chunk = (n_rows + n_chunks - 1) // n_chunks
@@ -469,11 +475,11 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
             for c in prange(2, schedule='static'):
                 if c == 0:
                     chunk_counts[0] = _split_chunk(X, rows, 0, chunk, goes_left,
-                                                   rows, buffer, 1, split)
+                                                   rows, buffer, 1, &split)
                 else:
                     chunk_counts[1] = _split_chunk_back(X, rows, chunk, n_rows,
                                                         goes_left, buffer + n_rows - 1,
-                                                        rows + n_rows - 1, split)
+                                                        rows + n_rows - 1, &split)
             for c in prange(2, schedule='static'):
                 if c == 0:
                     # the first half's right rows follow all left rows
@@ -500,7 +506,7 @@ cdef Py_ssize_t partition(const X_BINNED_C* column, IDX_C* rows,
                 memcpy(buffer + lo, rows + lo, chunk_counts[c] * sizeof(IDX_C))
             else:
                 chunk_counts[c] = _split_chunk(X, rows, lo, hi, goes_left, buffer,
-                                               buffer + hi - 1, -1, split)
+                                               buffer + hi - 1, -1, &split)
         # 2. every chunk fills its own range rows[lo:hi] (the rows it read in 1.)
         #    from the chunks' sides that land there
         for c in prange(n_chunks, schedule='static'):

@@ -61,8 +61,8 @@ static inline __m512i gbt_reverse_lanes(__m512i v, int n) {
 
 /* _split_chunk: rows[lo:hi] in order; the left rows go to left_out[lo], ...
    (left_out may be rows), the right rows to right_out[0], right_out[step], ...
-   (step 1 or -1). Rows a step cannot gather go through the scalar ``one``
-   (_split_chunk's own body for one row). Returns the number of left rows. */
+   (step 1 or -1). A step with rows it cannot gather takes them one at a time
+   through ``goes_left`` (_split_chunk's table). Returns the number of left rows. */
 __attribute__((target("avx512f,avx512vl")))
 static ptrdiff_t gbt_split_forward_avx512(const uint8_t* X, const uint32_t* rows, ptrdiff_t lo,
                                           ptrdiff_t hi, int bin, int missing_bin,

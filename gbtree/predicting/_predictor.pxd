@@ -25,6 +25,7 @@ cdef packed struct compact_node:
 
 cdef extern from "_walks.h":
     int gbt_simd_level() noexcept nogil
+    float gbt_floor_f32(double v) noexcept nogil
     void gbt_walk_avx2_f32(const void* tree, const float* base, Py_ssize_t lo,
                            Py_ssize_t hi, Py_ssize_t row_stride, int32_t* leaf) noexcept nogil
     void gbt_walk_avx512_f32(const void* tree, const float* base, Py_ssize_t lo,

@@ -28,7 +28,7 @@ _predictor.pxd.
 """
 from cython cimport floating
 from cython.parallel cimport prange
-from libc.math cimport isfinite, isnan, nextafterf, INFINITY
+from libc.math cimport isfinite
 from libc.string cimport memcpy
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t, INT32_MIN
 
@@ -68,10 +68,7 @@ cdef inline uint64_t _packed_record(const compact_node* cn) noexcept nogil:
     cdef uint32_t bits, meta
     if cn.left < 0:
         return 0
-    # the largest float32 <= the threshold: for a float32 x, x <= t32 iff x <= threshold
-    t32 = <float>cn.value
-    if <double>t32 > cn.value:
-        t32 = nextafterf(t32, -INFINITY)
+    t32 = gbt_floor_f32(cn.value)
     memcpy(&bits, &t32, 4)
     meta = (<uint32_t>cn.left | ((<uint32_t>cn.feature & 0x7FFF) << 16)
             | (<uint32_t>cn.feature & (<uint32_t>1 << 31)))

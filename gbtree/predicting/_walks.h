@@ -129,6 +129,13 @@ static void NAME(const void* nodes, const int64_t* tree_ptr,                    
 GBT_ROW_WALK(gbt_row_walk_f32, float)
 GBT_ROW_WALK(gbt_row_walk_f64, double)
 
+/* The largest float32 <= v: for a float32 x, x <= v exactly when x <= it (the
+   float32 vector walks compare with it). */
+static inline float gbt_floor_f32(double v) {
+    float f = (float)v;
+    return (double)f > v ? nextafterf(f, -INFINITY) : f;
+}
+
 /* The partition walk, for blocks of many rows: rather than each row going down
    a tree on its own, each node hands the rows that reach it on to its children,
    so a node reads one column of the block for all its rows in a tight loop
@@ -452,11 +459,6 @@ static inline int32_t NAME(const int32_t* src, int32_t n, const T* c, double v, 
         nl += cl;                                                                    \
     }                                                                                \
     return nl;                                                                       \
-}
-/* the largest float32 <= v: for a float32 x, x <= v exactly when x <= it */
-static inline float gbt_floor_f32(double v) {
-    float f = (float)v;
-    return (double)f > v ? nextafterf(f, -INFINITY) : f;
 }
 GBT_SPLIT_ROWS_AVX512(gbt_split_rows_avx512_f32, float,
     const __m512 vv = _mm512_set1_ps(gbt_floor_f32(v));, {
