@@ -109,6 +109,17 @@ def test_round_trip_through_bytes_and_file_objects(models, kind, format, tmp_pat
     assert named.read_bytes() == raw
 
 
+def test_a_model_saves_to_the_same_bytes_at_any_time(models, monkeypatch):
+    # the binary file's members carry no time of saving: two saves seconds apart
+    # (here, a clock moved on by a day) write the same bytes
+    import time
+    est, _ = models["binary"]
+    first = est.save_raw("binary")
+    now = time.time()
+    monkeypatch.setattr(time, "time", lambda: now + 86_400.0)
+    assert est.save_raw("binary") == first
+
+
 def test_split_columns_hold_the_splits_and_binary_members_are_stored(models, tmp_path):
     from gbtree.io.model_io import SPLIT_FIELDS
     est, _ = models["multiclass"]

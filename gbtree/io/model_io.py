@@ -586,13 +586,21 @@ def model_bytes(est, format="binary"):
         _readable_json(doc)
     if not binary:
         return header.encode("utf-8")
-    # (stored, not deflated: inflating took most of a load)
+    # (stored, not deflated: inflating took most of a load; every member dated
+    # 1980-01-01, so that a model's file is the same bytes whenever it is saved)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED) as zf:
-        zf.writestr(HEADER_MEMBER, header)
+        zf.writestr(_member(HEADER_MEMBER), header)
         for name, a in enc.members.items():
-            zf.writestr(name, a.tobytes())
+            zf.writestr(_member(name), a.tobytes())
     return out.getvalue()
+
+
+def _member(name):
+    """A stored member of a binary model file, without the time of the save."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    return info
 
 
 def _path(fname):
