@@ -366,8 +366,8 @@ def test_faster_walk_takes_the_walk_that_finishes_sooner():
 
 def test_the_timed_walk_predicts_as_every_other(rng):
     # on a CPU with AVX-512 (and GBTREE_SIMD unset) a large call times the AVX-512 walk
-    # against the partition walk once per dtype and keeps the faster; elsewhere the
-    # walk is the CPU's best and nothing is timed
+    # against the partition walk once per dtype and keeps the faster; elsewhere (and
+    # before) many rows take the partition walk and nothing is timed
     import os
     from gbtree.predicting._predictor import TIMED_CALL
     X = rng.normal(size=(TIMED_CALL, 5))
@@ -378,15 +378,16 @@ def test_the_timed_walk_predicts_as_every_other(rng):
         Xd = np.ascontiguousarray(X, dtype=dtype)
         got = model._ensemble.predict_raw(Xd, n_threads=2)
         for cap in (0, 1, 2):
-            want = np.tile(model._ensemble.base_score, (Xd.shape[0], 1))
-            predict_raw(Xd, forest.compact, forest.tree_ptr, forest.tree_class, want, 2, cap,
-                        forest.columns)
-            np.testing.assert_array_equal(got, want)
+            for block_rows in (-1, 0):
+                want = np.tile(model._ensemble.base_score, (Xd.shape[0], 1))
+                predict_raw(Xd, forest.compact, forest.tree_ptr, forest.tree_class, want, 2,
+                            cap, forest.columns, block_rows)
+                np.testing.assert_array_equal(got, want)
     if simd_level() == 2 and not os.environ.get("GBTREE_SIMD", "").strip():
-        assert set(forest.walk_caps) == {"float64", "float32"}
-        assert set(forest.walk_caps.values()) <= {1, 2}
+        assert set(forest.timed_walks) == {"float64", "float32"}
+        assert set(forest.timed_walks.values()) <= {1, 2}
     else:
-        assert forest.walk_caps == {}
+        assert forest.timed_walks == {}
 
 
 # ---------------------------------------------------------------------------

@@ -19,9 +19,10 @@ down eight to a vector, with gathers: float32 rows over 8-byte copies of the
 nodes that hold the threshold rounded down to float32 (exact for float32
 values), float64 rows (AVX-512 only) over the 16-byte nodes. With AVX-512 the
 vector walk may take the blocks of many rows too: a ``Forest`` times it against
-the partition walk (``Forest._walk_cap``). A ``Forest`` walks fewer than
-``FEW_ROWS`` rows itself, each row down eight trees side by side. Every walk
-reaches the same leaves and adds the same values in the same order.
+the partition walk on its first large call (``Forest._block_rows``), and keeps
+the partition walk until then. A ``Forest`` walks fewer than ``FEW_ROWS`` rows
+itself, each row down eight trees side by side. Every walk reaches the same
+leaves and adds the same values in the same order.
 
 The walks the CSR kernels share (_sparse_predictor.pyx) are inline in
 _predictor.pxd.
@@ -48,7 +49,7 @@ from ..kernels._typedefs cimport X_BINNED_C, check_item_strides, node_struct
 cnp.import_array()
 
 cdef int _SIMD_LEVEL = min(gbt_simd_level(), simd_cap())
-# GBTREE_SIMD names the walk: no timing picks another (see ``Forest._walk_cap``)
+# GBTREE_SIMD names the walk: no timing picks another (see ``Forest._block_rows``)
 cdef bint _SIMD_NAMED = os.environ.get("GBTREE_SIMD", "").strip() != ""
 
 
@@ -317,7 +318,7 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
     vector walk (see ``simd_level``; -1: the best there is, 0: no vector walk);
     ``columns`` is ``split_columns`` of these trees (worked out when None);
     ``block_rows`` > 0 runs the partition walk in blocks of that many rows, -1
-    never (0: as the rows and the CPU call for); ``split_simd`` caps the vector code
+    never (0: for enough rows, in blocks sized to the L2 cache); ``split_simd`` caps the vector code
     that hands a node's rows on in the partition walk (-1: the best there is, 0:
     none): the tests compare them."""
     cdef Py_ssize_t n_rows = X.shape[0], n_trees = tree_ptr.shape[0] - 1
@@ -342,8 +343,8 @@ def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
     level = _walk_kind(_SIMD_LEVEL, simd, X.shape[1], row_stride, col_stride, &tree_ptr[0], n_trees, base)
     if n_rows * n_trees < 4096:
         n_threads = 1
-    if level != WALK_AVX512 and block_rows >= 0:
-        # the AVX-512 walk where the CPU has it, else the partition walk for many rows
+    if block_rows >= 0:
+        # the partition walk for many rows (the vector walks for the others)
         used, slot = split_columns(compact, tree_ptr, X.shape[1]) if columns is None else columns
         used_v = used
         slot_v = slot
@@ -387,13 +388,13 @@ cdef enum:
 
 # A call of at least TIMED_CALL C-ordered rows, on a CPU with AVX-512, times the
 # AVX-512 walk against the partition walk on its first TIMED_ROWS rows (once per
-# Forest and dtype) and takes the faster from then on.
+# Forest and dtype) and takes the faster from then on (the partition walk before).
 TIMED_CALL = 65536
 TIMED_ROWS = 8192
 
 
 def faster_walk(run, clock):
-    """2 (the AVX-512 walk) or 1 (the partition walk): whichever ``run(cap)`` finishes
+    """2 (the AVX-512 walk) or 1 (the partition walk): whichever ``run(walk)`` finishes
     sooner by ``clock()``, the best of two runs each, taken in turn."""
     best = {2: float("inf"), 1: float("inf")}
     for cap in (2, 1, 2, 1):
@@ -415,7 +416,7 @@ cdef class Forest:
     cdef const int64_t* _ptr
     cdef const int32_t* _cls
     cdef sym_tables _sym
-    cdef readonly object walk_caps   # {"float32"/"float64": the timed walk's cap}
+    cdef readonly object timed_walks   # {"float32"/"float64": 2 or 1, see faster_walk}
 
     def __init__(self, nodes, tree_ptr, tree_class, Py_ssize_t n_features,
                  Py_ssize_t n_outputs):
@@ -432,7 +433,7 @@ cdef class Forest:
         self.columns = split_columns(self.compact, ptr, n_features)
         self.tree_ptr, self.tree_class = tree_ptr, tree_class
         self.n_trees, self.n_features, self.n_outputs = cls.shape[0], n_features, n_outputs
-        self.walk_caps = {}
+        self.timed_walks = {}
         compact = self.compact
         self._compact = &compact[0] if compact.shape[0] > 0 else NULL
         self._ptr = &ptr[0]
@@ -538,29 +539,29 @@ cdef class Forest:
                               _SIMD_LEVEL)
         else:
             predict_raw(X, self.compact, self.tree_ptr[start:stop + 1],
-                        self.tree_class[start:stop], out, n_threads,
-                        self._walk_cap(X, start, stop, n_threads), columns=self.columns)
+                        self.tree_class[start:stop], out, n_threads, columns=self.columns,
+                        block_rows=self._block_rows(X, start, stop, n_threads))
         return 0
 
-    def _walk_cap(self, X, Py_ssize_t start, Py_ssize_t stop, int n_threads, clock=None):
-        """The ``simd`` cap for ``predict_raw`` of X: -1 (the CPU's best walk), or, on a
-        CPU with AVX-512 and GBTREE_SIMD unset, for C-ordered float rows, the faster
-        of the AVX-512 walk and the partition walk on this CPU and these trees (which
-        one depends on the CPU: their predictions are the same bit for bit), timed on
-        the first call of at least TIMED_CALL rows."""
+    def _block_rows(self, X, Py_ssize_t start, Py_ssize_t stop, int n_threads, clock=None):
+        """``block_rows`` for ``predict_raw`` of X: 0 (the partition walk for many rows),
+        or -1 (the AVX-512 walk) where that was faster: on a CPU with AVX-512 and
+        GBTREE_SIMD unset, for C-ordered float rows, the two are timed on this CPU and
+        these trees (which one is faster depends on the CPU: their predictions are the
+        same bit for bit) on the first call of at least TIMED_CALL rows."""
         if (_SIMD_LEVEL < 2 or _SIMD_NAMED or not isinstance(X, np.ndarray)
                 or X.dtype not in (np.float32, np.float64) or not X.flags.c_contiguous):
-            return -1
-        cap = self.walk_caps.get(X.dtype.name, -1)
-        if cap < 0 and X.shape[0] >= TIMED_CALL:
+            return 0
+        walk = self.timed_walks.get(X.dtype.name, 1)
+        if X.dtype.name not in self.timed_walks and X.shape[0] >= TIMED_CALL:
             rows = X[:TIMED_ROWS]
             out = np.zeros((TIMED_ROWS, self.n_outputs))
             ptr, cls = self.tree_ptr[start:stop + 1], self.tree_class[start:stop]
-            cap = self.walk_caps[X.dtype.name] = faster_walk(
-                lambda c: predict_raw(rows, self.compact, ptr, cls, out, n_threads, c,
-                                      columns=self.columns),
+            walk = self.timed_walks[X.dtype.name] = faster_walk(
+                lambda w: predict_raw(rows, self.compact, ptr, cls, out, n_threads,
+                                      columns=self.columns, block_rows=-1 if w == 2 else 0),
                 clock or time.perf_counter)
-        return cap
+        return -1 if walk == 2 else 0
 
 
 def binary_labels(raw, classes):
