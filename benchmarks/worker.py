@@ -23,7 +23,6 @@ import importlib
 import json
 import os
 import resource
-import sys
 import tempfile
 import threading
 import time
