@@ -327,3 +327,100 @@ def test_without_the_schedulers_counts_a_fit_reads_its_cpu_time(monkeypatch):
     ups = [i for i in range(1, len(tried)) if tried[i] == 2 and tried[i - 1] == 1]
     gaps = np.diff(ups)
     assert len(ups) >= 3 and np.all(np.diff(gaps) > 0), ups
+
+
+# ---------------------------------------------------------------- a round's trees at once
+class _Fixed:
+    """A ``ThreadBudget`` that keeps ``n_jobs`` threads, whatever the machine has free."""
+
+    def __init__(self, limit):
+        self.limit = self.n = limit
+
+    def round_done(self):
+        return self.n
+
+
+def test_run_in_lanes_gives_every_result_in_order_and_raises_the_first_error():
+    from gbtree.growing._lanes import run_in_lanes
+    seen = []
+
+    def one(lane, k):
+        seen.append((lane, k))
+        return 10 * k
+    for lanes in (["a"], ["a", "b"], ["a", "b", "c"]):
+        seen.clear()
+        assert run_in_lanes(one, lanes, 7) == [10 * k for k in range(7)]
+        assert sorted(k for _, k in seen) == list(range(7))
+        assert {lane for lane, _ in seen} <= set(lanes)
+    assert run_in_lanes(one, ["a", "b"], 0) == []
+
+    def fails(lane, k):
+        if k == 2:
+            raise ValueError(f"tree {k}")
+        return k
+    with pytest.raises(ValueError, match="tree 2"):
+        run_in_lanes(fails, ["a", "b"], 6)
+    with pytest.raises(ValueError, match="at least one lane"):
+        run_in_lanes(one, [], 3)
+
+
+def test_a_twin_grower_shares_the_binned_rows_and_grows_the_same_tree():
+    from gbtree.boosting.booster import BoostParams
+    from gbtree.data.binning import BinMapper
+    from gbtree.growing.growers import make_grower
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(20_000, 5))
+    Xb = (mapper := BinMapper(64).fit(X)).transform(X)
+    grower = make_grower(BoostParams(max_depth=0, max_leaves=15, grow_policy="lossguide",
+                                     colsample_bynode=0.6), X, Xb, mapper, 2)
+    twin = grower.twin(1)
+    assert type(twin) is type(grower) and twin.n_threads == 1
+    pairs = np.stack([np.sin(3 * X[:, 0]) + X[:, 1], np.ones(len(X))], axis=1)
+    pairs = pairs.astype(np.float32)[None].copy()
+    raws = [np.zeros((len(X), 1)) for _ in range(2)]
+    a = grower.grow(pairs, 0.1, raws[0], 0, seed=7)[0]
+    b = twin.grow(pairs, 0.1, raws[1], 0, seed=7)[0]
+    assert a.shape[0] == 29 and a.tobytes() == b.tobytes()
+    np.testing.assert_array_equal(raws[0], raws[1])
+
+
+@needs_openmp
+@pytest.mark.parametrize("n_classes", [3, 4, 7])
+@pytest.mark.parametrize("params", [
+    dict(max_depth=0, max_leaves=20, grow_policy="lossguide"),
+    dict(max_depth=4, subsample=0.7, colsample_bynode=0.6, colsample_bytree=0.8),
+    dict(max_depth=4, sampling_method="goss"),
+    dict(max_depth=4, grad_quant_bins=16),
+    dict(max_depth=4, booster="dart", rate_drop=0.3),
+    dict(max_depth=4, monotone_constraints=[1, 0, 0, 0, 0, -1],
+         interaction_constraints=[[0, 1], [2, 3, 4, 5]]),
+], ids=["lossguide", "sampling", "goss", "quantised", "dart", "constraints"])
+def test_the_trees_of_a_round_grown_at_once_are_those_grown_one_at_a_time(
+        n_classes, params, monkeypatch):
+    # with several threads the round's first K - K % n trees grow at once, one a
+    # thread, the rest on every thread: the model is that of one thread
+    from gbtree.boosting import booster
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(6000, 6))
+    X[rng.rand(*X.shape) < 0.03] = np.nan
+    Z = np.nan_to_num(X)
+    y = np.digitize(Z[:, 0] + np.sin(2 * Z[:, 1]) + rng.normal(size=len(X)) * 0.5,
+                    np.linspace(-1.5, 1.5, n_classes - 1))
+    assert len(np.unique(y)) == n_classes
+    kw = dict(n_estimators=5, random_state=3, **params)
+    want = GBTClassifier(n_jobs=1, **kw).fit(X, y)
+    calls = []
+    real = booster.run_in_lanes
+
+    def spy(grow_one, lanes, n_tasks):
+        calls.append((len(lanes), n_tasks))
+        return real(grow_one, lanes, n_tasks)
+    monkeypatch.setattr(booster, "run_in_lanes", spy)
+    monkeypatch.setattr(booster, "ThreadBudget", _Fixed)
+    for n_jobs in (2, 3):
+        calls.clear()
+        got = GBTClassifier(n_jobs=n_jobs, **kw).fit(X, y)
+        lanes = min(n_jobs, n_classes)
+        assert calls and set(calls) == {(lanes, n_classes - n_classes % lanes)}, calls
+        assert got._ensemble.nodes.tobytes() == want._ensemble.nodes.tobytes()
+        np.testing.assert_array_equal(got.predict_proba(X), want.predict_proba(X))

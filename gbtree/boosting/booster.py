@@ -21,6 +21,7 @@ from ..data.binning import BinMapper, canonical_csr, kernel_array
 from . import rounds, sampling
 from .logs import LOGGER
 from .rounds import not_finite
+from ..growing._lanes import run_in_lanes
 from ..growing.growers import make_grower
 from ..predicting.tree import TreeEnsemble, add_tree_binned_rows, add_trees_to_raw
 
@@ -183,13 +184,32 @@ def check_quant_bins(params, n_rows):
                          f"grad_quant_bins must be <= {(2 ** 31 - 1) // n_rows - 1}")
 
 
-def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds, gains=None):
+def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds, gains=None,
+              lanes=()):
     """The trees of one set, as (output, nodes): one tree per output, each grown when
     the caller asks for it (after it has finished the one before), or the K trees
     of one tree whose leaves hold a vector. With ``gains`` (K, n_rows, 1), tree k
-    writes its values to ``gains[k]`` instead of adding them to ``raw[:, k]``."""
+    writes its values to ``gains[k]`` instead of adding them to ``raw[:, k]``; then,
+    with ``lanes`` (growers of one thread each, see ``_InMemoryRows._lanes``), the
+    first trees, as many as fill every lane, grow at once, one a lane
+    (``run_in_lanes``), and the rest one at a time on ``grower``'s threads."""
     K = pairs.shape[0]
-    for first, end in [(0, K)] if vector_leaves else [(k, k + 1) for k in range(K)]:
+    at_once = K - K % len(lanes) if gains is not None and len(lanes) > 1 else 0
+
+    def grow_one(lane, k):
+        gains[k] = 0.0
+        return lane.grow(pairs[k:k + 1], learning_rate, gains[k], 0, rows, seeds[k])[0]
+
+    if at_once:
+        n_threads = grower.n_threads
+        for lane in lanes:
+            lane.n_threads = 1
+        try:
+            grown = run_in_lanes(grow_one, list(lanes), at_once)
+        finally:
+            grower.n_threads = n_threads
+        yield from enumerate(grown)
+    for first, end in [(0, K)] if vector_leaves else [(k, k + 1) for k in range(at_once, K)]:
         if gains is None:
             trees = grower.grow(pairs[first:end], learning_rate, raw, first, rows, seeds[first])
         else:
@@ -250,6 +270,20 @@ class _InMemoryRows:
                       and not objective.needs_refit
                       and params.multi_strategy != "multi_output_tree" else None)
         self.training_loss = lambda: (objective.name, objective.loss(y, self.raw, sample_weight))
+        self._twins = []
+
+    def _lanes(self):
+        """The growers of a round whose trees grow at once, one a thread: the grower
+        and its twins (``twin``: the same binned rows, buffers of their own), one
+        per thread up to one per output, each on one thread; () when the trees grow
+        one at a time (one thread, one output, or a grower without twins). The
+        trees are the same either way."""
+        n = min(self.grower.n_threads, self.objective.n_outputs)
+        if self.gains is None or n < 2 or not hasattr(self.grower, "twin"):
+            return ()
+        while len(self._twins) < n - 1:
+            self._twins.append(self.grower.twin(1))
+        return [self.grower] + self._twins[:n - 1]
 
     @property
     def n_threads(self):
@@ -292,7 +326,7 @@ class _InMemoryRows:
             raw_set = raw.copy() if objective.needs_refit else None
             gains = self.gains
             for k, nodes in _grow_set(self.grower, params.multi_strategy == "multi_output_tree",
-                                      pairs, lr / P, raw, rows, tree_seeds, gains):
+                                      pairs, lr / P, raw, rows, tree_seeds, gains, self._lanes()):
                 if objective.needs_refit:
                     _refit(objective, self.grower, nodes, y, raw, raw_set[:, k].copy(),
                            refit_weight, k, lr / P,

@@ -61,6 +61,7 @@ cdef class SerialGrower:
     cdef bint lossguide
     cdef bint drop_hopeless           # close the open nodes the leaf budget cannot reach
     cdef public int n_threads
+    cdef readonly object grower_params   # (``twin`` makes a grower of the same ones)
     # the current tree
     cdef const G_H_C* pairs           # interleaved (gradient, hessian) pairs
     cdef const void* values           # what the histograms read (GradientQuantizer.values)

@@ -114,6 +114,7 @@ cdef class SerialGrower:
     Parameters
     ----------
     X_binned : uint8 array (n_rows, n_features), C order, or binning.SparseBinned
+        (or the ``BinnedMatrix`` of another grower, which it then shares)
     n_bins, bin_offsets : int32 arrays from ``BinMapper``
     bin_thresholds : float64 array from ``BinMapper.bin_thresholds()``
     params : grower_params.GrowerParams
@@ -127,7 +128,10 @@ cdef class SerialGrower:
                   const int[::1] bin_offsets, const double[::1] bin_thresholds,
                   params, int n_threads, default_bin=None):
         cdef hist_plan plan
-        self.X = BinnedMatrix(X_binned, n_bins, bin_offsets, n_threads, default_bin)
+        # (a BinnedMatrix: another grower's, shared, see ``twin``)
+        self.X = (X_binned if isinstance(X_binned, BinnedMatrix) else
+                  BinnedMatrix(X_binned, n_bins, bin_offsets, n_threads, default_bin))
+        self.grower_params = params
         self.n_features = self.X.n_features
         self.quantizer = GradientQuantizer(params.quant_levels, self.X.n_rows)
         self.pool = HistogramPool(self.X.n_entries, self.quantizer.entry_bytes,
@@ -680,6 +684,12 @@ cdef class SerialGrower:
         if self.nodes.size() > 0:
             memcpy(&out_view[0], self.nodes.data(), self.nodes.size() * sizeof(node_struct))
         return [out]
+
+    def twin(self, int n_threads=1):
+        """A grower of the same class and parameters on the same binned matrix (shared,
+        not copied), with buffers of its own: two trees grow at once, one on each."""
+        return type(self)(self.X, self.X.n_bins, self.X.bin_offsets, self.bin_thresholds,
+                          self.grower_params, n_threads)
 
     def node_bounds(self):
         """``(lower, upper)``: the bounds monotone constraints put on each node's weight
