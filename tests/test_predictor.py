@@ -232,7 +232,7 @@ def test_partition_walk_equals_reference_and_lane_walk(seed, n_rows, n_features,
     # Every layout the walk reads through its strides, blocks of one row to more than
     # all of them (some blocks short), leaves-only trees among split ones, values on
     # and beside the thresholds (float32 ones compared with the threshold rounded
-    # down by the AVX-512 node loop), NaN and +-inf; nodes of fewer and more rows
+    # down to float32 by every node loop), NaN and +-inf; nodes of fewer and more rows
     # than its 16 lanes; the portable node loop and every vector one of this CPU.
     rs = np.random.RandomState(seed)
     trees = [random_tree(rs, n_features, rs.randint(0, 40)) for _ in range(n_trees)]
@@ -351,25 +351,30 @@ def test_gbtree_simd_chooses_the_walk_and_every_walk_predicts_the_same(tmp_path,
 
 
 def test_faster_walk_takes_the_walk_that_finishes_sooner():
-    from gbtree.predicting._predictor import faster_walk
-    for seconds, expected in (({2: 3.0, 1: 5.0}, 2), ({2: 5.0, 1: 3.0}, 1),
-                              ({2: 4.0, 1: 4.0}, 2)):
+    from gbtree.predicting._predictor import WALKS, faster_walk
+    walks = tuple(WALKS)
+    assert set(walks) == {"partition", "partition-avx512", "row-avx512"}
+    for seconds, expected in (((3.0, 5.0, 4.0), walks[0]), ((5.0, 3.0, 4.0), walks[1]),
+                              ((5.0, 4.0, 3.0), walks[2]), ((4.0, 4.0, 4.0), walks[0]),
+                              ((5.0, 4.0, 4.0), walks[1])):
         now, ran = [0.0], []
 
-        def run(cap):
-            ran.append(cap)
-            now[0] += seconds[cap]
+        def run(walk):
+            ran.append(walk)
+            now[0] += dict(zip(walks, seconds))[walk]
 
         assert faster_walk(run, lambda: now[0]) == expected
-        assert ran == [2, 1, 2, 1]   # each twice, in turn
+        assert ran == list(walks + walks)   # each twice, in turn
+    assert faster_walk(run, lambda: now[0], ("row-avx512", "partition")) == "row-avx512"
 
 
 def test_the_timed_walk_predicts_as_every_other(rng):
-    # on a CPU with AVX-512 (and GBTREE_SIMD unset) a large call times the AVX-512 walk
-    # against the partition walk once per dtype and keeps the faster; elsewhere (and
-    # before) many rows take the partition walk and nothing is timed
+    # on a CPU with AVX-512 (and GBTREE_SIMD unset) a large call times the partition
+    # walk with either loop and the AVX-512 row walk once per dtype and keeps the
+    # fastest; elsewhere (and before) many rows take the partition walk's portable
+    # loop and nothing is timed
     import os
-    from gbtree.predicting._predictor import TIMED_CALL
+    from gbtree.predicting._predictor import TIMED_CALL, WALKS
     X = rng.normal(size=(TIMED_CALL, 5))
     model = GBTRegressor(n_estimators=8, max_leaves=31, grow_policy="lossguide").fit(
         X[:3000], X[:3000, 0] - X[:3000, 1] ** 2)
@@ -378,14 +383,14 @@ def test_the_timed_walk_predicts_as_every_other(rng):
         Xd = np.ascontiguousarray(X, dtype=dtype)
         got = model._ensemble.predict_raw(Xd, n_threads=2)
         for cap in (0, 1, 2):
-            for block_rows in (-1, 0):
+            for block_rows, split_simd in WALKS.values():
                 want = np.tile(model._ensemble.base_score, (Xd.shape[0], 1))
                 predict_raw(Xd, forest.compact, forest.tree_ptr, forest.tree_class, want, 2,
-                            cap, forest.columns, block_rows)
+                            cap, forest.columns, block_rows, split_simd)
                 np.testing.assert_array_equal(got, want)
     if simd_level() == 2 and not os.environ.get("GBTREE_SIMD", "").strip():
         assert set(forest.timed_walks) == {"float64", "float32"}
-        assert set(forest.timed_walks.values()) <= {1, 2}
+        assert set(forest.timed_walks.values()) <= set(WALKS)
     else:
         assert forest.timed_walks == {}
 

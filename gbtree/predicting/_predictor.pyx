@@ -11,16 +11,17 @@ are neighbours, which makes the step down the tree branch-free:
 ``next = left + (row goes right)``. Many rows (blocks of at least
 ``PARTITION_MIN_ROWS`` per thread) take the partition walk: a block's rows are
 copied by columns, and each node hands the rows that reach it on to its two
-children, reading one column in a tight loop (any CPU, any strides; with AVX-512,
-16 rows a step: their values gathered, the two sides' ids compressed). Fewer rows
+children, reading one column in a tight loop (any CPU, any strides; with AVX-512
+it may take 16 rows a step: their values gathered, the two sides' ids
+compressed). Fewer rows
 go down a tree eight side by side (the portable walk); on a CPU with AVX-512 or
 AVX2 (checked at run time; the build needs no flag) blocks of C-ordered rows go
 down eight to a vector, with gathers: float32 rows over 8-byte copies of the
 nodes that hold the threshold rounded down to float32 (exact for float32
-values), float64 rows (AVX-512 only) over the 16-byte nodes. With AVX-512 the
-vector walk may take the blocks of many rows too: a ``Forest`` times it against
-the partition walk on its first large call (``Forest._block_rows``), and keeps
-the partition walk until then. A ``Forest`` walks fewer than ``FEW_ROWS`` rows
+values), float64 rows (AVX-512 only) over the 16-byte nodes. With AVX-512 a
+``Forest`` times, on its first large call, the partition walk with either loop
+and the AVX-512 row walk, and keeps the fastest for many rows (``Forest._walk``;
+the partition walk with the portable loop until then). A ``Forest`` walks fewer than ``FEW_ROWS`` rows
 itself, each row down eight trees side by side. Every walk reaches the same
 leaves and adds the same values in the same order.
 
@@ -49,7 +50,7 @@ from ..kernels._typedefs cimport X_BINNED_C, check_item_strides, node_struct
 cnp.import_array()
 
 cdef int _SIMD_LEVEL = min(gbt_simd_level(), simd_cap())
-# GBTREE_SIMD names the walk: no timing picks another (see ``Forest._block_rows``)
+# GBTREE_SIMD names the walk: no timing picks another (see ``Forest._walk``)
 cdef bint _SIMD_NAMED = os.environ.get("GBTREE_SIMD", "").strip() != ""
 
 
@@ -312,15 +313,16 @@ cdef Py_ssize_t _partition_scratch(Py_ssize_t R, Py_ssize_t n_used, Py_ssize_t i
 def predict_raw(const floating[:, :] X, const unsigned char[::1] compact,
                 const int64_t[::1] tree_ptr, const int32_t[::1] tree_class,
                 double[:, ::1] out, int n_threads, int simd=-1, columns=None,
-                Py_ssize_t block_rows=0, int split_simd=-1):
+                Py_ssize_t block_rows=0, int split_simd=0):
     """``out[i, tree_class[t]] += value of the leaf of row i in tree t``, for every
     tree in order; ``compact`` comes from ``compact_nodes``. ``simd`` caps the
     vector walk (see ``simd_level``; -1: the best there is, 0: no vector walk);
     ``columns`` is ``split_columns`` of these trees (worked out when None);
     ``block_rows`` > 0 runs the partition walk in blocks of that many rows, -1
-    never (0: for enough rows, in blocks sized to the L2 cache); ``split_simd`` caps the vector code
-    that hands a node's rows on in the partition walk (-1: the best there is, 0:
-    none): the tests compare them."""
+    never (0: for enough rows, in blocks sized to the L2 cache); ``split_simd`` names
+    the loop that hands a node's rows on in the partition walk: 0 the portable one,
+    2 (or -1, the best there is) the AVX-512 one where the CPU has it (a ``Forest``
+    times them)."""
     cdef Py_ssize_t n_rows = X.shape[0], n_trees = tree_ptr.shape[0] - 1
     cdef Py_ssize_t n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
     cdef Py_ssize_t blk, i, lo, hi, t
@@ -387,21 +389,23 @@ cdef enum:
     FEW_ROWS = 16
 
 # A call of at least TIMED_CALL C-ordered rows, on a CPU with AVX-512, times the
-# AVX-512 walk against the partition walk on its first TIMED_ROWS rows (once per
-# Forest and dtype) and takes the faster from then on (the partition walk before).
+# walks of ``WALKS`` on its first TIMED_ROWS rows (once per Forest and dtype) and
+# takes the fastest from then on (the partition walk, portable loop, before).
 TIMED_CALL = 65536
 TIMED_ROWS = 8192
+# the walks a Forest may take for many rows: (block_rows, split_simd) of predict_raw
+WALKS = {"partition": (0, 0), "partition-avx512": (0, 2), "row-avx512": (-1, 0)}
 
 
-def faster_walk(run, clock):
-    """2 (the AVX-512 walk) or 1 (the partition walk): whichever ``run(walk)`` finishes
-    sooner by ``clock()``, the best of two runs each, taken in turn."""
-    best = {2: float("inf"), 1: float("inf")}
-    for cap in (2, 1, 2, 1):
+def faster_walk(run, clock, walks=tuple(WALKS)):
+    """Of ``walks``, the one whose ``run(walk)`` finishes soonest by ``clock()``, the
+    best of two runs each, taken in turn (ties: the first)."""
+    best = dict.fromkeys(walks, float("inf"))
+    for walk in walks + walks:
         t = clock()
-        run(cap)
-        best[cap] = min(best[cap], clock() - t)
-    return 2 if best[2] <= best[1] else 1
+        run(walk)
+        best[walk] = min(best[walk], clock() - t)
+    return min(walks, key=lambda walk: best[walk])
 
 
 cdef class Forest:
@@ -416,7 +420,7 @@ cdef class Forest:
     cdef const int64_t* _ptr
     cdef const int32_t* _cls
     cdef sym_tables _sym
-    cdef readonly object timed_walks   # {"float32"/"float64": 2 or 1, see faster_walk}
+    cdef readonly object timed_walks   # {"float32"/"float64": a name of WALKS}
 
     def __init__(self, nodes, tree_ptr, tree_class, Py_ssize_t n_features,
                  Py_ssize_t n_outputs):
@@ -538,30 +542,32 @@ cdef class Forest:
             predict_symmetric(X, self.symmetric, self.tree_class, start, stop, out, n_threads,
                               _SIMD_LEVEL)
         else:
+            block_rows, split_simd = WALKS[self._walk(X, start, stop, n_threads)]
             predict_raw(X, self.compact, self.tree_ptr[start:stop + 1],
                         self.tree_class[start:stop], out, n_threads, columns=self.columns,
-                        block_rows=self._block_rows(X, start, stop, n_threads))
+                        block_rows=block_rows, split_simd=split_simd)
         return 0
 
-    def _block_rows(self, X, Py_ssize_t start, Py_ssize_t stop, int n_threads, clock=None):
-        """``block_rows`` for ``predict_raw`` of X: 0 (the partition walk for many rows),
-        or -1 (the AVX-512 walk) where that was faster: on a CPU with AVX-512 and
-        GBTREE_SIMD unset, for C-ordered float rows, the two are timed on this CPU and
-        these trees (which one is faster depends on the CPU: their predictions are the
-        same bit for bit) on the first call of at least TIMED_CALL rows."""
+    def _walk(self, X, Py_ssize_t start, Py_ssize_t stop, int n_threads, clock=None):
+        """The walk of ``WALKS`` for many rows of X: the partition walk with its portable
+        loop, or on a CPU with AVX-512 (GBTREE_SIMD unset), for C-ordered float rows,
+        whichever of ``WALKS`` was fastest on this CPU and these trees (which one is
+        depends on the CPU: their predictions are the same bit for bit), timed on the
+        first call of at least TIMED_CALL rows."""
         if (_SIMD_LEVEL < 2 or _SIMD_NAMED or not isinstance(X, np.ndarray)
                 or X.dtype not in (np.float32, np.float64) or not X.flags.c_contiguous):
-            return 0
-        walk = self.timed_walks.get(X.dtype.name, 1)
+            return "partition"
+        walk = self.timed_walks.get(X.dtype.name, "partition")
         if X.dtype.name not in self.timed_walks and X.shape[0] >= TIMED_CALL:
             rows = X[:TIMED_ROWS]
             out = np.zeros((TIMED_ROWS, self.n_outputs))
             ptr, cls = self.tree_ptr[start:stop + 1], self.tree_class[start:stop]
             walk = self.timed_walks[X.dtype.name] = faster_walk(
                 lambda w: predict_raw(rows, self.compact, ptr, cls, out, n_threads,
-                                      columns=self.columns, block_rows=-1 if w == 2 else 0),
+                                      columns=self.columns, block_rows=WALKS[w][0],
+                                      split_simd=WALKS[w][1]),
                 clock or time.perf_counter)
-        return -1 if walk == 2 else 0
+        return walk
 
 
 def binary_labels(raw, classes):

@@ -193,36 +193,36 @@ static void NAME(const void* nodes, const int64_t* tree_ptr,                    
 /* A node's n rows ``src`` into ``dst``: those that go left (value <= v; a
    missing value goes left when ``missing_left``, as NaN > v is false) from the
    start, the others from the end; returns how many go left. Each row is written
-   at both ends, only one pointer moves. */
-#define GBT_SPLIT_ROWS(NAME, T)                                                      \
+   at both ends, at the next left place and at the next right one (after j rows
+   of which nl went left: n - 1 - (j - nl)), and only the left count moves.
+   ``THR(v)`` is the threshold in the values' type that compares alike. */
+#define GBT_SPLIT_ROWS(NAME, T, THR)                                                 \
 static inline int32_t NAME(const int32_t* src, int32_t n, const T* c, double v,      \
                            int missing_left, int32_t* dst) {                         \
-    int32_t* lp = dst;                                                               \
-    int32_t* rp = dst + n - 1;                                                       \
+    const T t = THR(v);                                                              \
+    int32_t* q = dst + n - 1;   /* minus j: row j's right place, less nl */          \
+    int32_t nl = 0;                                                                  \
     int32_t j;                                                                       \
     if (missing_left) {                                                              \
-        for (j = 0; j < n; j++) {                                                    \
+        for (j = 0; j < n; j++, q--) {                                               \
             int32_t id = src[j];                                                     \
-            int r = c[id] > v;                                                       \
-            *lp = id;                                                                \
-            *rp = id;                                                                \
-            lp += 1 - r;                                                             \
-            rp -= r;                                                                 \
+            dst[nl] = id;                                                            \
+            q[nl] = id;                                                              \
+            nl += !(c[id] > t);                                                      \
         }                                                                            \
     } else {                                                                         \
-        for (j = 0; j < n; j++) {                                                    \
+        for (j = 0; j < n; j++, q--) {                                               \
             int32_t id = src[j];                                                     \
-            int r = !(c[id] <= v);                                                   \
-            *lp = id;                                                                \
-            *rp = id;                                                                \
-            lp += 1 - r;                                                             \
-            rp -= r;                                                                 \
+            dst[nl] = id;                                                            \
+            q[nl] = id;                                                              \
+            nl += c[id] <= t;                                                        \
         }                                                                            \
     }                                                                                \
-    return (int32_t)(lp - dst);                                                      \
+    return nl;                                                                       \
 }
-GBT_SPLIT_ROWS(gbt_split_rows_f32, float)
-GBT_SPLIT_ROWS(gbt_split_rows_f64, double)
+#define GBT_SAME(v) (v)
+GBT_SPLIT_ROWS(gbt_split_rows_f32, float, gbt_floor_f32)
+GBT_SPLIT_ROWS(gbt_split_rows_f64, double, GBT_SAME)
 GBT_PARTITION_WALK(gbt_partition_walk_f32, float, , gbt_split_rows_f32)
 GBT_PARTITION_WALK(gbt_partition_walk_f64, double, , gbt_split_rows_f64)
 
