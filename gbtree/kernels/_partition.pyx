@@ -231,7 +231,8 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, const IDX_C* rows,
                              Py_ssize_t right_step, const split_rule* split) noexcept nogil:
     """One pass over ``rows[lo:hi]``: its left rows go to ``left_out[lo:]`` in
     their order, its right rows to ``right_out[0]``, ``right_out[right_step]``,
-    ``right_out[2 * right_step]``, ... Returns the number of left rows. ``X``
+    ``right_out[2 * right_step]``, ... (``right_step`` 1 or -1). Returns the
+    number of left rows. ``X``
     already points at the split feature's column; ``goes_left[b]`` is 1 when a
     row of bin b goes left (a table: one load instead of the comparisons).
 
@@ -240,24 +241,31 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, const IDX_C* rows,
     ``out[lo:hi]`` from its two ends (the right rows in reverse order).
     ``split``: the split, and whether the AVX-512 loop takes the rows.
     """
-    cdef Py_ssize_t i, nl = lo, nr = 0, pf_end = hi - PREFETCH_ROWS
+    cdef Py_ssize_t i, nl = lo, pf_end = hi - PREFETCH_ROWS
     cdef IDX_C r
-    cdef int left
     if split.simd == 2:
         return gbt_split_forward_avx512(X, rows, lo, hi, split.bin, split.missing_bin,
                                         split.default_left, goes_left, left_out, right_out,
                                         right_step)
-    for i in range(lo, hi):
-        if i < pf_end:
-            GBT_PREFETCH(X + rows[i + PREFETCH_ROWS])
-        r = rows[i]
-        left = goes_left[X[r]]
-        # without a branch: the row is written to both sides and only its
-        # side's position moves on (the other copy is overwritten later)
-        left_out[nl] = r
-        right_out[nr] = r
-        nl += left
-        nr += (1 - left) * right_step
+    # Without a branch: the row is written to both sides, at the next left place
+    # and at the next right one (i - nl rows went right before it), and only the
+    # left count moves on (the other copy is overwritten later).
+    if right_step == 1:
+        for i in range(lo, hi):
+            if i < pf_end:
+                GBT_PREFETCH(X + rows[i + PREFETCH_ROWS])
+            r = rows[i]
+            left_out[nl] = r
+            right_out[i - nl] = r
+            nl += goes_left[X[r]]
+    else:
+        for i in range(lo, hi):
+            if i < pf_end:
+                GBT_PREFETCH(X + rows[i + PREFETCH_ROWS])
+            r = rows[i]
+            left_out[nl] = r
+            right_out[nl - i] = r
+            nl += goes_left[X[r]]
     return nl - lo
 
 
@@ -270,9 +278,8 @@ cdef Py_ssize_t _split_chunk_back(const X_BINNED_C* X, IDX_C* rows,
     ``left_end[0]``, ``left_end[-1]``, ..., so that each side ends at its pointer in
     the rows' order. ``right_end`` may be ``rows + hi - 1`` itself (the write never
     passes the read). Returns the number of left rows."""
-    cdef Py_ssize_t i, nl = 0, nr = 0
+    cdef Py_ssize_t i, nl = 0
     cdef IDX_C r
-    cdef int left
     if split.simd == 2:
         return gbt_split_back_avx512(X, rows, lo, hi, split.bin, split.missing_bin,
                                      split.default_left, goes_left, left_end, right_end)
@@ -280,11 +287,10 @@ cdef Py_ssize_t _split_chunk_back(const X_BINNED_C* X, IDX_C* rows,
         if i - PREFETCH_ROWS >= lo:
             GBT_PREFETCH(X + rows[i - PREFETCH_ROWS])
         r = rows[i]
-        left = goes_left[X[r]]
+        # (as in _split_chunk: hi - 1 - i - nl rows went right before it)
         left_end[-nl] = r
-        right_end[-nr] = r
-        nl += left
-        nr += 1 - left
+        right_end[nl - (hi - 1 - i)] = r
+        nl += goes_left[X[r]]
     return nl
 
 
