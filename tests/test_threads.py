@@ -424,3 +424,47 @@ def test_the_trees_of_a_round_grown_at_once_are_those_grown_one_at_a_time(
         assert calls and set(calls) == {(lanes, n_classes - n_classes % lanes)}, calls
         assert got._ensemble.nodes.tobytes() == want._ensemble.nodes.tobytes()
         np.testing.assert_array_equal(got.predict_proba(X), want.predict_proba(X))
+
+
+@needs_openmp
+@pytest.mark.parametrize("Est,n_classes", [(GBTRegressor, 0), (GBTClassifier, 2),
+                                           (GBTClassifier, 3)])
+@pytest.mark.parametrize("params", [
+    dict(num_parallel_tree=5, subsample=0.8, colsample_bynode=0.6),
+    dict(num_parallel_tree=4, max_depth=0, max_leaves=12, grow_policy="lossguide",
+         colsample_bytree=0.7),
+    dict(num_parallel_tree=3, subsample=0.7, booster="dart", rate_drop=0.5),
+], ids=["sampling", "lossguide", "dart"])
+def test_a_forests_trees_grown_at_once_are_those_grown_one_at_a_time(
+        Est, n_classes, params, monkeypatch):
+    # a forest's round grows its K * P trees n at a time, one a thread, each into a
+    # buffer of its own added to the raw scores in the trees' order: the model of
+    # one thread, its rows left out of the sample scored as well
+    from gbtree.boosting import booster
+    rng = np.random.RandomState(2)
+    X = rng.normal(size=(5000, 6))
+    X[rng.rand(*X.shape) < 0.03] = np.nan
+    Z = np.nan_to_num(X)
+    y = Z[:, 0] + np.sin(2 * Z[:, 1]) + rng.normal(size=len(X)) * 0.5
+    if n_classes:
+        y = np.digitize(y, np.linspace(-1, 1, n_classes - 1))
+    kw = dict(dict(n_estimators=4, max_depth=4, random_state=5), **params)
+    want = Est(n_jobs=1, **kw).fit(X, y)
+    calls = []
+    real = booster.run_in_lanes
+
+    def spy(grow_one, lanes, n_tasks):
+        calls.append((len(lanes), n_tasks))
+        return real(grow_one, lanes, n_tasks)
+    monkeypatch.setattr(booster, "run_in_lanes", spy)
+    monkeypatch.setattr(booster, "ThreadBudget", _Fixed)
+    trees = max(n_classes, 1) if n_classes != 2 else 1
+    trees *= params["num_parallel_tree"]
+    for n_jobs in (2, 3):
+        calls.clear()
+        got = Est(n_jobs=n_jobs, **kw).fit(X, y)
+        assert all(n_lanes == n_tasks for n_lanes, n_tasks in calls), calls
+        assert max(n_tasks for _, n_tasks in calls) == min(n_jobs, trees)
+        assert sum(n_tasks for _, n_tasks in calls) == kw["n_estimators"] * trees
+        assert got._ensemble.nodes.tobytes() == want._ensemble.nodes.tobytes()
+        np.testing.assert_array_equal(got.predict(X), want.predict(X))

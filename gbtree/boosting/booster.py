@@ -270,20 +270,65 @@ class _InMemoryRows:
                       and not objective.needs_refit
                       and params.multi_strategy != "multi_output_tree" else None)
         self.training_loss = lambda: (objective.name, objective.loss(y, self.raw, sample_weight))
-        self._twins = []
+        self._twins, self._lane_values = [], None
 
     def _lanes(self):
         """The growers of a round whose trees grow at once, one a thread: the grower
         and its twins (``twin``: the same binned rows, buffers of their own), one
-        per thread up to one per output, each on one thread; () when the trees grow
-        one at a time (one thread, one output, or a grower without twins). The
-        trees are the same either way."""
-        n = min(self.grower.n_threads, self.objective.n_outputs)
-        if self.gains is None or n < 2 or not hasattr(self.grower, "twin"):
+        per thread up to one per tree of the round, each on one thread; () when the
+        trees grow one at a time (one thread, one tree a round, leaves refitted,
+        vector leaves, or a grower without twins). The trees are the same either
+        way."""
+        P = self.params.num_parallel_tree
+        n = min(self.grower.n_threads, self.objective.n_outputs * P)
+        if (n < 2 or self.objective.needs_refit or not hasattr(self.grower, "twin")
+                or self.params.multi_strategy == "multi_output_tree"):
             return ()
         while len(self._twins) < n - 1:
             self._twins.append(self.grower.twin(1))
         return [self.grower] + self._twins[:n - 1]
+
+    def _forest_in_lanes(self, lanes, learning_rate, draw, first, drop):
+        """A forest's round (``num_parallel_tree`` P > 1) on ``lanes``: its K * P trees
+        (tree set 0's K trees, then set 1's, ...; set s on the rows and seeds of
+        ``draw(s)``, set 0's given as ``first``), ``len(lanes)`` at a time, one a
+        lane. Each writes its values, and those of its rows left out of the sample,
+        into a row of a buffer of its own, added to the raw scores in the trees'
+        order: the sums of the trees grown one at a time."""
+        K, P = self.objective.n_outputs, self.params.num_parallel_tree
+        n_rows = self.raw.shape[0]
+        if self._lane_values is None or self._lane_values.shape[0] < len(lanes):
+            self._lane_values = np.empty((len(lanes), n_rows, 1))
+        values, pairs, n_threads = self._lane_values, self.pairs, self.grower.n_threads
+        tasks = [(s, k) for s in range(P) for k in range(K)]
+        sets, trees = {0: first}, []
+        for b in range(0, len(tasks), len(lanes)):
+            batch = tasks[b:b + len(lanes)]
+            for s, _ in batch:
+                if s not in sets:
+                    sets[s] = draw(s)
+
+            def grow_one(lane, i):
+                s, k = batch[i]
+                values[i] = 0.0
+                return lane.grow(pairs[k:k + 1], learning_rate, values[i], 0, sets[s][0],
+                                 sets[s][3][k])[0]
+            if len(batch) > 1:
+                for lane in lanes:
+                    lane.n_threads = 1
+            try:
+                grown = run_in_lanes(grow_one, list(lanes[:len(batch)]), len(batch))
+            finally:
+                self.grower.n_threads = n_threads
+            for i, ((s, k), nodes) in enumerate(zip(batch, grown)):
+                left_out = sets[s][1]
+                if left_out is not None and drop is None:
+                    self.training_rows.add(nodes, left_out, values[i], 0)
+                self.raw[:, k] += values[i, :, 0]
+                trees.append(nodes)
+            for s in [s for s in sets if s < batch[-1][0]]:
+                del sets[s]
+        return trees
 
     @property
     def n_threads(self):
@@ -316,6 +361,10 @@ class _InMemoryRows:
         self._left_out = left_out
         if self.oob and left_out is not None:
             self._oob_before = _loss_on(objective, y, raw_all, w, left_out)
+        lanes = self._lanes()
+        if P > 1 and lanes:
+            return self._forest_in_lanes(lanes, lr / P, draw,
+                                         (rows, left_out, refit_weight, tree_seeds), drop)
         trees = []
         # a forest's P trees per output all fit the round's gradients, each on rows and
         # columns of its own, and add lr / P each (the first draws as plain boosting's)
@@ -326,7 +375,7 @@ class _InMemoryRows:
             raw_set = raw.copy() if objective.needs_refit else None
             gains = self.gains
             for k, nodes in _grow_set(self.grower, params.multi_strategy == "multi_output_tree",
-                                      pairs, lr / P, raw, rows, tree_seeds, gains, self._lanes()):
+                                      pairs, lr / P, raw, rows, tree_seeds, gains, lanes):
                 if objective.needs_refit:
                     _refit(objective, self.grower, nodes, y, raw, raw_set[:, k].copy(),
                            refit_weight, k, lr / P,
