@@ -340,6 +340,20 @@ class _Fixed:
         return self.n
 
 
+def _lanes_spied(monkeypatch):
+    """Fits keep their ``n_jobs`` threads (``_Fixed``); returns the list to which
+    each call of ``run_in_lanes`` appends (its lanes, its trees)."""
+    from gbtree.boosting import booster
+    calls, real = [], booster.run_in_lanes
+
+    def spy(grow_one, lanes, n_tasks):
+        calls.append((len(lanes), n_tasks))
+        return real(grow_one, lanes, n_tasks)
+    monkeypatch.setattr(booster, "run_in_lanes", spy)
+    monkeypatch.setattr(booster, "ThreadBudget", _Fixed)
+    return calls
+
+
 def test_run_in_lanes_gives_every_result_in_order_and_raises_the_first_error():
     from gbtree.growing._lanes import run_in_lanes
     seen = []
@@ -399,7 +413,6 @@ def test_the_trees_of_a_round_grown_at_once_are_those_grown_one_at_a_time(
         n_classes, params, monkeypatch):
     # with several threads the round's first K - K % n trees grow at once, one a
     # thread, the rest on every thread: the model is that of one thread
-    from gbtree.boosting import booster
     rng = np.random.RandomState(1)
     X = rng.normal(size=(6000, 6))
     X[rng.rand(*X.shape) < 0.03] = np.nan
@@ -409,14 +422,7 @@ def test_the_trees_of_a_round_grown_at_once_are_those_grown_one_at_a_time(
     assert len(np.unique(y)) == n_classes
     kw = dict(n_estimators=5, random_state=3, **params)
     want = GBTClassifier(n_jobs=1, **kw).fit(X, y)
-    calls = []
-    real = booster.run_in_lanes
-
-    def spy(grow_one, lanes, n_tasks):
-        calls.append((len(lanes), n_tasks))
-        return real(grow_one, lanes, n_tasks)
-    monkeypatch.setattr(booster, "run_in_lanes", spy)
-    monkeypatch.setattr(booster, "ThreadBudget", _Fixed)
+    calls = _lanes_spied(monkeypatch)
     for n_jobs in (2, 3):
         calls.clear()
         got = GBTClassifier(n_jobs=n_jobs, **kw).fit(X, y)
@@ -440,7 +446,6 @@ def test_a_forests_trees_grown_at_once_are_those_grown_one_at_a_time(
     # a forest's round grows its K * P trees n at a time, one a thread, each into a
     # buffer of its own added to the raw scores in the trees' order: the model of
     # one thread, its rows left out of the sample scored as well
-    from gbtree.boosting import booster
     rng = np.random.RandomState(2)
     X = rng.normal(size=(5000, 6))
     X[rng.rand(*X.shape) < 0.03] = np.nan
@@ -450,14 +455,7 @@ def test_a_forests_trees_grown_at_once_are_those_grown_one_at_a_time(
         y = np.digitize(y, np.linspace(-1, 1, n_classes - 1))
     kw = dict(dict(n_estimators=4, max_depth=4, random_state=5), **params)
     want = Est(n_jobs=1, **kw).fit(X, y)
-    calls = []
-    real = booster.run_in_lanes
-
-    def spy(grow_one, lanes, n_tasks):
-        calls.append((len(lanes), n_tasks))
-        return real(grow_one, lanes, n_tasks)
-    monkeypatch.setattr(booster, "run_in_lanes", spy)
-    monkeypatch.setattr(booster, "ThreadBudget", _Fixed)
+    calls = _lanes_spied(monkeypatch)
     trees = max(n_classes, 1) if n_classes != 2 else 1
     trees *= params["num_parallel_tree"]
     for n_jobs in (2, 3):

@@ -249,7 +249,8 @@ cdef Py_ssize_t _split_chunk(const X_BINNED_C* X, const IDX_C* rows,
                                         right_step)
     # Without a branch: the row is written to both sides, at the next left place
     # and at the next right one (i - nl rows went right before it), and only the
-    # left count moves on (the other copy is overwritten later).
+    # left count moves on (the other copy is overwritten later). One loop per step:
+    # a shared inline loop of the step compiled 5-10 % slower.
     if right_step == 1:
         for i in range(lo, hi):
             if i < pf_end:
