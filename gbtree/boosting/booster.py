@@ -308,7 +308,7 @@ class _InMemoryRows:
                 if s not in sets:
                     sets[s] = draw(s)
 
-            def grow_one(lane, i):
+            def grow_one(lane, i, batch=batch):
                 s, k = batch[i]
                 values[i] = 0.0
                 return lane.grow(pairs[k:k + 1], learning_rate, values[i], 0, sets[s][0],
