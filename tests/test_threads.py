@@ -466,3 +466,34 @@ def test_a_forests_trees_grown_at_once_are_those_grown_one_at_a_time(
         assert sum(n_tasks for _, n_tasks in calls) == kw["n_estimators"] * trees
         assert got._ensemble.nodes.tobytes() == want._ensemble.nodes.tobytes()
         np.testing.assert_array_equal(got.predict(X), want.predict(X))
+
+
+@needs_openmp
+@pytest.mark.parametrize("data", ["sparse", "categorical", "several targets"])
+def test_trees_grown_at_once_on_sparse_categorical_and_multi_target_data(data, monkeypatch):
+    # a twin grower shares the binned rows of every kind (stored entries of a CSR
+    # matrix, categorical bins) and grows the trees of one thread
+    import pandas as pd
+    import scipy.sparse as sp
+    rng = np.random.RandomState(4)
+    n = 6000
+    Z = rng.normal(size=(n, 5))
+    Est, y = GBTClassifier, np.digitize(Z[:, 0] + rng.normal(size=n) * 0.5, [-1, 0, 1])
+    if data == "sparse":
+        X = sp.random(n, 40, density=0.08, random_state=1, format="csr")
+        y = np.digitize(np.asarray(X[:, :4].sum(axis=1)).ravel() + rng.normal(size=n) * 0.05,
+                        [0.05, 0.15, 0.3])
+    elif data == "categorical":
+        X = pd.DataFrame(Z, columns=list("abcde"))
+        X["c"] = pd.Categorical(rng.randint(0, 12, size=n))
+        y = np.digitize(Z[:, 0] + (X["c"].cat.codes % 3) - 1, [-1, 0, 1])
+    else:
+        Est, X = GBTRegressor, Z
+        y = np.stack([Z[:, 0] + Z[:, 1], 2 * Z[:, 2], np.sin(Z[:, 3])], axis=1)
+    kw = dict(n_estimators=4, max_depth=5, random_state=0)
+    want = Est(n_jobs=1, **kw).fit(X, y)
+    calls = _lanes_spied(monkeypatch)
+    got = Est(n_jobs=2, **kw).fit(X, y)
+    assert calls and all(n_lanes == 2 and n_trees >= 2 for n_lanes, n_trees in calls), calls
+    assert got._ensemble.nodes.tobytes() == want._ensemble.nodes.tobytes()
+    np.testing.assert_array_equal(got.predict(X), want.predict(X))
