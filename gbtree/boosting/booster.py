@@ -201,14 +201,7 @@ def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds, gai
         return lane.grow(pairs[k:k + 1], learning_rate, gains[k], 0, rows, seeds[k])[0]
 
     if at_once:
-        n_threads = grower.n_threads
-        for lane in lanes:
-            lane.n_threads = 1
-        try:
-            grown = run_in_lanes(grow_one, list(lanes), at_once)
-        finally:
-            grower.n_threads = n_threads
-        yield from enumerate(grown)
+        yield from enumerate(_grow_at_once(grower, lanes, grow_one, at_once))
     for first, end in [(0, K)] if vector_leaves else [(k, k + 1) for k in range(at_once, K)]:
         if gains is None:
             trees = grower.grow(pairs[first:end], learning_rate, raw, first, rows, seeds[first])
@@ -217,6 +210,20 @@ def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds, gai
             trees = grower.grow(pairs[first:end], learning_rate, gains[first], 0, rows,
                                 seeds[first])
         yield from zip(range(first, end), trees)
+
+
+def _grow_at_once(grower, lanes, grow_one, n_trees):
+    """``grow_one(lane, i)`` for i < ``n_trees`` (at most ``len(lanes)`` at once, one
+    a lane, each lane on one thread; a tree alone on ``grower``'s threads), as
+    ``run_in_lanes``; ``grower`` (``lanes[0]``) has its threads back after."""
+    n_threads = grower.n_threads
+    if n_trees > 1:
+        for lane in lanes:
+            lane.n_threads = 1
+    try:
+        return run_in_lanes(grow_one, list(lanes[:n_trees]), n_trees)
+    finally:
+        grower.n_threads = n_threads
 
 
 def _loss_on(objective, y, raw, sample_weight, rows):
@@ -299,7 +306,7 @@ class _InMemoryRows:
         n_rows = self.raw.shape[0]
         if self._lane_values is None or self._lane_values.shape[0] < len(lanes):
             self._lane_values = np.empty((len(lanes), n_rows, 1))
-        values, pairs, n_threads = self._lane_values, self.pairs, self.grower.n_threads
+        values, pairs = self._lane_values, self.pairs
         tasks = [(s, k) for s in range(P) for k in range(K)]
         sets, trees = {0: first}, []
         for b in range(0, len(tasks), len(lanes)):
@@ -313,13 +320,7 @@ class _InMemoryRows:
                 values[i] = 0.0
                 return lane.grow(pairs[k:k + 1], learning_rate, values[i], 0, sets[s][0],
                                  sets[s][3][k])[0]
-            if len(batch) > 1:
-                for lane in lanes:
-                    lane.n_threads = 1
-            try:
-                grown = run_in_lanes(grow_one, list(lanes[:len(batch)]), len(batch))
-            finally:
-                self.grower.n_threads = n_threads
+            grown = _grow_at_once(self.grower, lanes, grow_one, len(batch))
             for i, ((s, k), nodes) in enumerate(zip(batch, grown)):
                 left_out = sets[s][1]
                 if left_out is not None and drop is None:
