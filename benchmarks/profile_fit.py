@@ -18,16 +18,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import use_checkout_build  # noqa: E402
-from datagen import CLASSES, TASKS, make_dataset  # noqa: E402
+from datagen import CLASSES, N_TARGETS, TASKS, make_dataset  # noqa: E402
 from runners import Config, GbtreeRunner, estimator_scores  # noqa: E402
 
-LEAVES = {"higgs-like": 255, "regression-wide": 255, "multiclass": 63}
-TEST_ROWS = {"higgs-like": 250_000, "regression-wide": 100_000, "multiclass": 50_000}
+LEAVES = {"higgs-like": 255, "regression-wide": 255, "multiclass": 63, "multi-target": 255}
+TEST_ROWS = {"higgs-like": 250_000, "regression-wide": 100_000, "multiclass": 50_000,
+             "multi-target": 50_000}
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("dataset", nargs="?", default="higgs-like", choices=list(TASKS))
+    p.add_argument("dataset", nargs="?", default="higgs-like", choices=list(TEST_ROWS))
     p.add_argument("rows", nargs="?", type=int, default=500_000, help="train rows (500000)")
     p.add_argument("rounds", nargs="?", type=int, default=100, help="boosting rounds (100)")
     p.add_argument("threads", nargs="?", type=int, default=2, help="threads (2)")
@@ -37,7 +38,8 @@ def main(argv=None):
     use_checkout_build()
     X, y, X_test, _ = make_dataset(a.dataset, a.rows, TEST_ROWS[a.dataset], 0)
     cfg = Config(task=TASKS[a.dataset], rounds=a.rounds, threads=a.threads,
-                 leaves=a.leaves or LEAVES[a.dataset], n_classes=CLASSES.get(a.dataset, 2))
+                 leaves=a.leaves or LEAVES[a.dataset], n_classes=CLASSES.get(a.dataset, 2),
+                 n_targets=N_TARGETS if a.dataset == "multi-target" else 1)
     t0 = time.perf_counter()
     model, bin_s = GbtreeRunner().fit(cfg, X, y)
     t1 = time.perf_counter()

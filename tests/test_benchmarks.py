@@ -158,6 +158,19 @@ def test_every_script_answers_help(script):
     assert proc.stdout.startswith("usage:")
 
 
+@pytest.mark.parametrize("dataset", ["higgs-like", "regression-wide", "multiclass",
+                                     "multi-target"])
+def test_profile_fit_fits_every_data_set_it_offers(dataset):
+    # (multi-target was offered and failed with a KeyError)
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "profile_fit.py"), dataset,
+                           "3000", "3", "1"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"{dataset} rows=3000 rounds=3 threads=1 fit="), proc.stdout
+    choices = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "profile_fit.py"),
+                              "--help"], capture_output=True, text=True, timeout=120).stdout
+    assert "{higgs-like,regression-wide,multiclass,multi-target}" in choices
+
+
 @pytest.mark.parametrize("args, message", [
     (["no-such-workload"], "invalid choice: 'no-such-workload'"),
     (["higgs-like", "--libs", "gbtree,nosuchlib"], "unknown library 'nosuchlib'"),
