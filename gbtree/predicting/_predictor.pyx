@@ -21,9 +21,9 @@ nodes that hold the threshold rounded down to float32 (exact for float32
 values), float64 rows (AVX-512 only) over the 16-byte nodes. With AVX-512 a
 ``Forest`` times, on its first large call, the partition walk with either loop
 and the AVX-512 row walk, and keeps the fastest for many rows (``Forest._walk``;
-the partition walk with the portable loop until then). A ``Forest`` walks fewer than ``FEW_ROWS`` rows
-itself, each row down eight trees side by side. Every walk reaches the same
-leaves and adds the same values in the same order.
+the partition walk with the portable loop until then). A ``Forest`` walks fewer
+than ``FEW_ROWS`` rows itself, each row down eight trees side by side. Every walk
+reaches the same leaves and adds the same values in the same order.
 
 The walks the CSR kernels share (_sparse_predictor.pyx) are inline in
 _predictor.pxd.
