@@ -23,7 +23,11 @@ from libc.string cimport memset
 from libc.stdint cimport int16_t, int32_t, int64_t, uint16_t, uint32_t
 
 from ._typedefs cimport (X_BINNED_C, G_H_C, IDX_C, hist_entry, entry_t, acc_t,
-                         GBT_PREFETCH_L2, unpack_entry, gbt_take)
+                         GBT_PREFETCH_L2, gbt_take)
+
+cdef extern from "_unpack.h":
+    void gbt_unpack_entries(const int64_t* packed, Py_ssize_t n, double g_step, double h_step,
+                            double* out) noexcept nogil
 
 cdef enum:
     # At most this many row chunks (private buffers) per build.
@@ -483,8 +487,6 @@ cdef void subtract_histograms(acc_t* parent, const acc_t* child,
 
 cdef void unpack_histogram(const int64_t* packed, Py_ssize_t n_entries, const double* scales,
                            hist_entry* out) noexcept nogil:
-    """A packed histogram as sums of gradients and hessians (``unpack_entry``): each
-    entry's integer parts times the quantisation steps ``scales[0]``, ``scales[1]``."""
-    cdef Py_ssize_t b
-    for b in range(n_entries):
-        unpack_entry(packed[b], scales, &out[b])
+    """A packed histogram as sums of gradients and hessians (``gbt_unpack_entries``):
+    each entry's integer parts times the quantisation steps ``scales[0]``, ``scales[1]``."""
+    gbt_unpack_entries(packed, n_entries, scales[0], scales[1], &out[0].sum_g)

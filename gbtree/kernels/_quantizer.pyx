@@ -5,20 +5,56 @@ unpacked to floats inside the split scan."""
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.float cimport FLT_MAX
-from libc.math cimport fabs, NAN
+from libc.math cimport NAN
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 from ._typedefs cimport G_H_C, hist_entry, splitmix64
 
-
-cdef inline int64_t _round(double x, double u) noexcept nogil:
-    # stochastic rounding, floor(x + u): up with probability frac(x); an integer x
-    # stays itself (the truncation, one lower for a negative non-integer)
-    cdef double y = x + u
-    cdef int64_t t = <int64_t>y
-    return t - (<double>t > y)
+cdef extern from *:
+    """
+    #include <math.h>
+    #include <string.h>
+    #include "_clones.h"
+    /* The largest |gradient| and |hessian| bits of n (gradient, hessian) float32
+       pairs: the bits of a float without its sign are ordered as its magnitude,
+       inf above every finite value and NaN above inf (an integer maximum: the
+       compiler vectorises it). */
+    GBT_CLONES
+    static void gbt_extent_bits(const float* __restrict pairs, Py_ssize_t n,
+                                uint32_t* __restrict out) {
+        uint32_t mg = 0, mh = 0;
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            uint32_t g, h;
+            memcpy(&g, pairs + 2 * i, 4);
+            memcpy(&h, pairs + 2 * i + 1, 4);
+            g &= 0x7fffffffu;
+            h &= 0x7fffffffu;
+            mg = g > mg ? g : mg;
+            mh = h > mh ? h : mh;
+        }
+        out[0] = mg;
+        out[1] = mh;
+    }
+    /* quantize_rows' rounding of rows first .. first + n - 1: floor(x + u) with u
+       uniform in [0, 1) from the row's draw; |x| <= levels, so int32 holds it. */
+    GBT_CLONES
+    static void gbt_quantize_rows(const float* __restrict pairs, Py_ssize_t n, uint64_t seed,
+                                  int64_t first, double inv_g, double inv_h,
+                                  int32_t* __restrict out) {
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            uint64_t m = gbt_splitmix64(seed ^ (uint64_t)(first + i));
+            double ug = (double)(uint32_t)(m >> 32) * (1.0 / 4294967296.0);
+            double uh = (double)(uint32_t)m * (1.0 / 4294967296.0);
+            int32_t g = (int32_t)floor((double)pairs[2 * i] * inv_g + ug);
+            int32_t h = (int32_t)floor((double)pairs[2 * i + 1] * inv_h + uh);
+            out[i] = g * 65536 + h;
+        }
+    }
+    """
+    void gbt_extent_bits(const G_H_C* pairs, Py_ssize_t n, uint32_t* out) noexcept nogil
+    void gbt_quantize_rows(const G_H_C* pairs, Py_ssize_t n, uint64_t seed, int64_t first,
+                           double inv_g, double inv_h, int32_t* out) noexcept nogil
 
 
 cdef void quantize_into(const G_H_C* pairs, Py_ssize_t n, int levels,
@@ -47,38 +83,32 @@ cdef bint gradient_extent(const G_H_C* pairs, Py_ssize_t n, double* extent,
                           int n_threads) noexcept nogil:
     """The largest |gradient| and |hessian| of the n (gradient, hessian) ``pairs`` into
     ``extent``; False when one of them is NaN or inf."""
-    cdef Py_ssize_t i
-    cdef double chunk_g[64]
-    cdef double chunk_h[64]
-    cdef bint chunk_bad[64]
-    cdef bint bad = False
+    cdef uint32_t chunk_bits[64][2]
+    cdef uint32_t most[2]
+    cdef float g, h
     cdef Py_ssize_t c, lo, hi, per = (n + 63) // 64
-    extent[:2] = [0.0, 0.0]
     if n < 65536:
         n_threads = 1
     for c in prange(64, schedule='static', num_threads=n_threads, nogil=True):
-        chunk_g[c] = 0.0
-        chunk_h[c] = 0.0
-        chunk_bad[c] = False
         lo = c * per
         hi = lo + per
         if hi > n:
             hi = n
-        for i in range(lo, hi):
-            if fabs(pairs[2 * i]) > chunk_g[c]:
-                chunk_g[c] = fabs(pairs[2 * i])
-            if fabs(pairs[2 * i + 1]) > chunk_h[c]:
-                chunk_h[c] = fabs(pairs[2 * i + 1])
-            # NaN (which no comparison above sees) or inf
-            if not (fabs(pairs[2 * i]) <= FLT_MAX and fabs(pairs[2 * i + 1]) <= FLT_MAX):
-                chunk_bad[c] = True
+        chunk_bits[c][0] = 0
+        chunk_bits[c][1] = 0
+        if lo < hi:
+            gbt_extent_bits(pairs + 2 * lo, hi - lo, chunk_bits[c])
+    most[:2] = [0, 0]
     for c in range(64):
-        if chunk_g[c] > extent[0]:
-            extent[0] = chunk_g[c]
-        if chunk_h[c] > extent[1]:
-            extent[1] = chunk_h[c]
-        bad = bad or chunk_bad[c]
-    return not bad
+        most[0] = max(most[0], chunk_bits[c][0])
+        most[1] = max(most[1], chunk_bits[c][1])
+    # above the bits of FLT_MAX: an inf or a NaN
+    if most[0] > 0x7F7FFFFF or most[1] > 0x7F7FFFFF:
+        return False
+    memcpy(&g, &most[0], sizeof(float))
+    memcpy(&h, &most[1], sizeof(float))
+    extent[:2] = [g, h]
+    return True
 
 
 cdef void quant_steps(const double* extent, int levels, double* scales) noexcept nogil:
@@ -93,18 +123,15 @@ cdef void quantize_rows(const G_H_C* pairs, Py_ssize_t n, int levels, uint64_t s
                         int n_threads) noexcept nogil:
     """``quantize_into``'s rounding of n rows with the steps ``scales``, row r drawing
     as row ``first + r`` of the data."""
-    cdef Py_ssize_t i
-    cdef uint64_t m
-    cdef double ug, uh
     cdef double inv_g = 1.0 / scales[0], inv_h = 1.0 / scales[1]
+    cdef Py_ssize_t lo, hi
+    cdef int t
     if n < 65536:
         n_threads = 1
-    for i in prange(n, schedule='static', num_threads=n_threads, nogil=True):
-        m = splitmix64(seed ^ <uint64_t>(first + i))
-        ug = <double>(m >> 32) * (1.0 / 4294967296.0)
-        uh = <double>(<uint32_t>m) * (1.0 / 4294967296.0)
-        out[i] = <int32_t>(_round(pairs[2 * i] * inv_g, ug) * 65536
-                          + _round(pairs[2 * i + 1] * inv_h, uh))
+    for t in prange(n_threads, schedule='static', num_threads=n_threads, nogil=True):
+        lo = n * t // n_threads
+        hi = n * (t + 1) // n_threads
+        gbt_quantize_rows(pairs + 2 * lo, hi - lo, seed, first + lo, inv_g, inv_h, out + lo)
 
 
 cdef inline uint64_t _rounding_seed(uint64_t tree_seed) noexcept nogil:

@@ -16,7 +16,11 @@ from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint8_t, int64_t
 from libcpp.vector cimport vector
 
-from ._typedefs cimport SUM_C, hist_entry, unpack_entry
+from ._typedefs cimport SUM_C, hist_entry
+
+cdef extern from "_unpack.h":
+    void gbt_unpack_entries(const int64_t* packed, Py_ssize_t n, double g_step, double h_step,
+                            double* out) noexcept nogil
 
 cdef extern from *:
     """
@@ -281,9 +285,7 @@ cdef split_info _scan_packed(const int64_t* packed, const double* steps, int f, 
     """One feature of a packed histogram: its nb + 1 entries (at most 256: bins are
     uint8) unpacked into this call's own buffer, then the usual scan."""
     cdef hist_entry local[256]
-    cdef int b
-    for b in range(nb + 1):
-        unpack_entry(packed[b], steps, &local[b])
+    gbt_unpack_entries(packed, nb + 1, steps[0], steps[1], &local[0].sum_g)
     if constrained:
         return _scan_feature_bounded(local, f, nb, G, H, bounded_parent, p, direction,
                                      lower, upper)
@@ -331,7 +333,7 @@ cdef split_info find_best_split(const hist_entry* hist, const int* n_bins,
     bounds ``[lower, upper]`` switch to the constrained scan where they apply.
     With ``packed`` (quantised gradients) the histogram is the packed int64 one
     and ``hist`` is not read: each feature's entries are unpacked with ``steps``
-    (``unpack_entry``) into a buffer of its own just before its scan.
+    (``gbt_unpack_entries``) into a buffer of its own just before its scan.
     Returns ``feature == -1`` when nothing is valid.
     """
     cdef bint bounded = lower > -INFINITY or upper < INFINITY

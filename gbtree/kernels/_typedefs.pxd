@@ -64,12 +64,19 @@ cdef extern from *:
     long long gbt_take(long long* counter) noexcept nogil
 
 
-cdef inline uint64_t splitmix64(uint64_t x) noexcept nogil:
-    # a counter-based generator: the draw of key x depends on x only
-    x = x + <uint64_t>0x9E3779B97F4A7C15
-    x = (x ^ (x >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
-    x = (x ^ (x >> 27)) * <uint64_t>0x94D049BB133111EB
-    return x ^ (x >> 31)
+# A counter-based generator: the draw of key x depends on x only (C, so that the
+# C loops of the kernels call the same one).
+cdef extern from *:
+    """
+    #include <stdint.h>
+    static inline uint64_t gbt_splitmix64(uint64_t x) {
+        x += 0x9E3779B97F4A7C15ULL;
+        x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+        return x ^ (x >> 31);
+    }
+    """
+    uint64_t splitmix64 "gbt_splitmix64"(uint64_t x) noexcept nogil
 
 
 cdef inline void unpack_entry(int64_t packed, const double* steps,
