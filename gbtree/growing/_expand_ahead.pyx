@@ -184,10 +184,10 @@ cdef class TreeGrower(SerialGrower):
     cdef int _prepare_tree(self, double[:, ::1] raw, int output) except -1:
         cdef int k
         self._ensure_tasks()   # n_threads may have changed
-        # a waiting thread may update final leaves' raw scores during the tree (not
-        # when quantised gradients renew the leaf values at the end)
+        # a waiting thread may update final leaves' raw scores during the tree
+        # (renewing their values first when quantised gradients chose the splits)
         self.raw_ptr = NULL
-        if self.n_threads > 1 and self.quantizer.levels == 0 and raw.shape[0] > 0:
+        if self.n_threads > 1 and raw.shape[0] > 0:
             self.raw_ptr = &raw[0, output]
             self.raw_stride = raw.shape[1]
         self.final_leaves.clear()
@@ -282,10 +282,12 @@ cdef class TreeGrower(SerialGrower):
         has nothing to run (holding the lock on entry and on return, not while it
         adds); False when no leaf is left. Each row is in one leaf and gets one
         addition a tree, so the scores do not depend on when it is made;
-        ``_update_raw`` skips the leaves done here."""
+        ``_update_raw`` skips the leaves done here. With quantised gradients the
+        leaf is renewed first (``_leaf_sums``, as ``_update_raw`` would)."""
         cdef int k
         cdef node_state st
         cdef double v
+        cdef hist_entry sums
         cdef const IDX_C* rows = &self.partition.rows[0]
         cdef double* raw = self.raw_ptr
         cdef Py_ssize_t stride = self.raw_stride
@@ -295,8 +297,13 @@ cdef class TreeGrower(SerialGrower):
         self.next_final += 1
         self.states[k].raw_done = True
         # (read under the lock: ``nodes`` and ``states`` may move when a split is committed)
-        v = self.nodes[k].value
         st = self.states[k]
+        if self.quantizer.levels > 0:
+            gbt_unlock(&self.lock)
+            sums = self._leaf_sums(&st)
+            gbt_lock(&self.lock)
+            self._renew_node(k, sums.sum_g, sums.sum_h, self.phase_lr)
+        v = self.nodes[k].value
         gbt_unlock(&self.lock)
         add_to_rows(raw, stride, rows, st.lo[0], st.hi[0], v)
         add_to_rows(raw, stride, rows, st.lo[1], st.hi[1], v)

@@ -108,6 +108,7 @@ cdef class SerialGrower:
     cdef void _update_raw(self, double[:, ::1] raw, int output, bint renew,
                           double learning_rate) noexcept nogil
     cdef void _renew_node(self, int k, SUM_C g, SUM_C h, double learning_rate) noexcept nogil
+    cdef hist_entry _leaf_sums(self, const node_state* st) noexcept nogil
     # what a grower that expands nodes ahead adds (nothing here)
     cdef int _prepare_tree(self, double[:, ::1] raw, int output) except -1
     cdef int _split_ahead(self, int pick, vector[int]& open_nodes, int* n_leaves,

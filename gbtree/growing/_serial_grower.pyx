@@ -566,25 +566,16 @@ cdef class SerialGrower:
         cdef int n_threads = self.n_threads
         cdef Py_ssize_t i, a, b, r_lo, r_hi, n_rows = self.X.n_rows
         cdef double v
-        cdef SUM_C g, h
-        cdef const G_H_C* pairs = self.pairs
+        cdef hist_entry sums
         cdef const IDX_C* rows = &self.partition.rows[0]
         cdef double* out = &raw[0, output] if raw.shape[0] > 0 else NULL
         cdef Py_ssize_t stride = raw.shape[1]
         if renew:
+            # (leaves done early were renewed then)
             for k in prange(n_nodes, schedule='dynamic', num_threads=self.n_threads, nogil=True):
-                if self.nodes[k].is_leaf:
-                    g = 0.0
-                    h = 0.0
-                    for half in range(2):
-                        a = self.states[k].lo[half]
-                        b = self.states[k].hi[half]
-                        for i in range(a, b):
-                            if i + PREFETCH_ROWS < b:
-                                GBT_PREFETCH(pairs + 2 * rows[i + PREFETCH_ROWS])
-                            g = g + pairs[2 * rows[i]]
-                            h = h + pairs[2 * rows[i] + 1]
-                    self._renew_node(k, g, h, learning_rate)
+                if self.nodes[k].is_leaf and not self.states[k].raw_done:
+                    sums = self._leaf_sums(&self.states[k])
+                    self._renew_node(k, sums.sum_g, sums.sum_h, learning_rate)
             for k in range(n_nodes - 1, -1, -1):   # children come after their parent
                 if not self.nodes[k].is_leaf:
                     self._renew_node(k, self.states[self.nodes[k].left].sum_g
@@ -608,6 +599,26 @@ cdef class SerialGrower:
                     if t < n_threads - 1:
                         b = first_at_least(rows, a, b, <IDX_C>r_hi)
                     add_to_rows(out, stride, rows, a, b, v)
+
+    cdef hist_entry _leaf_sums(self, const node_state* st) noexcept nogil:
+        """The exact gradient and hessian sums of a leaf's rows, in partition order."""
+        cdef const G_H_C* pairs = self.pairs
+        cdef const IDX_C* rows = &self.partition.rows[0]
+        cdef SUM_C sg = 0.0, sh = 0.0
+        cdef hist_entry out
+        cdef Py_ssize_t i, a, b
+        cdef int half
+        for half in range(2):
+            a = st.lo[half]
+            b = st.hi[half]
+            for i in range(a, b):
+                if i + PREFETCH_ROWS < b:
+                    GBT_PREFETCH(pairs + 2 * rows[i + PREFETCH_ROWS])
+                sg = sg + pairs[2 * rows[i]]
+                sh = sh + pairs[2 * rows[i] + 1]
+        out.sum_g = sg
+        out.sum_h = sh
+        return out
 
     cdef void _renew_node(self, int k, SUM_C g, SUM_C h, double learning_rate) noexcept nogil:
         cdef node_state* st = &self.states[k]
