@@ -36,9 +36,10 @@ from runners import DEFAULT_LIBS, RUNNERS, Config, resolve
 # Modules holding workloads, in the order of --list and --help. Each has
 # WORKLOADS (name -> defaults, with "help"), add_arguments(parser, name) and
 # run(name, args, bench) -> {"header": ..., "table": ..., any more JSON fields}.
-MODULES = ("run", "sparse_input", "categorical", "ranking", "sampling", "random_forest", "multi_target",
-           "split_finding", "symmetric", "out_of_core", "shap_values", "model_files", "dask_fit",
-           "prediction", "external_memory", "block_codecs", "dask_scaling")
+MODULES = ("run", "quantized", "sparse_input", "categorical", "ranking", "sampling",
+           "random_forest", "multi_target", "split_finding", "symmetric", "out_of_core",
+           "shap_values", "model_files", "dask_fit", "prediction", "external_memory",
+           "block_codecs", "dask_scaling")
 
 # The core workloads (this module). Defaults of the shared options; the command
 # line overrides any of them.

@@ -32,6 +32,8 @@ TINY = {
     "dask": ["--rows", "4000", "--test-rows", "500", "--partitions", "4", "--depth", "3"],
     "higgs-like": ["--rows", "2000", "--test-rows", "500"],
     "regression-wide": ["--rows", "2000", "--test-rows", "500"],
+    "higgs-like-quantized": ["--rows", "2000", "--test-rows", "500"],
+    "regression-wide-quantized": ["--rows", "2000", "--test-rows", "500"],
     "multiclass": ["--rows", "3000", "--test-rows", "500", "--leaves", "7"],
     "rows": ["--rows-list", "2000", "--test-rows", "500"],
     "threads": ["--rows", "2000", "--test-rows", "500", "--threads-list", "1,2"],
