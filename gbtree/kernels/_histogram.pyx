@@ -357,10 +357,13 @@ cdef inline void _build_task(const X_BINNED_C* X, const sparse_binned* S,
                              Py_ssize_t n_lo, const void* values,
                              const int* bin_offsets, int n_features, acc_t* out,
                              acc_t* scratch, hist_plan plan, int task,
-                             acc_t* chunk_totals) noexcept nogil:
+                             acc_t* chunk_totals, acc_t* into=NULL,
+                             bint clear=True) noexcept nogil:
     """Task ``task`` of ``build_histogram``: one row chunk, one block of features. A
     chunk across the two ranges of the row list sums the first range's rows, then
-    the second's, into the same entries: the sums of one list."""
+    the second's, into the same entries: the sums of one list. ``into`` (packed
+    sums only, which do not depend on their order): add to that buffer instead
+    of the chunk's own, cleared first if ``clear``."""
     cdef Py_ssize_t n_entries = bin_offsets[n_features]
     cdef int c = task // plan.n_fblocks, fb = task % plan.n_fblocks
     cdef int f_lo = <int>((<Py_ssize_t>n_features * fb) // plan.n_fblocks)
@@ -369,12 +372,16 @@ cdef inline void _build_task(const X_BINNED_C* X, const sparse_binned* S,
     cdef acc_t* dest = out if plan.n_chunks == 1 else scratch + chunk_buffer(&plan, c) * n_entries
     cdef acc_t* chunk_total = NULL
     cdef bint all_features = plan.n_fblocks == 1
+    if into != NULL:
+        dest = into
     if hi > n_rows:
         hi = n_rows
     if fb == 0:
         chunk_total = &chunk_totals[c]
         chunk_total[0] = _zero(chunk_total)
-    memset(dest + bin_offsets[f_lo], 0, (bin_offsets[f_hi] - bin_offsets[f_lo]) * sizeof(acc_t))
+    if clear:
+        memset(dest + bin_offsets[f_lo], 0,
+               (bin_offsets[f_hi] - bin_offsets[f_lo]) * sizeof(acc_t))
     if rows_hi == NULL or hi <= n_lo:
         _accumulate_range(X, S, rows, lo, hi, values, bin_offsets, n_features, f_lo, f_hi,
                           all_features, dest, chunk_total)
@@ -395,6 +402,18 @@ cdef inline acc_t _chunk_sum(const acc_t* scratch, const hist_plan* plan,
     cdef int k
     for k in range(1, plan.n_chunks):
         total = _plus(total, scratch[chunk_buffer(plan, k) * n_entries + b])
+    return total
+
+
+cdef inline acc_t _side_sum(acc_t** buffers, const int* tasks, Py_ssize_t b,
+                            const acc_t* kind) noexcept nogil:
+    """Entry b of a packed build whose two sides each summed into a buffer of their
+    own (a side that took no task left its buffer uncleared)."""
+    cdef acc_t total = _zero(kind)
+    if tasks[0] > 0:
+        total = _plus(total, buffers[0][b])
+    if tasks[1] > 0:
+        total = _plus(total, buffers[1][b])
     return total
 
 
@@ -429,10 +448,38 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
     cdef long long* next_ticket = &tickets[0]
     cdef Py_ssize_t b
     cdef acc_t chunk_totals[MAX_HIST_CHUNKS]
+    cdef acc_t* side_buffer
+    cdef acc_t* side_buffers[2]
+    cdef int side_tasks[2]
+    # Packed sums are exact whatever their order: a thread adds all its chunks into
+    # one buffer (fewer buffers to clear and to add up), one thread straight into out.
+    cdef bint one_buffer = acc_t is int64_t and plan.n_chunks > 1 and plan.n_fblocks == 1
     if (n_rows * (S.row_entries if S != NULL else n_features) < MIN_PARALLEL_WORK
             and plan.n_chunks == 1):
         n_threads = 1   # a thread team costs more than the work (the sums do not change)
-    if n_threads == 2 and n_tasks > 1:
+    if one_buffer and n_threads == 2 and n_tasks > 1:
+        # as below, each side into its own buffer: the first and the last chunk's
+        side_buffers[0] = scratch
+        side_buffers[1] = scratch + (plan.scratch_chunks - 1) * n_entries
+        side_tasks[0] = 0
+        side_tasks[1] = 0
+        tickets[0] = 0
+        for side in prange(2, schedule='static', num_threads=2, nogil=True):
+            k = 0
+            side_buffer = side_buffers[side]
+            while gbt_take(next_ticket) < n_tasks:
+                _build_task(X, S, rows, n_rows, rows_hi, n_lo, values, bin_offsets, n_features,
+                            out, scratch, plan, k if side == 0 else n_tasks - 1 - k,
+                            chunk_totals, side_buffer, k == 0)
+                k = k + 1
+            side_tasks[side] = k
+        for b in range(n_entries):
+            out[b] = _side_sum(side_buffers, side_tasks, b, out)
+    elif one_buffer and n_threads == 1:
+        for task in range(n_tasks):
+            _build_task(X, S, rows, n_rows, rows_hi, n_lo, values, bin_offsets, n_features,
+                        out, scratch, plan, task, chunk_totals, out, task == 0)
+    elif n_threads == 2 and n_tasks > 1:
         # Two-sided: one thread takes the tasks from the first up, the other from the
         # last down, until they meet (each draws a ticket per task: a thread that is
         # descheduled takes fewer). The first thread reads the lower rows: those
@@ -458,7 +505,9 @@ cdef void build_histogram(const X_BINNED_C* X, const sparse_binned* S,
         for task in prange(n_tasks, schedule='dynamic', num_threads=n_threads, nogil=True):
             _build_task(X, S, rows, n_rows, rows_hi, n_lo, values, bin_offsets, n_features,
                         out, scratch, plan, task, chunk_totals)
-    if plan.n_chunks > 1 and n_threads == 1:
+    if one_buffer and n_threads <= 2:
+        pass   # (summed above)
+    elif plan.n_chunks > 1 and n_threads == 1:
         for b in range(n_entries):
             out[b] = _chunk_sum(scratch, &plan, n_entries, b)
     elif plan.n_chunks > 1:
