@@ -35,8 +35,9 @@ from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
 from ..kernels._typedefs cimport (G_H_C, SUM_C, IDX_C, hist_entry, node_struct, GBT_PREFETCH,
-                         unpack_entry, first_at_least)
-from ..kernels._histogram cimport hist_plan, make_plan, build_histogram, subtract_histograms
+                         first_at_least)
+from ..kernels._histogram cimport (hist_plan, make_plan, build_histogram,
+                                   subtract_histograms, unpack_histogram)
 from ..kernels._splitting cimport (split_params, split_info, find_best_split, weight,
                           bounded_weight, make_split_params, MIN_PARALLEL_ENTRIES)
 from ..kernels._binned_matrix cimport BinnedMatrix
@@ -195,7 +196,7 @@ cdef class SerialGrower:
                             self.n_features, <int64_t*>self.pool.slots[st.slot],
                             <int64_t*>scratch, plan, n_threads, self.X.default_bin,
                             &packed_totals)
-            unpack_entry(packed_totals, self.quantizer.steps, &totals)
+            unpack_histogram(&packed_totals, 1, self.quantizer.steps, &totals)
         else:
             build_histogram(self.X.X_ptr, self.X.sparse(), rows, n, rows_hi,
                             st.hi[0] - st.lo[0], self.values, &self.X.bin_offsets[0],

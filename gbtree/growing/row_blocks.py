@@ -539,6 +539,6 @@ def _default_bins(Xb):
 
 def integer_sums(packed):
     """The (gradient, hessian) integer sums that a packed int64 histogram entry holds
-    (``_typedefs.unpack_entry``), as floats (exact)."""
+    (``_unpack.h``'s ``gbt_unpack_entries``), as floats (exact)."""
     low = np.int64(np.uint32(packed & 0xFFFFFFFF).view(np.int32))
     return np.array([float((packed - low) >> 32), float(low)])

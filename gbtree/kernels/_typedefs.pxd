@@ -79,15 +79,6 @@ cdef extern from *:
     uint64_t splitmix64 "gbt_splitmix64"(uint64_t x) noexcept nogil
 
 
-cdef inline void unpack_entry(int64_t packed, const double* steps,
-                              hist_entry* out) noexcept nogil:
-    # a packed int64 histogram entry as float sums: its integer halves times the
-    # quantisation steps (the low half sign-extended; the high half is exact)
-    cdef int64_t low = <int32_t><uint32_t>packed
-    out.sum_g = <double>((packed - low) >> 32) * steps[0]
-    out.sum_h = <double>low * steps[1]
-
-
 cdef inline Py_ssize_t first_at_least(const IDX_C* a, Py_ssize_t pos, Py_ssize_t n,
                                       IDX_C r) noexcept nogil:
     """First k >= pos with a[k] >= r (a increasing): galloping, then binary search."""

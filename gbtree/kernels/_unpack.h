@@ -7,10 +7,9 @@
 #include "_clones.h"
 
 /* A packed histogram's n entries as (gradient, hessian) sums (out: 2 n
-   doubles): its integer halves times the steps, as unpack_entry, in int32
-   arithmetic that the compiler vectorises: the low half h sign-extended, and
-   the high half g = (packed - h) >> 32, which is the upper 32 bits plus one
-   when h < 0. */
+   doubles): its integer halves times the steps, in int32 arithmetic that the
+   compiler vectorises: the low half h sign-extended, and the high half
+   g = (packed - h) >> 32, which is the upper 32 bits plus one when h < 0. */
 GBT_CLONES
 static void gbt_unpack_entries(const int64_t* __restrict packed, ptrdiff_t n, double g_step,
                                double h_step, double* __restrict out) {
