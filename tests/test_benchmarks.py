@@ -34,6 +34,7 @@ TINY = {
     "regression-wide": ["--rows", "2000", "--test-rows", "500"],
     "higgs-like-quantized": ["--rows", "2000", "--test-rows", "500"],
     "regression-wide-quantized": ["--rows", "2000", "--test-rows", "500"],
+    "quantized-accuracy": ["--rows", "3000", "--test-rows", "500", "--seeds", "2"],
     "multiclass": ["--rows", "3000", "--test-rows", "500", "--leaves", "7"],
     "rows": ["--rows-list", "2000", "--test-rows", "500"],
     "threads": ["--rows", "2000", "--test-rows", "500", "--threads-list", "1,2"],
@@ -62,7 +63,8 @@ TINY = {
                      "--calibration-rows", "2000", "--depth", "3"],
 }
 # workloads that measure gbtree alone, with no peer: their table, not a library's
-OWN = {"block-codecs": "| codec |", "dask-scaling": "| workers |"}
+OWN = {"block-codecs": "| codec |", "dask-scaling": "| workers |",
+       "quantized-accuracy": "| data set |"}
 
 
 def bench(*args, cwd=ROOT, env=None, check=True):
@@ -105,6 +107,11 @@ def test_workload_runs_and_writes_json(workload, smoke_runs):
         assert run["table"].startswith(OWN[workload]) and run["table"] in proc.stdout
         if workload == "block-codecs":
             assert run["ratios"]["none"] == 1.0 and run["ratios"]["4-bit"] >= 1.0
+        elif workload == "quantized-accuracy":     # every data set, both fits at every seed
+            assert len(run["results"]) == run["table"].count("\n") - 1 >= 10
+            for r in run["results"]:
+                assert len(r["float"]) == len(r["quantized"]) == run["seeds"] == 2
+                assert all(math.isfinite(v) for v in r["float"] + r["quantized"]), r
         else:
             assert all(f["per_tree"] > 0 and 0.5 < f["auc"] <= 1 for f in run["fits"].values())
             assert all(math.isfinite(v) for v in run["parameters"].values() if v != math.inf)
