@@ -21,7 +21,7 @@ import numpy as np
 
 from common import REPO_ROOT, use_checkout_build
 from run import WORKLOADS as CORE_WORKLOADS
-from run import fmt, log, markdown_table, threads_text, workload_compare
+from run import fmt, log, markdown_table, positive_int, threads_text, workload_compare
 from runners import QUANT_BINS, Config
 
 SHIPPED = REPO_ROOT / "tests" / "data"
@@ -60,7 +60,7 @@ METRIC_NAMES = {"auc": "AUC", "ndcg@10": "NDCG@10", "rmse": "RMSE", "mlogloss": 
 
 def add_arguments(p, name):
     if name == "quantized-accuracy":
-        p.add_argument("--seeds", type=int, default=5,
+        p.add_argument("--seeds", type=positive_int, default=5,
                        help="seeds per data set, 0 .. N-1 (default 5)")
 
 
@@ -162,9 +162,8 @@ def run_accuracy(args, bench):
                 if w is not None:
                     fit_args["sample_weight"] = w
                 for levels in scores:
-                    est = (make or runner.estimator)(cfg)
-                    est.set_params(**{(est.steps[-1][0] + "__" if hasattr(est, "steps") else "")
-                                      + "grad_quant_bins": levels or None})
+                    est = (make or runner.estimator)(cfg).set_params(
+                        grad_quant_bins=levels or None)
                     t0 = time.perf_counter()
                     est.fit(X, y, **fit_args)
                     fold_seconds[levels] += time.perf_counter() - t0
@@ -182,7 +181,8 @@ def run_accuracy(args, bench):
                               "float": scores[0], "quantized": scores[QUANT_BINS],
                               "fit_seconds_float": seconds[0],
                               "fit_seconds_quantized": seconds[QUANT_BINS]})
-        rows.append([name, shape, METRIC_NAMES[metric], fmt(exact.mean(), 4), fmt(quantised.mean(), 4),
+        rows.append([name, shape, METRIC_NAMES[metric], fmt(exact.mean(), 4),
+                     fmt(quantised.mean(), 4),
                      f"{diff.mean():+.5f} ± {error:.5f}",
                      f"{int((sign * diff >= 0).sum())} of {diff.size}",
                      fmt(statistics.median(np.divide(seconds[QUANT_BINS], seconds[0])), 2, "×")])
