@@ -3,7 +3,7 @@
     python -m benchmarks dask [--rows 2000000] [--rounds 100] [--depth 8]
                               [--partitions 8] [--workers 2]
                               [--libs gbtree,xgboost,lightgbm,gbtree-local,
-                                      gbtree-quantized,lightgbm-quantized]
+                                      gbtree-float,lightgbm-quantized]
 
 The ``higgs-like`` data (datagen.py) saved as .npy files; each library runs in a
 child process of its own that starts a ``LocalCluster`` of ``--workers``
@@ -15,10 +15,10 @@ and fits a binary classifier of ``--rounds`` depthwise trees of depth
 ``--leaves`` leaves and no depth limit, learning rate, 256 bins, L2 1, min child
 weight 1.
 ``gbtree-local`` is gbtree's own fit of the same rows in one process on
-``--workers`` threads, for reference. ``gbtree-quantized`` and
-``lightgbm-quantized`` train on quantised gradients (``grad_quant_bins`` and
-``use_quantized_grad`` with ``runners.QUANT_BINS`` levels, leaf values from the
-exact gradients). The table gives the fit seconds, the
+``--workers`` threads, for reference. gbtree trains on quantised gradients by
+default, ``gbtree-float`` on float ones (``grad_quant_bins=None``);
+``lightgbm-quantized`` on quantised ones (``use_quantized_grad`` with
+``runners.QUANT_BINS`` levels, leaf values from the exact gradients). The table gives the fit seconds, the
 largest peak RSS of a worker over what it held before the fit, the test AUC, and
 for gbtree.dask per tree: the client's calls to the workers, the exchanges
 between the workers and the bytes they sent each other.
@@ -32,10 +32,10 @@ WORKLOADS = {
     "dask": dict(help="fit on a LocalCluster of 2 single-threaded workers, 2M higgs-like rows "
                       "in 8 partitions: gbtree.dask against xgboost.dask and lightgbm.dask",
                  dataset="higgs-like", rows=2_000_000, test_rows=250_000, rounds=100,
-                 leaves=255, libs="gbtree,xgboost,lightgbm,gbtree-local,gbtree-quantized,"
+                 leaves=255, libs="gbtree,xgboost,lightgbm,gbtree-local,gbtree-float,"
                                   "lightgbm-quantized"),
 }
-LIBS = ("gbtree", "xgboost", "lightgbm", "gbtree-local", "gbtree-quantized",
+LIBS = ("gbtree", "xgboost", "lightgbm", "gbtree-local", "gbtree-float",
         "lightgbm-quantized")
 
 
@@ -163,12 +163,12 @@ def _child(spec):
 
         before = client.run(maxrss)
         stats = {}
-        if lib in ("gbtree", "gbtree-quantized"):
+        if lib in ("gbtree", "gbtree-float"):
             from gbtree.dask import DaskGBTClassifier
             model = DaskGBTClassifier(n_estimators=R, learning_rate=lr,
                                       random_state=spec["seed"], **_shape(lib, spec))
-            if lib == "gbtree-quantized":
-                model.set_params(grad_quant_bins=spec["quant_bins"])
+            if lib == "gbtree-float":
+                model.set_params(grad_quant_bins=None)
         elif lib == "xgboost":
             from xgboost.dask import DaskXGBClassifier
             model = DaskXGBClassifier(n_estimators=R, learning_rate=lr, **_shape(lib, spec),
@@ -190,7 +190,7 @@ def _child(spec):
         fit = time.perf_counter() - t
         after = client.run(maxrss)
         peak = max(after[w] - before[w] for w in after) / 1024
-        if lib in ("gbtree", "gbtree-quantized"):
+        if lib in ("gbtree", "gbtree-float"):
             proba = model.to_local().predict_proba(X_test)[:, 1]
             s = model.fit_stats_
             stats = dict(round_trips_per_tree=s["round_trips_per_tree"],

@@ -68,7 +68,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-# Levels of the quantised-gradient variants (gbtree-quantized, lightgbm-quantized).
+# Levels of quantised gradients: gbtree's default (grad_quant_bins="auto") and the
+# lightgbm-quantized variant.
 QUANT_BINS = 64
 # GOSS: the share of rows with the largest |gradient| kept, and of the rest drawn.
 GOSS_TOP, GOSS_OTHER = 0.2, 0.1
@@ -262,12 +263,13 @@ class GbtreeRunner(Runner):
         return gbtree.load_model(path)
 
 
-class GbtreeQuantizedRunner(GbtreeRunner):
-    name = "gbtree-quantized"
-    notes = f"`grad_quant_bins={QUANT_BINS}`: quantised gradients (leaf values from the exact ones)"
+class GbtreeFloatRunner(GbtreeRunner):
+    name = "gbtree-float"
+    notes = ("`grad_quant_bins=None`: float gradients (the default, \"auto\", quantises them to "
+             f"{QUANT_BINS} levels and takes leaf values from the exact ones)")
 
     def estimator(self, cfg):
-        return super().estimator(cfg).set_params(grad_quant_bins=QUANT_BINS)
+        return super().estimator(cfg).set_params(grad_quant_bins=None)
 
 
 class GbtreeSimdRunner(GbtreeRunner):
@@ -579,7 +581,7 @@ class CatBoostRunner(Runner):
         return catboost.CatBoost().load_model(path, format=path.rsplit(".", 1)[1])
 
 
-RUNNERS = {r.name: r for r in (GbtreeRunner(), GbtreeQuantizedRunner(), GbtreeSimdRunner("none"),
+RUNNERS = {r.name: r for r in (GbtreeRunner(), GbtreeFloatRunner(), GbtreeSimdRunner("none"),
                                GbtreeSimdRunner("avx2"), GbtreeSimdRunner("avx512"), XGBoostRunner(),
                                LightGBMRunner(), LightGBMQuantizedRunner(), SklearnRunner(),
                                CatBoostRunner(lossguide=False), CatBoostRunner(lossguide=True))}

@@ -10,7 +10,7 @@ partition.
 import copy
 import numbers
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -55,6 +55,7 @@ class BoostParams:
     monotone_constraints: object = None
     absent_as_missing: bool = False
     grad_quant_bins: int = 0    # 0: float gradients
+    grad_quant_auto: bool = False   # the levels are the default's: float where rows are too many
     dart: object = None         # DartParams, or None: plain boosting
     num_parallel_tree: int = 1
     multi_strategy: str = "one_output_per_tree"   # or "multi_output_tree": vector leaves
@@ -176,12 +177,16 @@ def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learn
 
 
 def check_quant_bins(params, n_rows):
-    """A ValueError when ``params.grad_quant_bins`` levels are too many for ``n_rows``
-    rows: the integer sums of a histogram entry must stay below 2**31."""
+    """``params`` for a fit of ``n_rows`` rows: the integer sums of a histogram entry
+    must stay below 2**31, so levels that are too many raise a ValueError, or, when
+    they are the default's (``grad_quant_auto``), give way to float gradients."""
     if params.grad_quant_bins and n_rows * (params.grad_quant_bins + 1) >= 2 ** 31:
+        if params.grad_quant_auto:
+            return replace(params, grad_quant_bins=0)
         raise ValueError(f"grad_quant_bins={params.grad_quant_bins} is too large for "
                          f"{n_rows} rows: the integer sums must stay below 2**31, so "
                          f"grad_quant_bins must be <= {(2 ** 31 - 1) // n_rows - 1}")
+    return params
 
 
 def _grow_set(grower, vector_leaves, pairs, learning_rate, raw, rows, seeds, gains=None,
@@ -463,7 +468,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     X_binned = None if exact else mapper.transform(X, n)
     t1 = time.perf_counter()
 
-    check_quant_bins(params, X.shape[0])
+    params = check_quant_bins(params, X.shape[0])
     if init_model is None:
         ensemble = TreeEnsemble(X.shape[1], objective.init_raw(y, sample_weight))
     else:

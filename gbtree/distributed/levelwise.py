@@ -53,7 +53,7 @@ def boost(call, params, objective, base_score, n_features, n_rows, seed, eval_se
     ``n_threads`` threads of the caller's; ``callbacks`` are called around each
     round. ``init``: the ensemble a warm start continues (the shards start from its
     scores), whose round numbers go on."""
-    booster.check_quant_bins(params, n_rows)
+    params = booster.check_quant_bins(params, n_rows)
     ensemble = (TreeEnsemble(n_features, base_score) if init is None
                 else copy.deepcopy(init))
     rows = _ShardedRows(call, params, objective.n_outputs, n_rows, seed)
