@@ -99,6 +99,9 @@ def _out_of_core(Est, target, **params):
 KINDS = {
     "hist depthwise": _regressor(),
     "hist lossguide": _regressor(grow_policy="lossguide", max_depth=0, max_leaves=20),
+    "float gradients": _regressor(grad_quant_bins=None),
+    "float gradients lossguide": _on("classes", GBTClassifier, grad_quant_bins=None,
+                                     grow_policy="lossguide", max_depth=0, max_leaves=20),
     "regularised": _regressor(reg_alpha=0.5, reg_lambda=3.0, gamma=0.2, max_delta_step=0.7,
                               min_child_weight=5.0),
     "binary": _on("binary", GBTClassifier),

@@ -21,6 +21,10 @@ REGULARISERS = [{}, dict(reg_lambda=5.0), dict(reg_alpha=2.0), dict(gamma=3.0),
                 dict(min_child_weight=30.0), dict(max_delta_step=0.05)]
 
 
+# XGBoost's and LightGBM's trees sum float gradients: ours do too with grad_quant_bins=None
+FLOAT = dict(grad_quant_bins=None)
+
+
 def _prebinned(seed=0, n=5000, p=8, n_values=40, classification=False):
     """Integer features below max_bin: every library sees the same bins."""
     rng = np.random.RandomState(seed)
@@ -47,7 +51,7 @@ def test_one_tree_matches_xgboost(policy, reg, classification):
     X, y = _prebinned(classification=classification)
     params = dict(n_estimators=1, learning_rate=0.3, **POLICIES[policy], **reg)
     Est, XEst = (GBTClassifier, xgb.XGBClassifier) if classification else (GBTRegressor, xgb.XGBRegressor)
-    ours = Est(**params).fit(X, y)
+    ours = Est(**params, **FLOAT).fit(X, y)
     base = float(ours._ensemble.base_score[0])
     theirs = _xgb_model(XEst, params, base, classification).fit(X, y)
     if classification:
@@ -65,7 +69,7 @@ def test_fifty_rounds_match_xgboost(policy, classification):
     X, y = _prebinned(seed=1, classification=classification)
     params = dict(n_estimators=50, learning_rate=0.3, **POLICIES[policy])
     Est, XEst = (GBTClassifier, xgb.XGBClassifier) if classification else (GBTRegressor, xgb.XGBRegressor)
-    ours = Est(**params).fit(X, y)
+    ours = Est(**params, **FLOAT).fit(X, y)
     theirs = _xgb_model(XEst, params, float(ours._ensemble.base_score[0]), classification).fit(X, y)
     if classification:
         a, b = ours.decision_function(X), theirs.predict(X, output_margin=True)
@@ -80,7 +84,7 @@ def test_one_tree_matches_lightgbm(reg):
     # LightGBM grows leaf-wise: our lossguide with max_depth=0
     X, y = _prebinned(seed=2)
     ours = GBTRegressor(n_estimators=1, learning_rate=0.3, grow_policy="lossguide", max_depth=0,
-                        max_leaves=20, **reg).fit(X, y)
+                        max_leaves=20, **reg, **FLOAT).fit(X, y)
     base = float(ours._ensemble.base_score[0])
     theirs = lgb.LGBMRegressor(
         n_estimators=1, learning_rate=0.3, num_leaves=20, max_depth=-1, reg_lambda=1.0,
@@ -185,7 +189,7 @@ def test_monotone_constraints_match_xgboost(policy, rounds):
     X, y = _prebinned(seed=3)
     kw = POLICIES[policy]
     ours = GBTRegressor(n_estimators=rounds, learning_rate=0.3,
-                        monotone_constraints=[1, 0, -1, 0, 0, 0, 0, 0], **kw).fit(X, y)
+                        monotone_constraints=[1, 0, -1, 0, 0, 0, 0, 0], **kw, **FLOAT).fit(X, y)
     base = float(ours._ensemble.base_score[0])
     theirs = xgb.XGBRegressor(
         n_estimators=rounds, learning_rate=0.3, tree_method="hist", max_bin=255, base_score=base,

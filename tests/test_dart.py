@@ -26,12 +26,15 @@ def test_dart_without_drops_is_plain_boosting():
                                                    ("forest", lambda lr: 1 / (1 + lr))])
 def test_a_dropped_round_scales_the_dropped_and_the_new_tree(normalize_type, scale):
     # two rounds, the second drops the first tree: it is grown on the same gradients as
-    # the first (both start from F0), and both end up scaled by 1 / (1 + lr)
+    # the first (both start from F0; float sums, which no round rounds its own way), and
+    # both end up scaled by 1 / (1 + lr)
     X, y = regression(1, 500)
     lr = 0.3
-    plain = GBTRegressor(n_estimators=1, learning_rate=lr, max_depth=3).fit(X, y)
+    plain = GBTRegressor(n_estimators=1, learning_rate=lr, max_depth=3,
+                         grad_quant_bins=None).fit(X, y)
     dart = GBTRegressor(n_estimators=2, learning_rate=lr, max_depth=3, booster="dart",
-                        one_drop=True, normalize_type=normalize_type).fit(X, y)
+                        one_drop=True, normalize_type=normalize_type,
+                        grad_quant_bins=None).fit(X, y)
     first = plain._ensemble.tree(0)["value"]
     for t in range(2):
         np.testing.assert_allclose(dart._ensemble.tree(t)["value"], first * scale(lr),

@@ -19,7 +19,10 @@ def test_more_workers_reduce_scatter_the_histograms_and_grow_the_local_trees(n_w
     # reduce-scattered, then the candidate splits gathered (two exchanges a level);
     # a cluster of threads, whose actors share their proxies
     X, y = integer_data(seed=2)
-    params = dict(n_estimators=6, max_depth=4, colsample_bynode=0.6, random_state=3)
+    # float gradients (the exchanges counted below); dist_q quantises them
+    params = dict(n_estimators=6, max_depth=4, colsample_bynode=0.6, random_state=3,
+                  grad_quant_bins=None)
+    quantised = dict(params, grad_quant_bins=8)
     labels = np.where(y > np.median(y), "a", np.where(y > np.quantile(y, 0.2), "b", "c"))
     with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster, \
@@ -42,7 +45,7 @@ def test_more_workers_reduce_scatter_the_histograms_and_grow_the_local_trees(n_w
         dist_a = DaskGBTRegressor(client=c, timeout=60, objective="absolute_error",
                                   **params).fit(dX, da.from_array(y, chunks=300))
         # (packed integer histograms reduce-scattered, the steps and leaf sums summed)
-        dist_q = DaskGBTRegressor(client=c, timeout=60, grad_quant_bins=8, **params).fit(
+        dist_q = DaskGBTRegressor(client=c, timeout=60, **quantised).fit(
             dX, da.from_array(y, chunks=300))
     stats = dist.fit_stats_
     assert stats["workers"] == n_workers
@@ -57,7 +60,7 @@ def test_more_workers_reduce_scatter_the_histograms_and_grow_the_local_trees(n_w
     assert_same_trees(dist_c.to_local(), GBTClassifier(**params).fit(X, labels))
     assert_same_trees(dist_m.to_local(), GBTRegressor(**params, **CONSTRAINTS).fit(X, y))
     assert_constrained(dist_m.to_local(), X)
-    assert_same_trees(dist_q.to_local(), GBTRegressor(grad_quant_bins=8, **params).fit(X, y))
+    assert_same_trees(dist_q.to_local(), GBTRegressor(**quantised).fit(X, y))
     assert_same_trees(dist_v.to_local(), GBTClassifier(multi_strategy="multi_output_tree",
                                                        **params).fit(X, labels))
     assert_same_trees(dist_s.to_local(),

@@ -323,21 +323,21 @@ def test_shap_plots_draw():
 def test_xgboost_pred_contribs_on_identical_trees(classification):
     xgb = pytest.importorskip("xgboost")
     # the oracle setting of test_compare_peers: pre-binned integer features, equal
-    # parameters, so gbtree grows XGBoost's trees
+    # parameters and float gradients, so gbtree grows XGBoost's trees
     rng = np.random.RandomState(9)
     X = rng.randint(0, 40, size=(3000, 6)).astype(np.float64)
     signal = np.sin(X[:, 0] / 5) + X[:, 1] / 20 + (X[:, 2] > 20) - 0.5 * (X[:, 3] < 5)
     params = dict(n_estimators=10, learning_rate=0.3, max_depth=4)
     if classification:
         y = (signal + rng.logistic(scale=0.5, size=3000) > 1.0).astype(int)
-        ours = GBTClassifier(**params).fit(X, y)
+        ours = GBTClassifier(**params, grad_quant_bins=None).fit(X, y)
         base = 1 / (1 + np.exp(-ours._ensemble.base_score[0]))
         theirs = xgb.XGBClassifier(tree_method="hist", max_bin=256, base_score=base, n_jobs=2,
                                    **params).fit(X, y)
         raw_ours = ours.decision_function(X)
     else:
         y = signal + rng.normal(scale=0.3, size=3000)
-        ours = GBTRegressor(**params).fit(X, y)
+        ours = GBTRegressor(**params, grad_quant_bins=None).fit(X, y)
         theirs = xgb.XGBRegressor(tree_method="hist", max_bin=256,
                                   base_score=ours._ensemble.base_score[0], n_jobs=2,
                                   **params).fit(X, y)

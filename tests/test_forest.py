@@ -17,12 +17,13 @@ def regression(seed, n=1500):
 
 
 def test_identical_parallel_trees_average_to_the_single_tree():
-    # without sampling every parallel tree sees the same rows, columns and gradients:
-    # P trees of lr / P each are the one tree of lr
+    # without sampling every parallel tree sees the same rows, columns and gradients
+    # (float ones: each tree would round them its own way): P trees of lr / P each are
+    # the one tree of lr
     X, y = regression(0)
-    one = GBTRegressor(n_estimators=3, learning_rate=0.5, max_depth=3).fit(X, y)
-    four = GBTRegressor(n_estimators=3, learning_rate=0.5, max_depth=3,
-                        num_parallel_tree=4).fit(X, y)
+    kw = dict(n_estimators=3, learning_rate=0.5, max_depth=3, grad_quant_bins=None)
+    one = GBTRegressor(**kw).fit(X, y)
+    four = GBTRegressor(**kw, num_parallel_tree=4).fit(X, y)
     assert four.n_estimators_ == 3 and four.n_trees_ == 12
     np.testing.assert_allclose(four.predict(X), one.predict(X), rtol=1e-9, atol=1e-12)
     for r in range(3):

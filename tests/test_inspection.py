@@ -51,9 +51,10 @@ HAND_TWO_TREES = {
 
 
 def _tiny_model(n_estimators=1, **params):
+    """The tree above: its sums are of the float gradients (grad_quant_bins=None)."""
     X, y = _tiny()
     return GBTRegressor(n_estimators=n_estimators, max_depth=2, learning_rate=0.5,
-                        **params).fit(X, y)
+                        grad_quant_bins=None, **params).fit(X, y)
 
 
 def _assert_scores(got, expected, rel=1e-12):
@@ -128,12 +129,12 @@ def test_importance_type_can_change_after_fit():
 @pytest.mark.parametrize("classification", [False, True], ids=["regression", "binary"])
 def test_get_score_matches_xgboost_on_prebinned_data(policy, classification):
     xgb = pytest.importorskip("xgboost")
-    from test_compare_peers import POLICIES, _prebinned, _xgb_model
+    from test_compare_peers import FLOAT, POLICIES, _prebinned, _xgb_model
 
     X, y = _prebinned(seed=3, classification=classification)
     params = dict(n_estimators=5, learning_rate=0.3, **POLICIES[policy])
     Est, XEst = (GBTClassifier, xgb.XGBClassifier) if classification else (GBTRegressor, xgb.XGBRegressor)
-    ours = Est(**params).fit(X, y)
+    ours = Est(**params, **FLOAT).fit(X, y)
     theirs = _xgb_model(XEst, params, float(ours._ensemble.base_score[0]), classification).fit(X, y)
     for importance_type in TYPES:
         a = ours.get_score(importance_type)

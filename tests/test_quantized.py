@@ -86,7 +86,7 @@ def test_quantised_model_is_close_to_the_exact_one_and_more_levels_are_closer():
     X, y = make_classification(30_000, 20, n_informative=10, random_state=0)
     Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
     kw = dict(n_estimators=60, grow_policy="lossguide", max_depth=0, max_leaves=31)
-    exact = GBTClassifier(**kw).fit(Xtr, ytr)
+    exact = GBTClassifier(grad_quant_bins=None, **kw).fit(Xtr, ytr)
     p_exact = exact.predict_proba(Xte)[:, 1]
     auc_exact = roc_auc_score(yte, p_exact)
     gap = {}
@@ -120,7 +120,7 @@ def test_quantised_ranker_and_multiclass_fit():
     assert quant.score(X, y) > exact.score(X, y) - 0.02
     qid = np.repeat(np.arange(300), 10)
     ranker = GBTRanker(n_estimators=20, grad_quant_bins=64).fit(X, y, qid=qid)
-    exact_ranker = GBTRanker(n_estimators=20).fit(X, y, qid=qid)
+    exact_ranker = GBTRanker(n_estimators=20, grad_quant_bins=None).fit(X, y, qid=qid)
     assert ranker.score(X, y, qid=qid) > exact_ranker.score(X, y, qid=qid) - 0.02
 
 
@@ -138,3 +138,28 @@ def test_grad_quant_bins_too_large_for_the_rows_is_named():
     with pytest.raises(ValueError, match=r"grad_quant_bins=30000 is too large for 80000 rows.*<= 26842"):
         GBTRegressor(n_estimators=2, grad_quant_bins=30000).fit(X, y)
     GBTRegressor(n_estimators=2, grad_quant_bins=26842).fit(X, y)   # the bound itself fits
+
+
+def test_auto_quantises_where_the_trees_take_it_and_sums_floats_elsewhere():
+    X, y = make_classification(3000, 6, random_state=1)
+
+    def proba(**kw):
+        return GBTClassifier(n_estimators=8, max_depth=3, **kw).fit(X, y).predict_proba(X)
+
+    np.testing.assert_array_equal(proba(), proba(grad_quant_bins=64))
+    assert not np.array_equal(proba(), proba(grad_quant_bins=None))
+    for kw in (dict(tree_method="exact"), dict(grow_policy="symmetric"),
+               dict(multi_strategy="multi_output_tree"), dict(boosting_type="ordered")):
+        np.testing.assert_array_equal(proba(**kw), proba(grad_quant_bins=None, **kw))
+
+
+def test_auto_falls_back_to_float_gradients_where_the_rows_are_too_many():
+    # 33,038,210 rows x 65 levels reach 2**31: an explicit 64 is refused, "auto" sums floats
+    from gbtree.boosting.booster import BoostParams, check_quant_bins
+    rows = (2 ** 31) // 65 + 1
+    assert check_quant_bins(BoostParams(grad_quant_bins=64, grad_quant_auto=True),
+                            rows).grad_quant_bins == 0
+    assert check_quant_bins(BoostParams(grad_quant_bins=64, grad_quant_auto=True),
+                            rows - 1).grad_quant_bins == 64
+    with pytest.raises(ValueError, match="grad_quant_bins=64 is too large"):
+        check_quant_bins(BoostParams(grad_quant_bins=64), rows)

@@ -105,7 +105,7 @@ def test_level_splits_maximise_the_gain_summed_over_the_nodes(params):
 
 def test_depth_one_is_the_depthwise_stump():
     X, y = data(5)
-    kw = dict(n_estimators=10, max_depth=1, learning_rate=0.3)
+    kw = dict(n_estimators=10, max_depth=1, learning_rate=0.3, grad_quant_bins=None)
     a = GBTRegressor(**kw, **SYMMETRIC).fit(X, y)
     b = GBTRegressor(**kw).fit(X, y)
     np.testing.assert_allclose(a.predict(X), b.predict(X), rtol=1e-12)

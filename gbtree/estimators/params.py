@@ -327,8 +327,8 @@ def boost_params(est):
         _check_number(name, getattr(est, name), "real", 0, 1, low_open=True)
     if isinstance(est.grad_quant_bins, str):
         if est.grad_quant_bins != "auto":
-            raise ValueError(f"grad_quant_bins must be 'auto', None or an int, got "
-                             f"{est.grad_quant_bins!r}")
+            raise TypeError(f"grad_quant_bins must be 'auto', None or an int, got "
+                            f"{est.grad_quant_bins!r}")
     elif est.grad_quant_bins is not None:
         _check_number("grad_quant_bins", est.grad_quant_bins, "int", 2, 32766)
     _check_choice("sampling_method", est.sampling_method, ("uniform", "goss"))
