@@ -9,7 +9,7 @@ from sklearn.datasets import make_classification
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 
-from gbtree import ExternalData, GBTClassifier, GBTRanker, GBTRegressor
+from gbtree import GBTClassifier, GBTRanker, GBTRegressor
 import _reference as ref
 from gbtree.growing._expand_ahead import TreeGrower
 from gbtree.growing.grower_params import GrowerParams
@@ -163,21 +163,3 @@ def test_auto_falls_back_to_float_gradients_where_the_rows_are_too_many():
                             rows - 1).grad_quant_bins == 64
     with pytest.raises(ValueError, match="grad_quant_bins=64 is too large"):
         check_quant_bins(BoostParams(grad_quant_bins=64), rows)
-
-
-def test_auto_sums_float_gradients_of_sparse_rows():
-    # a sparse row's few entries leave the histograms too small a share of the fit
-    X, y = make_classification(3000, 6, random_state=2)
-    S = sp.csr_matrix(np.where(np.abs(X) < 0.8, 0.0, X))
-
-    def proba(data, **kw):
-        model = GBTClassifier(n_estimators=20, max_depth=6, **kw)
-        return (model.fit(data) if isinstance(data, ExternalData) else model.fit(data, y)
-                ).predict_proba(X)
-
-    np.testing.assert_array_equal(proba(S), proba(S, grad_quant_bins=None))
-    assert not np.array_equal(proba(S), proba(S, grad_quant_bins=64))
-    np.testing.assert_array_equal(proba(S.toarray()), proba(S.toarray(), grad_quant_bins=64))
-    chunks = ExternalData(lambda: iter([(S[:1500], y[:1500]), (S[1500:], y[1500:])]))
-    np.testing.assert_array_equal(proba(chunks), proba(chunks, grad_quant_bins=None))
-    assert not np.array_equal(proba(chunks), proba(chunks, grad_quant_bins=64))

@@ -176,14 +176,10 @@ def _refit(objective, grower, nodes, y, raw, raw_before, sample_weight, k, learn
     raw[rows, k] = before + values[leaf_of_pos]
 
 
-def check_quant_bins(params, n_rows, sparse=False):
-    """``params`` for a fit of ``n_rows`` rows (``sparse``: stored as sparse rows): the
-    integer sums of a histogram entry must stay below 2**31, so levels that are too
-    many raise a ValueError, or, when they are the default's (``grad_quant_auto``),
-    give way to float gradients, as they do on sparse rows, whose few entries a row
-    make the histograms too small a share of the fit for rounding to pay."""
-    if params.grad_quant_auto and params.grad_quant_bins and sparse:
-        return replace(params, grad_quant_bins=0)
+def check_quant_bins(params, n_rows):
+    """``params`` for a fit of ``n_rows`` rows: the integer sums of a histogram entry
+    must stay below 2**31, so levels that are too many raise a ValueError, or, when
+    they are the default's (``grad_quant_auto``), give way to float gradients."""
     if params.grad_quant_bins and n_rows * (params.grad_quant_bins + 1) >= 2 ** 31:
         if params.grad_quant_auto:
             return replace(params, grad_quant_bins=0)
@@ -472,7 +468,7 @@ def train(X, y, objective, params, sample_weight=None, n_threads=1, random_state
     X_binned = None if exact else mapper.transform(X, n)
     t1 = time.perf_counter()
 
-    params = check_quant_bins(params, X.shape[0], sp.issparse(X))
+    params = check_quant_bins(params, X.shape[0])
     if init_model is None:
         ensemble = TreeEnsemble(X.shape[1], objective.init_raw(y, sample_weight))
     else:

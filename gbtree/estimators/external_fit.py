@@ -43,7 +43,6 @@ from ..distributed.blocks import block_pass, sketch_pass, write_or_explain
 from ..distributed.leaf_quantiles import SELECTED
 from ..distributed.levelwise import boost
 from ..distributed.row_shard import RowShard
-from ..boosting.booster import check_quant_bins
 from ..boosting.logs import LOGGER
 from ..kernels._threads import effective_n_threads
 from .levelwise_fit import (CATEGORICAL, GOSS, check_params, continued, fitted, make_objective,
@@ -74,7 +73,6 @@ def fit_external(estimator, local_class, data, eval_sets_of):
     cuts, n_features, n_rows, weighted, sparse, labels, objective, y_width, columns = \
         sketch_pass(data, params.max_bin, objective_of, ranker, absent_missing, n_threads,
                      encode)
-    params = check_quant_bins(params, n_rows, sparse)
     if params.verbosity >= 1:
         LOGGER.info(f"[gbtree] pass 1 of 3, bin edges: {n_rows} rows of {n_features} "
                     f"features read, {time.perf_counter() - t0:.3f}s")

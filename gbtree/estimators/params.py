@@ -129,9 +129,8 @@ SHARED_PARAMS_DOC = """
         Dense input is not affected.
     grad_quant_bins : "auto", int or None, default="auto"
         "auto": 64 levels wherever the trees take quantised gradients (histogram
-        splits, one output per tree, not symmetric, plain boosting, dense X of
-        fewer than 33 million rows), float gradients elsewhere (a sparse X's few
-        entries a row leave too little histogram work for rounding to pay). None: histograms sum the
+        splits, one output per tree, not symmetric, plain boosting, fewer than
+        33 million rows), float gradients elsewhere. None: histograms sum the
         float gradients and hessians (the trees of XGBoost's and LightGBM's
         defaults). An int k >= 2: LightGBM's quantised training (its
         ``num_grad_quant_bins``): each tree rounds every gradient to one of the
