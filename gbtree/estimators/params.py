@@ -398,7 +398,7 @@ def boost_params(est):
             and hasattr(est, f.name)}
     return booster.BoostParams(
         **same, approx_parts=approx_parts, grad_quant_bins=_quant_bins(est),
-        grad_quant_auto=est.grad_quant_bins == "auto",
+        grad_quant_auto=isinstance(est.grad_quant_bins, str),   # ("auto", the one string)
         dart=None if est.booster == "gbtree" else booster.DartParams(
             float(est.rate_drop), float(est.skip_drop), bool(est.one_drop),
             est.normalize_type, est.sample_type))
