@@ -18,7 +18,8 @@ weight 1.
 ``--workers`` threads, for reference. gbtree trains on quantised gradients by
 default, ``gbtree-float`` on float ones (``grad_quant_bins=None``);
 ``lightgbm-quantized`` on quantised ones (``use_quantized_grad`` with
-``runners.QUANT_BINS`` levels, leaf values from the exact gradients). The table gives the fit seconds, the
+``runners.QUANT_BINS`` levels, leaf values from the exact gradients). The table
+gives the fit seconds, the
 largest peak RSS of a worker over what it held before the fit, the test AUC, and
 for gbtree.dask per tree: the client's calls to the workers, the exchanges
 between the workers and the bytes they sent each other.
